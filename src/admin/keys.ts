@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import { issueKey, keyPrefix } from '../infra/auth/api-keys.ts';
+import { SCOPES, type DB, type Scope } from '../infra/db/types.ts';
+import { AdminError } from './workspaces.ts';
+
+export interface KeyOwner {
+  workspaceId?: string;
+  subscriberId?: string;
+}
+
+export interface CreatedKey {
+  id: string;
+  /** The full secret key: shown once, never stored. */
+  key: string;
+  prefix: string;
+  scopes: Scope[];
+  expiresAt: string | null;
+}
+
+export async function createApiKey(
+  db: Kysely<DB>,
+  owner: KeyOwner,
+  options: { scopes?: Scope[]; expiresAt?: Date | null; name?: string } = {},
+): Promise<CreatedKey> {
+  if (!!owner.workspaceId === !!owner.subscriberId) throw new AdminError('a key needs exactly one owner: a workspace or a subscriber');
+  const scopes = options.scopes ?? ['read', 'write'];
+  for (const s of scopes) if (!SCOPES.includes(s)) throw new AdminError(`unknown scope "${s}" (use ${SCOPES.join(', ')})`);
+  if (owner.workspaceId) {
+    const ws = await db.selectFrom('workspaces').select('id').where('id', '=', owner.workspaceId).executeTakeFirst();
+    if (!ws) throw new AdminError(`workspace ${owner.workspaceId} does not exist`);
+  }
+  if (owner.subscriberId) {
+    const sub = await db.selectFrom('tacsi_subscribers').select('id').where('id', '=', owner.subscriberId).executeTakeFirst();
+    if (!sub) throw new AdminError(`subscriber ${owner.subscriberId} does not exist`);
+  }
+  const issued = issueKey();
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: issued.id,
+      workspace_id: owner.workspaceId ?? null,
+      subscriber_id: owner.subscriberId ?? null,
+      name: options.name ?? '',
+      secret_hash: issued.secretHash,
+      scopes: [...new Set(scopes)],
+      expires_at: options.expiresAt ?? null,
+    })
+    .execute();
+  return {
+    id: issued.id,
+    key: issued.token,
+    prefix: issued.prefix,
+    scopes: [...new Set(scopes)],
+    expiresAt: options.expiresAt?.toISOString() ?? null,
+  };
+}
+
+export async function listApiKeys(db: Kysely<DB>, owner: KeyOwner = {}) {
+  let q = db
+    .selectFrom('api_keys')
+    .select(['id', 'workspace_id', 'subscriber_id', 'name', 'scopes', 'expires_at', 'revoked_at', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('id');
+  if (owner.workspaceId) q = q.where('workspace_id', '=', owner.workspaceId);
+  if (owner.subscriberId) q = q.where('subscriber_id', '=', owner.subscriberId);
+  const rows = await q.execute();
+  return rows.map((r) => ({ ...r, prefix: keyPrefix(r.id) }));
+}
+
+export async function revokeApiKey(db: Kysely<DB>, keyId: string, at = new Date()): Promise<void> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!result.numUpdatedRows) {
+    const exists = await db.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst();
+    if (!exists) throw new AdminError(`key ${keyId} does not exist`);
+  }
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import { PILLARS, type DB, type EntitlementKind, type Pillar } from '../infra/db/types.ts';
+import { newId } from '../infra/ids.ts';
+import { AdminError } from './workspaces.ts';
+
+export async function createSubscriber(db: Kysely<DB>, name: string, id?: string): Promise<string> {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 200) throw new AdminError('name must be 1-200 characters');
+  const subscriberId = id ?? newId('sub');
+  await db.insertInto('tacsi_subscribers').values({ id: subscriberId, name: trimmed }).execute();
+  return subscriberId;
+}
+
+export interface GrantInput {
+  subscriberId: string;
+  kind: EntitlementKind;
+  sector?: string | null;
+  pillar?: Pillar | null;
+  exclusive?: boolean;
+  validFrom?: string;
+  validUntil?: string | null;
+}
+
+const KINDS: EntitlementKind[] = ['sector_feed', 'daily_addon', 'pillar_feed', 'full_database'];
+
+export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promise<string> {
+  if (!KINDS.includes(input.kind)) throw new AdminError(`unknown entitlement "${input.kind}" (use ${KINDS.join(', ')})`);
+  if (input.kind === 'full_database' && input.sector) throw new AdminError('full_database covers every sector: give no sector');
+  if (input.kind !== 'full_database' && !input.sector) throw new AdminError(`${input.kind} needs a sector`);
+  if ((input.kind === 'pillar_feed') !== !!input.pillar) throw new AdminError('a pillar is given with pillar_feed and only then');
+  if (input.pillar && !PILLARS.includes(input.pillar)) throw new AdminError(`unknown pillar "${input.pillar}"`);
+  if (input.exclusive && input.kind !== 'sector_feed') throw new AdminError('only a sector_feed can be exclusive');
+  for (const [label, value] of [['valid-from', input.validFrom], ['valid-until', input.validUntil]] as const) {
+    if (value && !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new AdminError(`${label} must be YYYY-MM-DD`);
+  }
+  const sub = await db.selectFrom('tacsi_subscribers').select('id').where('id', '=', input.subscriberId).executeTakeFirst();
+  if (!sub) throw new AdminError(`subscriber ${input.subscriberId} does not exist`);
+  if (input.sector) {
+    const sector = await db.selectFrom('sectors').select('slug').where('slug', '=', input.sector).executeTakeFirst();
+    if (!sector) throw new AdminError(`sector ${input.sector} does not exist`);
+  }
+  const id = newId('ent');
+  try {
+    await db
+      .insertInto('tacsi_entitlements')
+      .values({
+        id,
+        subscriber_id: input.subscriberId,
+        kind: input.kind,
+        sector_slug: input.sector ?? null,
+        pillar: input.pillar ?? null,
+        exclusive: input.exclusive ?? false,
+        ...(input.validFrom ? { valid_from: input.validFrom } : {}),
+        valid_until: input.validUntil ?? null,
+      })
+      .execute();
+  } catch (error: any) {
+    if (error?.code === '23505') throw new AdminError(`sector ${input.sector} is already held exclusively`);
+    throw error;
+  }
+  return id;
+}
+
+export async function revokeEntitlement(db: Kysely<DB>, entitlementId: string, at = new Date()): Promise<void> {
+  const result = await db
+    .updateTable('tacsi_entitlements')
+    .set({ revoked_at: at })
+    .where('id', '=', entitlementId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!result.numUpdatedRows) throw new AdminError(`entitlement ${entitlementId} does not exist or is already revoked`);
+}
+
+export async function listEntitlements(db: Kysely<DB>, subscriberId?: string) {
+  let q = db.selectFrom('tacsi_entitlements').selectAll().orderBy('created_at').orderBy('id');
+  if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);
+  return q.execute();
+}

@@ -1,0 +1,79 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from './context.ts';
+import { DOMAINS } from './domains.ts';
+import { authPlugin } from './infra/auth/auth-plugin.ts';
+import { errorsPlugin } from './infra/http/errors-plugin.ts';
+import { healthRoutes } from './infra/http/health-routes.ts';
+import { Problem } from './infra/http/schemas.ts';
+import { metricsPlugin } from './infra/observability/metrics.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Builds the HTTP application around an already opened context. Does not listen. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger:
+      ctx.config.logLevel === 'silent'
+        ? false
+        : {
+            level: ctx.config.logLevel,
+            // Keys and secrets must never reach a log line.
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.token'], censor: '[redacted]' },
+          },
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('base64url')}`;
+    },
+    bodyLimit: 1024 * 1024,
+    // Slow clients: headers must arrive within 10 s and a request must finish within 30 s.
+    connectionTimeout: 30_000,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 5_000,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('ctx', ctx);
+  app.addSchema(Problem);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Brand Health API',
+        version: '1.0.0',
+        description:
+          'Brand Credit Score (IMPRS), Brand Audits, campaigns, content scoring, webhooks, agency exports and the TACSI sector index. Errors are RFC 9457 problem+json.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `bh_live_<id>_<secret>`' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  // Applied to the root instance (not registered as encapsulated plugins) so that the error
+  // handler and hooks cover every route, including the domains' own plugins.
+  await errorsPlugin(app);
+  await metricsPlugin(app, ctx.metrics);
+  await authPlugin(app, { authenticator: ctx.authenticator, rateLimits: ctx.rateLimits });
+  await app.register(healthRoutes);
+  for (const domain of DOMAINS) if (domain.routes) await app.register(domain.routes);
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { Authenticator } from './infra/auth/authenticator.ts';
+import type { Config } from './infra/config.ts';
+import type { Database } from './infra/db/database.ts';
+import type { DB } from './infra/db/types.ts';
+import type { Jobs } from './infra/jobs/jobs.ts';
+import type { Metrics } from './infra/observability/metrics.ts';
+import type { RateLimitStore } from './infra/ratelimit/store.ts';
+
+/** Everything a domain needs from the process, passed explicitly instead of imported globals. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  jobs: Jobs;
+  authenticator: Authenticator;
+  rateLimits: RateLimitStore;
+  metrics: Metrics;
+  /** Wall clock; tests may replace it to move time. */
+  now: () => Date;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

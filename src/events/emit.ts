@@ -1,0 +1,28 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { DB, EventType } from '../infra/db/types.ts';
+import { newId } from '../infra/ids.ts';
+
+export const WEBHOOK_FANOUT_QUEUE = 'webhooks.fanout';
+
+export interface EmitInput {
+  workspaceId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  /** One-off destinations beside the registered webhooks (an audit's `webhook_url`). */
+  extraUrls?: string[];
+}
+
+/**
+ * Records an event and schedules its delivery in the caller's transaction: the event exists
+ * (and will be delivered, at least once) exactly when the change that caused it commits.
+ */
+export async function emitEvent(ctx: AppContext, trx: Transaction<DB>, input: EmitInput): Promise<string> {
+  const id = newId('evt');
+  await trx
+    .insertInto('events')
+    .values({ id, workspace_id: input.workspaceId, type: input.type, data: JSON.stringify(input.data), created_at: ctx.now() })
+    .execute();
+  await ctx.jobs.sendInTransaction(trx, WEBHOOK_FANOUT_QUEUE, { eventId: id, extraUrls: input.extraUrls ?? [] });
+  return id;
+}

@@ -1,0 +1,95 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Plan, Scope } from '../db/types.ts';
+import { ProblemError, problems } from '../http/problem.ts';
+import type { RateLimitStore } from '../ratelimit/store.ts';
+import type { Authenticator } from './authenticator.ts';
+import { PLAN_LABELS, PLAN_LIMITS, SUBSCRIBER_REQUESTS_PER_MINUTE, planAtLeast } from './plans.ts';
+import type { Principal, SubscriberPrincipal, WorkspacePrincipal } from './principal.ts';
+
+/** What a route demands of the caller's key, declared in the route's `config.auth`. */
+export interface AuthRequirement {
+  /** `workspace` routes serve workspace keys; `tacsi` routes serve any key and decide entitlement themselves. */
+  audience: 'workspace' | 'tacsi';
+  scope: Scope;
+  /** Minimum plan of the key owner's workspace. */
+  plan?: Plan;
+  /** The spec answers some plan denials as "Forbidden" (exports) rather than "Plan Required". */
+  planDenial?: 'plan_required' | 'forbidden';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const WINDOW_MS = 60_000;
+
+export function workspacePrincipal(request: FastifyRequest): WorkspacePrincipal {
+  const p = request.principal;
+  if (!p || p.kind !== 'workspace') throw new Error('route is missing config.auth with audience workspace');
+  return p;
+}
+
+export function anyPrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('route is missing config.auth');
+  return request.principal;
+}
+
+export type { SubscriberPrincipal };
+
+export async function authPlugin(
+  app: FastifyInstance,
+  deps: { authenticator: Authenticator; rateLimits: RateLimitStore },
+): Promise<void> {
+  app.decorateRequest('principal', null);
+
+  // onRequest: before the body is read, so an unauthenticated caller costs no parsing.
+  app.addHook('onRequest', async (request, reply) => {
+    const requirement = request.routeOptions.config.auth;
+    if (!requirement) return;
+
+    const principal = await deps.authenticator.authenticate(request.headers.authorization);
+    if (!principal) throw problems.unauthorized();
+    request.principal = principal;
+
+    const limit =
+      principal.kind === 'workspace' ? PLAN_LIMITS[principal.plan].requestsPerMinute : SUBSCRIBER_REQUESTS_PER_MINUTE;
+    let hit: { count: number; resetMs: number } | null = null;
+    try {
+      hit = await deps.rateLimits.hit(principal.keyId, WINDOW_MS);
+    } catch (error) {
+      // A rate-limit store outage must not take the API down with it: fail open, loudly.
+      request.log.warn({ err: error }, 'rate limit store unavailable; request allowed');
+    }
+    if (hit) {
+      const resetSeconds = Math.max(1, Math.ceil(hit.resetMs / 1000));
+      const headers = {
+        // draft-ietf-httpapi-ratelimit-headers: the policy and what is left of it.
+        'RateLimit-Policy': `"per-key";q=${limit};w=${WINDOW_MS / 1000}`,
+        RateLimit: `"per-key";r=${Math.max(0, limit - hit.count)};t=${resetSeconds}`,
+      };
+      if (hit.count > limit) throw problems.rateLimited(resetSeconds, headers);
+      reply.headers(headers);
+    }
+
+    if (requirement.audience === 'workspace') {
+      if (principal.kind !== 'workspace') {
+        throw problems.forbidden('This key belongs to a TACSI subscription and can only read the /v1/tacsi feeds.');
+      }
+      if (requirement.plan && !planAtLeast(principal.plan, requirement.plan)) {
+        if (requirement.planDenial === 'forbidden') {
+          throw problems.forbidden(`The key owner's plan must be ${PLAN_LABELS[requirement.plan]} or above.`);
+        }
+        throw problems.planRequired(PLAN_LABELS[requirement.plan]);
+      }
+    }
+    if (!principal.scopes.includes(requirement.scope)) {
+      if (requirement.audience === 'tacsi') return; // entitlement check answers with the uniform denial
+      throw new ProblemError(403, 'Forbidden', `This key lacks the "${requirement.scope}" scope.`);
+    }
+  });
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import type { DB } from './types.ts';
+import { migrations } from './migrations/index.ts';
+import { SerialPGliteDialect } from './serial-pglite-dialect.ts';
+
+const NUMERIC = 1700;
+const INT8 = 20;
+const DATE = 1082;
+
+/** numeric and bigint arrive as JS numbers (our values stay far below 2^53); dates as YYYY-MM-DD. */
+const parsers: Record<number, (value: string) => unknown> = {
+  [NUMERIC]: (v) => Number.parseFloat(v),
+  [INT8]: (v) => Number(v),
+  [DATE]: (v) => v,
+};
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: 'pglite' | 'postgres';
+  /** Present on PGlite: pg-boss talks to the same single connection through it. */
+  pglite: PGlite | null;
+  /** Present on PostgreSQL: the connection string, for pg-boss's own pool. */
+  connectionString: string | null;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres://... or null for PGlite. */
+  databaseUrl: string | null;
+  /** PGlite folder; 'memory://' keeps it in memory (tests). */
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  return openPGlite(options.dataDir);
+}
+
+async function openPGlite(dataDir: string): Promise<Database> {
+  if (dataDir !== 'memory://') fs.mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { parsers });
+  const db = new Kysely<DB>({ dialect: new SerialPGliteDialect({ pglite }) });
+  let closed = false;
+  return {
+    db,
+    kind: 'pglite',
+    pglite,
+    connectionString: null,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // A checkpoint before close leaves the data folder consistent even if the process is
+      // killed right after; PGlite can corrupt a folder that was not shut down cleanly.
+      await pglite.query('CHECKPOINT').catch(() => {});
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(connectionString: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    // Fail fast while the server is away, so requests get a 503 instead of hanging.
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser },
+  });
+  // An idle client losing its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  let closed = false;
+  return {
+    db,
+    kind: 'postgres',
+    pglite: null,
+    connectionString,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied. */
+export async function migrationsApplied(db: Kysely<DB>): Promise<boolean> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}
+
+export async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
+}

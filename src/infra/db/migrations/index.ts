@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely/migration';
+import * as m0001 from './0001_initial.ts';
+
+/** Every migration, in order. Names sort lexically; add new ones at the end. */
+export const migrations: Record<string, Migration> = {
+  '0001_initial': m0001,
+};

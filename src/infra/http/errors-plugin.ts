@@ -1,0 +1,121 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError } from './problem.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Maps a failed schema check on a body or query field to the spec's own error, e.g.
+     * `{ '/platform': { status: 422, title: 'Invalid Platform' } }`.
+     */
+    validationProblems?: Record<string, { status: number; title: string }>;
+  }
+}
+
+const FASTIFY_CODES: Record<string, { status: number; title: string; detail: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, title: 'Content Too Large', detail: 'The request body is too large.' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    title: 'Unsupported Media Type',
+    detail: 'Send the request body as application/json.',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, title: 'Malformed JSON', detail: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    status: 400,
+    title: 'Malformed JSON',
+    detail: 'The Content-Type is application/json but the body is empty.',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    title: 'Bad Request',
+    detail: 'The Content-Length does not match the body.',
+  },
+};
+
+/** Errors that mean the database is unreachable: the client should retry, not give up. */
+function isDatabaseUnavailable(error: any): boolean {
+  const code = String(error?.code ?? '');
+  const message = String(error?.message ?? '');
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(
+      code,
+    ) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed|database system is (starting up|shutting down)/i.test(
+      message,
+    )
+  );
+}
+
+function parameterOf(error: FastifyError, context: string | undefined): string {
+  const first = error.validation?.[0];
+  if (!first) return context ?? 'request';
+  const missing = (first.params as { missingProperty?: string } | undefined)?.missingProperty;
+  const additional = (first.params as { additionalProperty?: string } | undefined)?.additionalProperty;
+  const path = first.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return [path, missing ?? additional].filter(Boolean).join('.') || context || 'request';
+}
+
+function send(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
+  return reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send(problem.body(request.url.split('?')[0] ?? request.url, String(request.id)));
+}
+
+export async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ProblemError) return send(reply, request, error);
+
+    if (error.validation) {
+      const parameter = parameterOf(error, error.validationContext);
+      const first = error.validation[0];
+      const key = first ? `/${parameter.replace(/\./g, '/')}` : '';
+      const mapped = request.routeOptions.config.validationProblems?.[key];
+      const message =
+        (first?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues !== undefined
+          ? `must be one of ${((first?.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`
+          : (first?.message ?? 'is invalid');
+      const detail = `${parameter} ${message}`;
+      return send(
+        reply,
+        request,
+        new ProblemError(mapped?.status ?? 400, mapped?.title ?? 'Invalid Parameter', detail, {
+          errors: [{ parameter, message }],
+        }),
+      );
+    }
+
+    const known = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (known) return send(reply, request, new ProblemError(known.status, known.title, known.detail));
+
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return send(
+        reply,
+        request,
+        new ProblemError(503, 'Service Unavailable', 'The database is unavailable; retry shortly.', {
+          headers: { 'Retry-After': '5' },
+        }),
+      );
+    }
+
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return send(reply, request, new ProblemError(status, 'Bad Request', error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(
+      reply,
+      request,
+      new ProblemError(500, 'Internal Server Error', 'Something went wrong on our side; it has been logged.'),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(
+      reply,
+      request,
+      new ProblemError(404, 'Not Found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+    ),
+  );
+}
