@@ -22,12 +22,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         : {
             level: ctx.config.logLevel,
             // Keys and secrets must never reach a log line.
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.token'], censor: '[redacted]' },
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.token'],
+              censor: '[redacted]',
+            },
           },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('base64url')}`;
+      return typeof given === 'string' && REQUEST_ID.test(given)
+        ? given
+        : `req_${randomBytes(12).toString('base64url')}`;
     },
     bodyLimit: 1024 * 1024,
     // Slow clients: headers must arrive within 10 s and a request must finish within 30 s.
@@ -37,7 +42,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    ajv: {
+      customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('ctx', ctx);

@@ -22,15 +22,25 @@ export async function createApiKey(
   owner: KeyOwner,
   options: { scopes?: Scope[]; expiresAt?: Date | null; name?: string } = {},
 ): Promise<CreatedKey> {
-  if (!!owner.workspaceId === !!owner.subscriberId) throw new AdminError('a key needs exactly one owner: a workspace or a subscriber');
+  if (!!owner.workspaceId === !!owner.subscriberId)
+    throw new AdminError('a key needs exactly one owner: a workspace or a subscriber');
   const scopes = options.scopes ?? ['read', 'write'];
-  for (const s of scopes) if (!SCOPES.includes(s)) throw new AdminError(`unknown scope "${s}" (use ${SCOPES.join(', ')})`);
+  for (const s of scopes)
+    if (!SCOPES.includes(s)) throw new AdminError(`unknown scope "${s}" (use ${SCOPES.join(', ')})`);
   if (owner.workspaceId) {
-    const ws = await db.selectFrom('workspaces').select('id').where('id', '=', owner.workspaceId).executeTakeFirst();
+    const ws = await db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('id', '=', owner.workspaceId)
+      .executeTakeFirst();
     if (!ws) throw new AdminError(`workspace ${owner.workspaceId} does not exist`);
   }
   if (owner.subscriberId) {
-    const sub = await db.selectFrom('tacsi_subscribers').select('id').where('id', '=', owner.subscriberId).executeTakeFirst();
+    const sub = await db
+      .selectFrom('tacsi_subscribers')
+      .select('id')
+      .where('id', '=', owner.subscriberId)
+      .executeTakeFirst();
     if (!sub) throw new AdminError(`subscriber ${owner.subscriberId} does not exist`);
   }
   const issued = issueKey();
@@ -58,7 +68,16 @@ export async function createApiKey(
 export async function listApiKeys(db: Kysely<DB>, owner: KeyOwner = {}) {
   let q = db
     .selectFrom('api_keys')
-    .select(['id', 'workspace_id', 'subscriber_id', 'name', 'scopes', 'expires_at', 'revoked_at', 'created_at'])
+    .select([
+      'id',
+      'workspace_id',
+      'subscriber_id',
+      'name',
+      'scopes',
+      'expires_at',
+      'revoked_at',
+      'created_at',
+    ])
     .orderBy('created_at')
     .orderBy('id');
   if (owner.workspaceId) q = q.where('workspace_id', '=', owner.workspaceId);

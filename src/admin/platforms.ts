@@ -6,14 +6,27 @@ import { AdminError } from './workspaces.ts';
 
 export async function connectPlatform(
   db: Kysely<DB>,
-  input: { workspaceId: string; platform: Platform; handle: string; followers?: number; connectedAt?: Date; lastSyncAt?: Date },
+  input: {
+    workspaceId: string;
+    platform: Platform;
+    handle: string;
+    followers?: number;
+    connectedAt?: Date;
+    lastSyncAt?: Date;
+  },
 ): Promise<string> {
-  if (!PLATFORMS.includes(input.platform)) throw new AdminError(`unknown platform "${input.platform}" (use ${PLATFORMS.join(', ')})`);
+  if (!PLATFORMS.includes(input.platform))
+    throw new AdminError(`unknown platform "${input.platform}" (use ${PLATFORMS.join(', ')})`);
   const handle = input.handle.trim();
   if (!handle || handle.length > 100) throw new AdminError('handle must be 1-100 characters');
   return db.transaction().execute(async (trx) => {
     // Lock the workspace row so two concurrent connects cannot both pass the plan limit.
-    const ws = await trx.selectFrom('workspaces').select(['id', 'plan']).where('id', '=', input.workspaceId).forUpdate().executeTakeFirst();
+    const ws = await trx
+      .selectFrom('workspaces')
+      .select(['id', 'plan'])
+      .where('id', '=', input.workspaceId)
+      .forUpdate()
+      .executeTakeFirst();
     if (!ws) throw new AdminError(`workspace ${input.workspaceId} does not exist`);
     const live = await trx
       .selectFrom('platform_connections')
@@ -21,7 +34,8 @@ export async function connectPlatform(
       .where('workspace_id', '=', ws.id)
       .where('status', '=', 'connected')
       .execute();
-    if (live.some((r) => r.platform === input.platform)) throw new AdminError(`${input.platform} is already connected`);
+    if (live.some((r) => r.platform === input.platform))
+      throw new AdminError(`${input.platform} is already connected`);
     const limit = PLAN_LIMITS[ws.plan].platformLimit;
     if (limit !== null && live.length >= limit) {
       throw new AdminError(`the ${ws.plan} plan allows ${limit} connected platform(s)`);
@@ -43,7 +57,12 @@ export async function connectPlatform(
   });
 }
 
-export async function disconnectPlatform(db: Kysely<DB>, workspaceId: string, platform: Platform, at = new Date()): Promise<void> {
+export async function disconnectPlatform(
+  db: Kysely<DB>,
+  workspaceId: string,
+  platform: Platform,
+  at = new Date(),
+): Promise<void> {
   const result = await db
     .updateTable('platform_connections')
     .set({ status: 'disconnected', disconnected_at: at })
@@ -51,5 +70,6 @@ export async function disconnectPlatform(db: Kysely<DB>, workspaceId: string, pl
     .where('platform', '=', platform)
     .where('status', '=', 'connected')
     .executeTakeFirst();
-  if (!result.numUpdatedRows) throw new AdminError(`${platform} is not connected to workspace ${workspaceId}`);
+  if (!result.numUpdatedRows)
+    throw new AdminError(`${platform} is not connected to workspace ${workspaceId}`);
 }

@@ -24,19 +24,35 @@ export interface GrantInput {
 const KINDS: EntitlementKind[] = ['sector_feed', 'daily_addon', 'pillar_feed', 'full_database'];
 
 export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promise<string> {
-  if (!KINDS.includes(input.kind)) throw new AdminError(`unknown entitlement "${input.kind}" (use ${KINDS.join(', ')})`);
-  if (input.kind === 'full_database' && input.sector) throw new AdminError('full_database covers every sector: give no sector');
+  if (!KINDS.includes(input.kind))
+    throw new AdminError(`unknown entitlement "${input.kind}" (use ${KINDS.join(', ')})`);
+  if (input.kind === 'full_database' && input.sector)
+    throw new AdminError('full_database covers every sector: give no sector');
   if (input.kind !== 'full_database' && !input.sector) throw new AdminError(`${input.kind} needs a sector`);
-  if ((input.kind === 'pillar_feed') !== !!input.pillar) throw new AdminError('a pillar is given with pillar_feed and only then');
-  if (input.pillar && !PILLARS.includes(input.pillar)) throw new AdminError(`unknown pillar "${input.pillar}"`);
-  if (input.exclusive && input.kind !== 'sector_feed') throw new AdminError('only a sector_feed can be exclusive');
-  for (const [label, value] of [['valid-from', input.validFrom], ['valid-until', input.validUntil]] as const) {
+  if ((input.kind === 'pillar_feed') !== !!input.pillar)
+    throw new AdminError('a pillar is given with pillar_feed and only then');
+  if (input.pillar && !PILLARS.includes(input.pillar))
+    throw new AdminError(`unknown pillar "${input.pillar}"`);
+  if (input.exclusive && input.kind !== 'sector_feed')
+    throw new AdminError('only a sector_feed can be exclusive');
+  for (const [label, value] of [
+    ['valid-from', input.validFrom],
+    ['valid-until', input.validUntil],
+  ] as const) {
     if (value && !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new AdminError(`${label} must be YYYY-MM-DD`);
   }
-  const sub = await db.selectFrom('tacsi_subscribers').select('id').where('id', '=', input.subscriberId).executeTakeFirst();
+  const sub = await db
+    .selectFrom('tacsi_subscribers')
+    .select('id')
+    .where('id', '=', input.subscriberId)
+    .executeTakeFirst();
   if (!sub) throw new AdminError(`subscriber ${input.subscriberId} does not exist`);
   if (input.sector) {
-    const sector = await db.selectFrom('sectors').select('slug').where('slug', '=', input.sector).executeTakeFirst();
+    const sector = await db
+      .selectFrom('sectors')
+      .select('slug')
+      .where('slug', '=', input.sector)
+      .executeTakeFirst();
     if (!sector) throw new AdminError(`sector ${input.sector} does not exist`);
   }
   const id = newId('ent');
@@ -61,14 +77,19 @@ export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promi
   return id;
 }
 
-export async function revokeEntitlement(db: Kysely<DB>, entitlementId: string, at = new Date()): Promise<void> {
+export async function revokeEntitlement(
+  db: Kysely<DB>,
+  entitlementId: string,
+  at = new Date(),
+): Promise<void> {
   const result = await db
     .updateTable('tacsi_entitlements')
     .set({ revoked_at: at })
     .where('id', '=', entitlementId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  if (!result.numUpdatedRows) throw new AdminError(`entitlement ${entitlementId} does not exist or is already revoked`);
+  if (!result.numUpdatedRows)
+    throw new AdminError(`entitlement ${entitlementId} does not exist or is already revoked`);
 }
 
 export async function listEntitlements(db: Kysely<DB>, subscriberId?: string) {

@@ -23,12 +23,21 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
   const name = input.name.trim();
   if (!name || name.length > 200) throw new AdminError('name must be 1-200 characters');
   if (input.parentId) {
-    const parent = await db.selectFrom('workspaces').select(['id', 'account_type']).where('id', '=', input.parentId).executeTakeFirst();
+    const parent = await db
+      .selectFrom('workspaces')
+      .select(['id', 'account_type'])
+      .where('id', '=', input.parentId)
+      .executeTakeFirst();
     if (!parent) throw new AdminError(`parent workspace ${input.parentId} does not exist`);
-    if (parent.account_type !== 'agency') throw new AdminError(`parent workspace ${input.parentId} is not an agency`);
+    if (parent.account_type !== 'agency')
+      throw new AdminError(`parent workspace ${input.parentId} is not an agency`);
   }
   if (input.sector) {
-    const sector = await db.selectFrom('sectors').select('slug').where('slug', '=', input.sector).executeTakeFirst();
+    const sector = await db
+      .selectFrom('sectors')
+      .select('slug')
+      .where('slug', '=', input.sector)
+      .executeTakeFirst();
     if (!sector) throw new AdminError(`sector ${input.sector} does not exist`);
   }
   return db
@@ -40,7 +49,13 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
       billing_period: input.billingPeriod ?? 'monthly',
       parent_id: input.parentId ?? null,
       account_type: input.accountType ?? 'brand',
-      org_type: input.orgType ?? (input.accountType === 'agency' ? 'agency' : input.accountType === 'creator' ? 'individual' : 'company'),
+      org_type:
+        input.orgType ??
+        (input.accountType === 'agency'
+          ? 'agency'
+          : input.accountType === 'creator'
+            ? 'individual'
+            : 'company'),
       is_white_labeled: input.isWhiteLabeled ?? false,
       sector_slug: input.sector ?? null,
       realtime_scoring: input.realtimeScoring ?? false,
@@ -51,7 +66,10 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
     .executeTakeFirstOrThrow();
 }
 
-export async function listWorkspaces(db: Kysely<DB>, filter: { parentId?: string } = {}): Promise<Workspace[]> {
+export async function listWorkspaces(
+  db: Kysely<DB>,
+  filter: { parentId?: string } = {},
+): Promise<Workspace[]> {
   let q = db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id');
   if (filter.parentId) q = q.where('parent_id', '=', filter.parentId);
   return q.execute();
@@ -60,16 +78,32 @@ export async function listWorkspaces(db: Kysely<DB>, filter: { parentId?: string
 /** Moves a client to another agency (or makes it independent with null). */
 export async function setParent(db: Kysely<DB>, workspaceId: string, parentId: string | null): Promise<void> {
   if (parentId) {
-    const parent = await db.selectFrom('workspaces').select('account_type').where('id', '=', parentId).executeTakeFirst();
-    if (!parent || parent.account_type !== 'agency') throw new AdminError(`${parentId} is not an agency workspace`);
+    const parent = await db
+      .selectFrom('workspaces')
+      .select('account_type')
+      .where('id', '=', parentId)
+      .executeTakeFirst();
+    if (!parent || parent.account_type !== 'agency')
+      throw new AdminError(`${parentId} is not an agency workspace`);
   }
-  const result = await db.updateTable('workspaces').set({ parent_id: parentId }).where('id', '=', workspaceId).executeTakeFirst();
+  const result = await db
+    .updateTable('workspaces')
+    .set({ parent_id: parentId })
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
   if (!result.numUpdatedRows) throw new AdminError(`workspace ${workspaceId} does not exist`);
 }
 
-export async function createSector(db: Kysely<DB>, slug: string, name: string, isConsumer = true): Promise<void> {
+export async function createSector(
+  db: Kysely<DB>,
+  slug: string,
+  name: string,
+  isConsumer = true,
+): Promise<void> {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) || slug === 'headline') {
-    throw new AdminError(`sector slug "${slug}" must be lower-case words joined by hyphens (and not "headline")`);
+    throw new AdminError(
+      `sector slug "${slug}" must be lower-case words joined by hyphens (and not "headline")`,
+    );
   }
   await db
     .insertInto('sectors')

@@ -20,7 +20,10 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: Partial<Config> = {},
+  env: Record<string, string> = {},
+): Promise<TestService> {
   const testDb: TestDatabase = await createTestDatabase();
   const config: Config = {
     ...loadConfig({ LOG_LEVEL: 'silent', AUTH_CACHE_TTL_MS: '0', ...env }),
@@ -56,10 +59,17 @@ export async function startTestService(overrides: Partial<Config> = {}, env: Rec
 export async function workspaceWithKey(
   db: Kysely<DB>,
   input: Partial<CreateWorkspaceInput> & { plan: CreateWorkspaceInput['plan'] },
-  options: { scopes?: Scope[]; platforms?: Array<{ platform: Platform; handle?: string; followers?: number }> } = {},
+  options: {
+    scopes?: Scope[];
+    platforms?: Array<{ platform: Platform; handle?: string; followers?: number }>;
+  } = {},
 ) {
   const workspace = await createWorkspace(db, { name: `${input.plan} workspace`, ...input });
-  const key = await createApiKey(db, { workspaceId: workspace.id }, { scopes: options.scopes ?? ['read', 'write'] });
+  const key = await createApiKey(
+    db,
+    { workspaceId: workspace.id },
+    { scopes: options.scopes ?? ['read', 'write'] },
+  );
   for (const p of options.platforms ?? []) {
     await connectPlatform(db, {
       workspaceId: workspace.id,

@@ -57,7 +57,9 @@ export async function authPlugin(
     request.principal = principal;
 
     const limit =
-      principal.kind === 'workspace' ? PLAN_LIMITS[principal.plan].requestsPerMinute : SUBSCRIBER_REQUESTS_PER_MINUTE;
+      principal.kind === 'workspace'
+        ? PLAN_LIMITS[principal.plan].requestsPerMinute
+        : SUBSCRIBER_REQUESTS_PER_MINUTE;
     let hit: { count: number; resetMs: number } | null = null;
     try {
       hit = await deps.rateLimits.hit(principal.keyId, WINDOW_MS);
@@ -78,7 +80,9 @@ export async function authPlugin(
 
     if (requirement.audience === 'workspace') {
       if (principal.kind !== 'workspace') {
-        throw problems.forbidden('This key belongs to a TACSI subscription and can only read the /v1/tacsi feeds.');
+        throw problems.forbidden(
+          'This key belongs to a TACSI subscription and can only read the /v1/tacsi feeds.',
+        );
       }
       if (requirement.plan && !planAtLeast(principal.plan, requirement.plan)) {
         if (requirement.planDenial === 'forbidden') {

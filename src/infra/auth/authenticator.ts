@@ -99,6 +99,11 @@ export class Authenticator {
     } else {
       return null;
     }
-    return { secretHash: Buffer.from(row.secret_hash), principal, revoked: row.revoked_at !== null, cachedAt: now };
+    return {
+      secretHash: Buffer.from(row.secret_hash),
+      principal,
+      revoked: row.revoked_at !== null,
+      cachedAt: now,
+    };
   }
 }

@@ -26,4 +26,9 @@ export function planAtLeast(plan: Plan, minimum: Plan): boolean {
   return PLAN_LIMITS[plan].rank >= PLAN_LIMITS[minimum].rank;
 }
 
-export const PLAN_LABELS: Record<Plan, string> = { free: 'Free', pro: 'Pro', agency: 'Agency', enterprise: 'Enterprise' };
+export const PLAN_LABELS: Record<Plan, string> = {
+  free: 'Free',
+  pro: 'Pro',
+  agency: 'Agency',
+  enterprise: 'Enterprise',
+};

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DB } from './types.ts';
 import { migrations } from './migrations/index.ts';
 import { SerialPGliteDialect } from './serial-pglite-dialect.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 const NUMERIC = 1700;
 const INT8 = 20;
@@ -42,8 +43,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPGlite(dataDir: string): Promise<Database> {
-  if (dataDir !== 'memory://') fs.mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, { parsers });
+  const inMemory = dataDir === 'memory://';
+  let unlock = () => {};
+  if (!inMemory) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    unlock = lockDataDir(dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(inMemory ? undefined : dataDir, { parsers });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = new Kysely<DB>({ dialect: new SerialPGliteDialect({ pglite }) });
   let closed = false;
   return {
@@ -59,6 +71,7 @@ async function openPGlite(dataDir: string): Promise<Database> {
       await pglite.query('CHECKPOINT').catch(() => {});
       await db.destroy();
       if (!pglite.closed) await pglite.close();
+      unlock();
     },
   };
 }
@@ -70,7 +83,10 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     // Fail fast while the server is away, so requests get a 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    types: { getTypeParser: ((oid: number, format?: string) => parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});

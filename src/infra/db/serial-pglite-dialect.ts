@@ -1,7 +1,6 @@
 import {
   PGliteDialect,
   type DatabaseConnection,
-  type Dialect,
   type Driver,
   type TransactionSettings,
   type PGliteDialectConfig,

@@ -154,6 +154,8 @@ export interface CampaignsTable {
   status: Generated<CampaignStatus>;
   score_at_start: number | null;
   created_at: CreatedAt;
+  /** Set exactly when status is cancelled (migration 0020). */
+  cancelled_at: Timestamp | null;
 }
 
 export interface CampaignPhasesTable {

@@ -12,13 +12,21 @@ declare module 'fastify' {
 }
 
 const FASTIFY_CODES: Record<string, { status: number; title: string; detail: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, title: 'Content Too Large', detail: 'The request body is too large.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    status: 413,
+    title: 'Content Too Large',
+    detail: 'The request body is too large.',
+  },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: {
     status: 415,
     title: 'Unsupported Media Type',
     detail: 'Send the request body as application/json.',
   },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, title: 'Malformed JSON', detail: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    status: 400,
+    title: 'Malformed JSON',
+    detail: 'The request body is not valid JSON.',
+  },
   FST_ERR_CTP_EMPTY_JSON_BODY: {
     status: 400,
     title: 'Malformed JSON',
@@ -36,9 +44,18 @@ function isDatabaseUnavailable(error: any): boolean {
   const code = String(error?.code ?? '');
   const message = String(error?.message ?? '');
   return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(
-      code,
-    ) ||
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      '57P01',
+      '57P02',
+      '57P03',
+      '08000',
+      '08003',
+      '08006',
+    ].includes(code) ||
     /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed|database system is (starting up|shutting down)/i.test(
       message,
     )

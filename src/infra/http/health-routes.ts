@@ -13,7 +13,9 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
 
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], summary: 'Process liveness', security: [], response: { 200: Health } } },
+    {
+      schema: { tags: ['operations'], summary: 'Process liveness', security: [], response: { 200: Health } },
+    },
     async () => ({ status: 'ok' }),
   );
 
@@ -35,7 +37,8 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         reply.header('Retry-After', '5');
         return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
       }
-      if (!migrated) return reply.code(503).send({ status: 'unavailable', database: 'ok', migrations: 'pending' });
+      if (!migrated)
+        return reply.code(503).send({ status: 'unavailable', database: 'ok', migrations: 'pending' });
       return { status: 'ok', database: 'ok', migrations: 'applied' };
     },
   );

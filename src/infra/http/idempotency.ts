@@ -39,12 +39,18 @@ export async function idempotent<T>(
   }
   const key = Array.isArray(header) ? header[0]! : header;
   if (!KEY_PATTERN.test(key)) {
-    throw problems.badRequest('Invalid Idempotency Key', 'Idempotency-Key must be 1-255 visible ASCII characters.', 'Idempotency-Key');
+    throw problems.badRequest(
+      'Invalid Idempotency Key',
+      'Idempotency-Key must be 1-255 visible ASCII characters.',
+      'Idempotency-Key',
+    );
   }
   const principal = request.principal;
   if (!principal) throw new Error('idempotent() needs an authenticated route');
   const route = `${request.method} ${request.routeOptions.url}`;
-  const hash = createHash('sha256').update(canonical({ route, body: request.body ?? null })).digest('hex');
+  const hash = createHash('sha256')
+    .update(canonical({ route, body: request.body ?? null }))
+    .digest('hex');
   const { db } = ctx;
   const cutoff = new Date(ctx.now().getTime() - WINDOW_MS);
 
@@ -57,7 +63,13 @@ export async function idempotent<T>(
     .execute();
   const claimed = await db
     .insertInto('idempotency_keys')
-    .values({ owner_key_id: principal.keyId, idempotency_key: key, route, request_hash: hash, created_at: ctx.now() })
+    .values({
+      owner_key_id: principal.keyId,
+      idempotency_key: key,
+      route,
+      request_hash: hash,
+      created_at: ctx.now(),
+    })
     .onConflict((oc) => oc.doNothing())
     .returning('idempotency_key')
     .executeTakeFirst();
@@ -76,7 +88,10 @@ export async function idempotent<T>(
       );
     }
     if (prior.response_status === null) {
-      throw problems.conflict('Request In Progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+      throw problems.conflict(
+        'Request In Progress',
+        'A request with this Idempotency-Key is still being processed; retry shortly.',
+      );
     }
     reply.header('Idempotent-Replayed', 'true');
     if (prior.response_status >= 400) {

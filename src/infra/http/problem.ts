@@ -20,7 +20,10 @@ export interface ProblemOptions {
 }
 
 export function problemType(title: string): string {
-  return `/problems/${title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+  return `/problems/${title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')}`;
 }
 
 export class ProblemError extends Error {
@@ -60,9 +63,13 @@ export const problems = {
   badRequest: (title: string, detail: string, parameter?: string) =>
     new ProblemError(400, title, detail, parameter ? { errors: [{ parameter, message: detail }] } : {}),
   invalidParameter: (parameter: string, message: string) =>
-    new ProblemError(400, 'Invalid Parameter', `${parameter}: ${message}`, { errors: [{ parameter, message }] }),
+    new ProblemError(400, 'Invalid Parameter', `${parameter}: ${message}`, {
+      errors: [{ parameter, message }],
+    }),
   unauthorized: (detail = 'A valid API key is required: send it as "Authorization: Bearer <key>".') =>
-    new ProblemError(401, 'Unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="brand-health"' } }),
+    new ProblemError(401, 'Unauthorized', detail, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="brand-health"' },
+    }),
   planRequired: (plan: string) =>
     new ProblemError(403, 'Plan Required', `This endpoint needs the ${plan} plan or above.`),
   forbidden: (detail: string) => new ProblemError(403, 'Forbidden', detail),
@@ -70,9 +77,14 @@ export const problems = {
   conflict: (title: string, detail: string) => new ProblemError(409, title, detail),
   unprocessable: (title: string, detail: string) => new ProblemError(422, title, detail),
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string>) =>
-    new ProblemError(429, 'Rate Limited', `Too many requests for this key; retry in ${retryAfterSeconds} s.`, {
-      headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
-    }),
+    new ProblemError(
+      429,
+      'Rate Limited',
+      `Too many requests for this key; retry in ${retryAfterSeconds} s.`,
+      {
+        headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
+      },
+    ),
   unavailable: (detail = 'The database is unavailable; retry shortly.') =>
     new ProblemError(503, 'Service Unavailable', detail, { headers: { 'Retry-After': '5' } }),
 };

@@ -1,4 +1,12 @@
-import { PgBoss, fromKysely, fromPglite, type Queue, type SendOptions, type WorkHandler, type WorkOptions } from 'pg-boss';
+import {
+  PgBoss,
+  fromKysely,
+  fromPglite,
+  type Queue,
+  type SendOptions,
+  type WorkHandler,
+  type WorkOptions,
+} from 'pg-boss';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { DB } from '../db/types.ts';

@@ -54,7 +54,10 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hit(key: string, windowMs: number, now = Date.now()): Promise<WindowHit> {
     const start = now - (now % windowMs);
     const redisKey = `bh:rl:${key}:${start}`;
-    const [count, ttl] = (await this.#redis.eval(HIT_SCRIPT, 1, redisKey, String(windowMs))) as [number, number];
+    const [count, ttl] = (await this.#redis.eval(HIT_SCRIPT, 1, redisKey, String(windowMs))) as [
+      number,
+      number,
+    ];
     return { count, resetMs: ttl > 0 ? ttl : start + windowMs - now };
   }
 

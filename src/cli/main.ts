@@ -1,0 +1,376 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createApiKey, listApiKeys, revokeApiKey } from '../admin/keys.ts';
+import { connectPlatform, disconnectPlatform } from '../admin/platforms.ts';
+import { createSubscriber, grantEntitlement, listEntitlements, revokeEntitlement } from '../admin/tacsi.ts';
+import { AdminError, createSector, createWorkspace, listWorkspaces, setParent } from '../admin/workspaces.ts';
+import type { AppContext } from '../context.ts';
+import { ConfigError, loadConfig } from '../infra/config.ts';
+import { DataDirLockedError } from '../infra/db/data-dir-lock.ts';
+import { ACCOUNT_TYPES, ORG_TYPES, PILLARS, PLANS, PLATFORMS, SCOPES } from '../infra/db/types.ts';
+import { createService } from '../service.ts';
+import { runDemo } from '../sandbox/demo.ts';
+import { CLI_EXTENSIONS } from './commands.ts';
+import type { CliOutput, WithContext } from './registry.ts';
+
+const program = new Command('brandhealth')
+  .description('Administer brand-health: workspaces, keys, platforms, TACSI entitlements, sandbox')
+  .option('--json', 'print results as JSON')
+  .showHelpAfterError()
+  .exitOverride();
+
+const output: CliOutput = {
+  result(value, human) {
+    if (program.opts().json || !human) console.log(JSON.stringify(value, null, 2));
+    else console.log(human());
+  },
+};
+
+/** Opens the configured database (migrating it) for one command, and always closes it. */
+const withContext: WithContext = async (fn) => {
+  const config = { ...loadConfig(), runWorkers: false, logLevel: 'silent' as const };
+  const service = await createService(config);
+  try {
+    return await fn(service.ctx);
+  } finally {
+    await service.stop();
+  }
+};
+
+function oneOf<T extends string>(values: readonly T[], label: string) {
+  return (value: string): T => {
+    if (!values.includes(value as T))
+      throw new InvalidArgumentError(`${label} must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+function isoDate(value: string): Date {
+  const date = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
+    throw new InvalidArgumentError('must be an ISO 8601 date or date-time');
+  }
+  return date;
+}
+
+function ymd(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError('must be YYYY-MM-DD');
+  return value;
+}
+
+function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
+  if (!rows.length) return '(none)';
+  const cells = rows.map((r) => columns.map((c) => formatCell(r[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}
+
+function formatCell(v: unknown): string {
+  if (v === null || v === undefined) return '-';
+  if (v instanceof Date) return v.toISOString();
+  if (Array.isArray(v)) return v.join(',');
+  return String(v);
+}
+
+// --- workspaces -------------------------------------------------------------------------
+const workspace = program.command('workspace').description('create, list and move workspaces');
+workspace
+  .command('create')
+  .description('create a workspace')
+  .requiredOption('--name <name>', 'display name')
+  .addOption(new Option('--plan <plan>', 'plan').argParser(oneOf(PLANS, 'plan')).makeOptionMandatory())
+  .option('--parent <workspaceId>', 'parent agency workspace (makes this a client)')
+  .option(
+    '--account-type <type>',
+    `account type (${ACCOUNT_TYPES.join(', ')})`,
+    oneOf(ACCOUNT_TYPES, 'account type'),
+  )
+  .option('--org-type <type>', `organisation type (${ORG_TYPES.join(', ')})`, oneOf(ORG_TYPES, 'org type'))
+  .option('--sector <slug>', 'consumer sector (TACSI cohort)')
+  .option(
+    '--billing-period <period>',
+    'monthly or annual',
+    oneOf(['monthly', 'annual'] as const, 'billing period'),
+  )
+  .option('--realtime', 'enable real-time scoring (agency plans)')
+  .option('--white-label', 'white-labelled client')
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const ws = await createWorkspace(ctx.db, {
+        name: o.name,
+        plan: o.plan,
+        parentId: o.parent ?? null,
+        accountType: o.accountType,
+        orgType: o.orgType,
+        sector: o.sector ?? null,
+        billingPeriod: o.billingPeriod,
+        realtimeScoring: !!o.realtime,
+        isWhiteLabeled: !!o.whiteLabel,
+      });
+      output.result(ws, () => `created workspace ${ws.id} (${ws.name}, ${ws.plan})`);
+    }),
+  );
+workspace
+  .command('list')
+  .description('list workspaces')
+  .option('--parent <workspaceId>', 'only the clients of this agency')
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const rows = await listWorkspaces(ctx.db, { parentId: o.parent });
+      output.result(rows, () =>
+        table(rows, ['id', 'name', 'plan', 'account_type', 'parent_id', 'sector_slug']),
+      );
+    }),
+  );
+workspace
+  .command('move')
+  .description('move a client workspace to another agency ("none" detaches it)')
+  .argument('<workspaceId>')
+  .requiredOption('--parent <workspaceId|none>', 'new parent agency')
+  .action(async (id, o) =>
+    withContext(async (ctx) => {
+      const parent = o.parent === 'none' ? null : o.parent;
+      await setParent(ctx.db, id, parent);
+      output.result({ id, parent_id: parent }, () => `moved ${id} under ${parent ?? 'no agency'}`);
+    }),
+  );
+
+// --- sectors ----------------------------------------------------------------------------
+const sector = program.command('sector').description('the TACSI sector taxonomy');
+sector
+  .command('create')
+  .argument('<slug>', 'lower-case words joined by hyphens')
+  .requiredOption('--name <name>', 'display name')
+  .option('--not-consumer', 'exclude from the consumer index')
+  .action(async (slug, o) =>
+    withContext(async (ctx) => {
+      await createSector(ctx.db, slug, o.name, !o.notConsumer);
+      output.result({ slug, name: o.name, is_consumer: !o.notConsumer }, () => `sector ${slug} saved`);
+    }),
+  );
+sector.command('list').action(async () =>
+  withContext(async (ctx) => {
+    const rows = await ctx.db.selectFrom('sectors').selectAll().orderBy('slug').execute();
+    output.result(rows, () => table(rows, ['slug', 'name', 'is_consumer']));
+  }),
+);
+
+// --- keys -------------------------------------------------------------------------------
+const key = program.command('key').description('issue, list and revoke API keys');
+key
+  .command('create')
+  .description('issue a key (the secret is shown once)')
+  .option('--workspace <workspaceId>', 'owner workspace')
+  .option('--subscriber <subscriberId>', 'owner TACSI subscriber')
+  .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, 'read,write')
+  .option('--expires <iso>', 'expiry (ISO 8601)', isoDate)
+  .option('--name <name>', 'label')
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const created = await createApiKey(
+        ctx.db,
+        { workspaceId: o.workspace, subscriberId: o.subscriber },
+        {
+          scopes: String(o.scopes)
+            .split(',')
+            .map((s: string) => s.trim()) as never,
+          expiresAt: o.expires ?? null,
+          name: o.name,
+        },
+      );
+      output.result(
+        created,
+        () =>
+          `key ${created.id} (${created.scopes.join(',')}):\n${created.key}\nStore it now: it is not shown again.`,
+      );
+    }),
+  );
+key
+  .command('list')
+  .option('--workspace <workspaceId>')
+  .option('--subscriber <subscriberId>')
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const rows = await listApiKeys(ctx.db, { workspaceId: o.workspace, subscriberId: o.subscriber });
+      output.result(rows, () =>
+        table(rows, ['id', 'prefix', 'workspace_id', 'subscriber_id', 'scopes', 'expires_at', 'revoked_at']),
+      );
+    }),
+  );
+key
+  .command('revoke')
+  .argument('<keyId>')
+  .action(async (id) =>
+    withContext(async (ctx) => {
+      await revokeApiKey(ctx.db, id);
+      output.result(
+        { id, revoked: true },
+        () => `revoked ${id} (running servers stop accepting it within AUTH_CACHE_TTL_MS)`,
+      );
+    }),
+  );
+
+// --- platforms --------------------------------------------------------------------------
+const platform = program.command('platform').description('connect and disconnect social platforms');
+platform
+  .command('connect')
+  .requiredOption('--workspace <workspaceId>')
+  .addOption(new Option('--platform <name>').argParser(oneOf(PLATFORMS, 'platform')).makeOptionMandatory())
+  .requiredOption('--handle <handle>')
+  .option('--followers <n>', 'current audience size', positiveInt)
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const id = await connectPlatform(ctx.db, {
+        workspaceId: o.workspace,
+        platform: o.platform,
+        handle: o.handle,
+        followers: o.followers,
+      });
+      output.result(
+        { id, workspace_id: o.workspace, platform: o.platform },
+        () => `connected ${o.platform} (${id})`,
+      );
+    }),
+  );
+platform
+  .command('disconnect')
+  .requiredOption('--workspace <workspaceId>')
+  .addOption(new Option('--platform <name>').argParser(oneOf(PLATFORMS, 'platform')).makeOptionMandatory())
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      await disconnectPlatform(ctx.db, o.workspace, o.platform);
+      output.result(
+        { workspace_id: o.workspace, platform: o.platform, status: 'disconnected' },
+        () => `disconnected ${o.platform}`,
+      );
+    }),
+  );
+
+// --- TACSI ------------------------------------------------------------------------------
+const subscriber = program.command('subscriber').description('institutional TACSI subscribers');
+subscriber
+  .command('create')
+  .requiredOption('--name <name>')
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const id = await createSubscriber(ctx.db, o.name);
+      output.result({ id, name: o.name }, () => `created subscriber ${id}`);
+    }),
+  );
+const entitlement = program.command('entitlement').description('grant and revoke TACSI entitlements');
+entitlement
+  .command('grant')
+  .requiredOption('--subscriber <subscriberId>')
+  .addOption(
+    new Option('--kind <kind>')
+      .argParser(oneOf(['sector_feed', 'daily_addon', 'pillar_feed', 'full_database'] as const, 'kind'))
+      .makeOptionMandatory(),
+  )
+  .option('--sector <slug>')
+  .option('--pillar <pillar>', `pillar (${PILLARS.join(', ')})`, oneOf(PILLARS, 'pillar'))
+  .option('--exclusive', 'hold the sector exclusively (sector_feed only)')
+  .option('--valid-from <date>', 'YYYY-MM-DD', ymd)
+  .option('--valid-until <date>', 'YYYY-MM-DD', ymd)
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const id = await grantEntitlement(ctx.db, {
+        subscriberId: o.subscriber,
+        kind: o.kind,
+        sector: o.sector ?? null,
+        pillar: o.pillar ?? null,
+        exclusive: !!o.exclusive,
+        validFrom: o.validFrom,
+        validUntil: o.validUntil ?? null,
+      });
+      output.result(
+        { id, subscriber_id: o.subscriber, kind: o.kind, sector: o.sector ?? null },
+        () => `granted ${o.kind} (${id})`,
+      );
+    }),
+  );
+entitlement
+  .command('revoke')
+  .argument('<entitlementId>')
+  .action(async (id) =>
+    withContext(async (ctx) => {
+      await revokeEntitlement(ctx.db, id);
+      output.result({ id, revoked: true }, () => `revoked ${id}`);
+    }),
+  );
+entitlement
+  .command('list')
+  .option('--subscriber <subscriberId>')
+  .action(async (o) =>
+    withContext(async (ctx) => {
+      const rows = await listEntitlements(ctx.db, o.subscriber);
+      output.result(rows, () =>
+        table(rows, [
+          'id',
+          'subscriber_id',
+          'kind',
+          'sector_slug',
+          'pillar',
+          'exclusive',
+          'valid_until',
+          'revoked_at',
+        ]),
+      );
+    }),
+  );
+
+// --- operations -------------------------------------------------------------------------
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .action(async () =>
+    withContext(async () => output.result({ migrated: true }, () => 'database is up to date')),
+  );
+
+program
+  .command('demo')
+  .description('seed the sandbox (idempotent) and write its manifest')
+  .requiredOption('--out <file>', 'where to write the manifest JSON')
+  .option('--base-url <url>', 'base URL written into the manifest')
+  .action(async (o) =>
+    withContext(async (ctx: AppContext) => {
+      const manifest = await runDemo(ctx, {
+        out: o.out,
+        baseUrl: o.baseUrl,
+        log: (line) => console.error(line),
+      });
+      output.result(manifest, () => `sandbox ready; manifest written to ${o.out}\ndocs: ${manifest.docs}`);
+    }),
+  );
+
+for (const extend of CLI_EXTENSIONS) extend(program, withContext, output);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else if (
+    error instanceof AdminError ||
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError
+  ) {
+    console.error(`brandhealth: ${error.message}`);
+    process.exitCode = 1;
+  } else if ((error as { code?: string })?.code?.startsWith?.('23')) {
+    console.error(`brandhealth: rejected by the database: ${(error as Error).message}`);
+    process.exitCode = 1;
+  } else {
+    console.error(`brandhealth: ${(error as Error)?.stack ?? error}`);
+    process.exitCode = 1;
+  }
+}

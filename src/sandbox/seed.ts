@@ -1,0 +1,404 @@
+import { sql, type Kysely } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { DB, NewWorkspace, Platform } from '../infra/db/types.ts';
+import { sandboxId, sandboxKey } from './ids.ts';
+import type { SandboxManifest } from './manifest.ts';
+import { brandProfile, emptyColumns, generateSnapshots, type SnapshotColumns } from './metrics.ts';
+import { pick, prng } from './random.ts';
+
+/** Two years of daily history: enough for score history, benchmarks and the TACSI archive. */
+export const HISTORY_DAYS = 730;
+
+export const SANDBOX_SECTORS = [
+  { slug: 'fashion-apparel', name: 'Fashion & Apparel', brands: 130, phase: 0 },
+  { slug: 'food-and-beverage', name: 'Food & Beverage', brands: 125, phase: 1.5 },
+  { slug: 'consumer-electronics', name: 'Consumer Electronics', brands: 120, phase: 3 },
+  { slug: 'home-and-garden', name: 'Home & Garden', brands: 120, phase: 4.5 },
+  // Below the 50-entity cohort minimum: never published.
+  { slug: 'luxury-travel', name: 'Luxury Travel', brands: 30, phase: 2 },
+] as const;
+
+interface Named {
+  key: string;
+  name: string;
+  plan: NewWorkspace['plan'];
+  accountType?: 'brand' | 'creator' | 'agency';
+  parent?: string;
+  platforms?: Platform[];
+  whiteLabel?: boolean;
+  billing?: 'monthly' | 'annual';
+  realtime?: boolean;
+  team?: number;
+  sector?: string;
+}
+
+const NAMED: Named[] = [
+  { key: 'free', name: 'Pebble Studio', plan: 'free', platforms: ['instagram'] },
+  { key: 'pro', name: 'Acme Outdoor', plan: 'pro', platforms: ['instagram', 'tiktok', 'youtube'], team: 3 },
+  { key: 'proNoPlatforms', name: 'Blank Slate Co', plan: 'pro' },
+  {
+    key: 'agency',
+    name: 'Northwind Agency',
+    plan: 'agency',
+    accountType: 'agency',
+    billing: 'annual',
+    realtime: true,
+    team: 12,
+    platforms: ['instagram', 'twitter'],
+  },
+  {
+    key: 'client:bluebird',
+    name: 'Bluebird Coffee',
+    plan: 'pro',
+    parent: 'agency',
+    platforms: ['instagram', 'tiktok'],
+  },
+  {
+    key: 'client:juniper',
+    name: 'Juniper Skincare',
+    plan: 'pro',
+    parent: 'agency',
+    whiteLabel: true,
+    platforms: ['instagram', 'youtube', 'facebook'],
+  },
+  {
+    key: 'client:maya',
+    name: 'Maya Creates',
+    plan: 'pro',
+    parent: 'agency',
+    accountType: 'creator',
+    platforms: ['tiktok', 'youtube'],
+  },
+  { key: 'otherAgency', name: 'Southwind Partners', plan: 'agency', accountType: 'agency', team: 6 },
+  {
+    key: 'other:harbor',
+    name: 'Harbor Bikes',
+    plan: 'pro',
+    parent: 'otherAgency',
+    platforms: ['instagram', 'facebook'],
+  },
+  {
+    key: 'other:lumen',
+    name: 'Lumen Labs',
+    plan: 'pro',
+    parent: 'otherAgency',
+    platforms: ['twitter', 'youtube'],
+  },
+];
+
+const ADJECTIVES = [
+  'Amber',
+  'Bright',
+  'Cedar',
+  'Copper',
+  'Crimson',
+  'Golden',
+  'Indigo',
+  'Ivory',
+  'Maple',
+  'Nordic',
+  'Olive',
+  'Silver',
+  'Sunny',
+  'Velvet',
+  'Wild',
+  'Urban',
+];
+const NOUNS = [
+  'Bay',
+  'Bloom',
+  'Crest',
+  'Field',
+  'Forge',
+  'Grove',
+  'Harbor',
+  'Loom',
+  'Mills',
+  'Peak',
+  'Pine',
+  'Ridge',
+  'River',
+  'Stone',
+  'Trail',
+  'Wave',
+];
+
+export function namedWorkspaceId(key: string): string {
+  return sandboxId('ws', `named:${key}`);
+}
+
+function dayString(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** Bulk insert through unnest(): one statement per few thousand rows, on PGlite and PostgreSQL alike. */
+async function insertSnapshots(db: Kysely<DB>, c: SnapshotColumns): Promise<void> {
+  if (!c.day.length) return;
+  await sql`
+    INSERT INTO metric_snapshots (workspace_id, platform, day, followers, posts, impressions, likes, comments, shares,
+      saves, mentions, sentiment_positive, sentiment_neutral, sentiment_negative, profile_completeness, source)
+    SELECT *, 'sandbox' FROM unnest(
+      ${c.workspace_id}::text[], ${c.platform}::text[], ${c.day}::date[], ${c.followers}::bigint[], ${c.posts}::int[],
+      ${c.impressions}::bigint[], ${c.likes}::bigint[], ${c.comments}::bigint[], ${c.shares}::bigint[],
+      ${c.saves}::bigint[], ${c.mentions}::bigint[], ${c.sentiment_positive}::int[], ${c.sentiment_neutral}::int[],
+      ${c.sentiment_negative}::int[], ${c.profile_completeness}::real[])
+    ON CONFLICT DO NOTHING`.execute(db);
+}
+
+interface Planned {
+  id: string;
+  platforms: Platform[];
+  sectorPhase: number;
+}
+
+/** Seeds the base sandbox (idempotent: fixed ids, ON CONFLICT DO NOTHING). */
+export async function seedBase(
+  ctx: AppContext,
+  log: (line: string) => void,
+): Promise<Omit<SandboxManifest, 'baseUrl' | 'docs' | 'openapi' | 'extras'>> {
+  const { db } = ctx;
+  const now = ctx.now();
+  const lastDay = dayString(new Date(now.getTime() - 86_400_000));
+
+  for (const s of SANDBOX_SECTORS) {
+    await db
+      .insertInto('sectors')
+      .values({ slug: s.slug, name: s.name, is_consumer: true })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  // Named workspaces: the ones the manifest hands out keys for.
+  const planned: Planned[] = [];
+  const ids = new Map<string, string>();
+  for (const n of NAMED) ids.set(n.key, namedWorkspaceId(n.key));
+  const namedRows = NAMED.map((n) => ({
+    id: ids.get(n.key)!,
+    name: n.name,
+    plan: n.plan,
+    billing_period: n.billing ?? 'monthly',
+    parent_id: n.parent ? ids.get(n.parent)! : null,
+    account_type: n.accountType ?? 'brand',
+    org_type:
+      n.accountType === 'agency'
+        ? ('agency' as const)
+        : n.accountType === 'creator'
+          ? ('individual' as const)
+          : ('company' as const),
+    is_white_labeled: n.whiteLabel ?? false,
+    sector_slug: n.sector ?? null,
+    realtime_scoring: n.realtime ?? false,
+    team_members: n.team ?? 1,
+  }));
+  // Parents first, so the foreign key holds within the batch.
+  await db
+    .insertInto('workspaces')
+    .values(namedRows.filter((r) => !r.parent_id))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  await db
+    .insertInto('workspaces')
+    .values(namedRows.filter((r) => r.parent_id))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  for (const n of NAMED)
+    if (n.platforms) planned.push({ id: ids.get(n.key)!, platforms: n.platforms, sectorPhase: 0.7 });
+
+  // Consumer brands of each sector: the TACSI cohorts.
+  const platformsAll: Platform[] = ['instagram', 'tiktok', 'youtube', 'twitter', 'facebook'];
+  const brandRows: NewWorkspace[] = [];
+  for (const sector of SANDBOX_SECTORS) {
+    for (let i = 0; i < sector.brands; i++) {
+      const r = prng(`${sector.slug}:${i}`);
+      const id = sandboxId('ws', `brand:${sector.slug}:${i}`);
+      brandRows.push({
+        id,
+        name: `${pick(r, ADJECTIVES)} ${pick(r, NOUNS)} ${sector.name.split(' ')[0]} ${i + 1}`,
+        plan: 'pro',
+        sector_slug: sector.slug,
+        account_type: 'brand',
+      });
+      const count = 1 + Math.floor(r() * 2.2);
+      const chosen = [...platformsAll].sort(() => r() - 0.5).slice(0, count);
+      planned.push({ id, platforms: chosen, sectorPhase: sector.phase });
+    }
+  }
+  for (let i = 0; i < brandRows.length; i += 500) {
+    await db
+      .insertInto('workspaces')
+      .values(brandRows.slice(i, i + 500))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+  log(`workspaces: ${namedRows.length} named, ${brandRows.length} sector brands`);
+
+  // Metric history, only for workspaces that have none yet.
+  const seeded = new Set(
+    (await db.selectFrom('metric_snapshots').select('workspace_id').distinct().execute()).map(
+      (r) => r.workspace_id,
+    ),
+  );
+  const todo = planned.filter((p) => !seeded.has(p.id));
+  const started = Date.now();
+  let columns = emptyColumns();
+  const connections: Array<{
+    id: string;
+    workspace_id: string;
+    platform: Platform;
+    handle: string;
+    followers: number;
+  }> = [];
+  for (const p of planned) {
+    for (const platform of p.platforms) {
+      const profile = brandProfile(`${p.id}:${platform}`, p.sectorPhase);
+      const followers = todo.includes(p)
+        ? generateSnapshots(columns, p.id, platform, profile, lastDay, HISTORY_DAYS)
+        : Math.round(profile.followers);
+      connections.push({
+        id: sandboxId('pc', `${p.id}:${platform}`),
+        workspace_id: p.id,
+        platform,
+        handle: `@${p.id.slice(-8).toLowerCase()}_${platform.slice(0, 2)}`,
+        followers,
+      });
+      if (columns.day.length >= 20_000) {
+        await insertSnapshots(db, columns);
+        columns = emptyColumns();
+      }
+    }
+  }
+  await insertSnapshots(db, columns);
+  for (let i = 0; i < connections.length; i += 500) {
+    await db
+      .insertInto('platform_connections')
+      .values(
+        connections
+          .slice(i, i + 500)
+          .map((c) => ({ ...c, connected_at: new Date(`${lastDay}T00:00:00Z`), last_sync_at: now })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+  log(
+    `metric history: ${todo.length} workspaces x ${HISTORY_DAYS} days in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  // Keys. Sandbox keys are derived from their names so the manifest stays valid across re-runs.
+  const keys: Record<string, string> = {};
+  const keyRows: Array<{
+    name: string;
+    workspace?: string;
+    subscriber?: string;
+    scopes: Array<'read' | 'write'>;
+    revoked?: boolean;
+    expired?: boolean;
+  }> = [
+    { name: 'free', workspace: 'free', scopes: ['read', 'write'] },
+    { name: 'pro', workspace: 'pro', scopes: ['read', 'write'] },
+    { name: 'proNoPlatforms', workspace: 'proNoPlatforms', scopes: ['read', 'write'] },
+    { name: 'agency', workspace: 'agency', scopes: ['read', 'write'] },
+    { name: 'agencyNoRead', workspace: 'agency', scopes: ['write'] },
+    { name: 'otherAgency', workspace: 'otherAgency', scopes: ['read', 'write'] },
+    { name: 'revoked', workspace: 'pro', scopes: ['read', 'write'], revoked: true },
+    { name: 'expired', workspace: 'pro', scopes: ['read', 'write'], expired: true },
+  ];
+
+  // TACSI subscribers and what they hold.
+  const subscribers = [
+    {
+      key: 'tacsiSectorFeed',
+      name: 'Sector Feed Capital',
+      grants: [{ kind: 'sector_feed', sector: 'fashion-apparel' }],
+    },
+    {
+      key: 'tacsiDaily',
+      name: 'Daily Macro Fund',
+      grants: [
+        { kind: 'sector_feed', sector: 'food-and-beverage' },
+        { kind: 'daily_addon', sector: 'food-and-beverage' },
+      ],
+    },
+    {
+      key: 'tacsiPillar',
+      name: 'Pillar Analytics',
+      grants: [{ kind: 'pillar_feed', sector: 'consumer-electronics', pillar: 'sentiment' }],
+    },
+    { key: 'tacsiFull', name: 'Full Database Research', grants: [{ kind: 'full_database' }] },
+    {
+      key: 'tacsiExclusive',
+      name: 'Exclusive Holdings',
+      grants: [{ kind: 'sector_feed', sector: 'home-and-garden', exclusive: true }],
+    },
+    {
+      key: 'tacsiLockedOut',
+      name: 'Late Arrival Partners',
+      grants: [{ kind: 'sector_feed', sector: 'home-and-garden' }],
+    },
+  ] as const;
+  for (const s of subscribers) {
+    const subscriberId = sandboxId('sub', s.key);
+    await db
+      .insertInto('tacsi_subscribers')
+      .values({ id: subscriberId, name: s.name })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    for (const [i, g] of s.grants.entries()) {
+      await db
+        .insertInto('tacsi_entitlements')
+        .values({
+          id: sandboxId('ent', `${s.key}:${i}`),
+          subscriber_id: subscriberId,
+          kind: g.kind,
+          sector_slug: 'sector' in g ? g.sector : null,
+          pillar: 'pillar' in g ? g.pillar : null,
+          exclusive: 'exclusive' in g ? g.exclusive : false,
+          valid_from: '2024-01-01',
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+    keyRows.push({ name: s.key, subscriber: subscriberId, scopes: ['read'] });
+  }
+
+  for (const k of keyRows) {
+    const derived = sandboxKey(k.name);
+    await db
+      .insertInto('api_keys')
+      .values({
+        id: derived.id,
+        workspace_id: k.workspace ? ids.get(k.workspace)! : null,
+        subscriber_id: k.subscriber ?? null,
+        name: `sandbox ${k.name}`,
+        secret_hash: derived.secretHash,
+        scopes: k.scopes,
+        revoked_at: k.revoked ? new Date('2025-01-01T00:00:00Z') : null,
+        expires_at: k.expired ? new Date('2025-01-01T00:00:00Z') : null,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    keys[k.name] = derived.token;
+  }
+
+  return {
+    keys: keys as SandboxManifest['keys'],
+    workspaces: {
+      free: ids.get('free')!,
+      pro: ids.get('pro')!,
+      proNoPlatforms: ids.get('proNoPlatforms')!,
+      agency: ids.get('agency')!,
+      agencyClients: ['client:bluebird', 'client:juniper', 'client:maya'].map((k) => ids.get(k)!),
+      creatorClient: ids.get('client:maya')!,
+      otherAgency: ids.get('otherAgency')!,
+      otherAgencyClients: ['other:harbor', 'other:lumen'].map((k) => ids.get(k)!),
+    },
+    tacsi: {
+      sectors: SANDBOX_SECTORS.map((s) => s.slug),
+      smallSector: 'luxury-travel',
+      licensedSector: 'fashion-apparel',
+      unlicensedSector: 'food-and-beverage',
+      dailySector: 'food-and-beverage',
+      pillarFeed: { sector: 'consumer-electronics', pillar: 'sentiment' },
+      lockedOutSector: 'home-and-garden',
+    },
+  };
+}

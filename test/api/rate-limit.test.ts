@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/admin/keys.ts';
+import { PLAN_LIMITS } from '../../src/infra/auth/plans.ts';
+import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+
+let t: TestService;
+beforeAll(async () => {
+  t = await startTestService({ authCacheTtlMs: 60_000 });
+});
+afterAll(async () => t?.close());
+
+async function burst(service: TestService, key: string, n: number) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(await service.request({ method: 'GET', url: '/v1/workspace', key }));
+  return out;
+}
+
+describe('per-key rate limits', () => {
+  it('answers the request past the plan limit with 429, Retry-After and RateLimit headers', async () => {
+    // A free key is denied the endpoint (403) but is still counted: limits apply before plan checks.
+    const { key } = await workspaceWithKey(t.db, { plan: 'free' });
+    const limit = PLAN_LIMITS.free.requestsPerMinute;
+    const responses = await burst(t, key, limit);
+    expect(responses.every((r) => r.statusCode === 403)).toBe(true);
+    expect(responses.at(-1)!.headers['ratelimit']).toMatch(/^"per-key";r=0;t=\d+$/);
+    expect(responses[0]!.headers['ratelimit-policy']).toBe(`"per-key";q=${limit};w=60`);
+    const limited = await t.request({ method: 'GET', url: '/v1/workspace', key });
+    expectProblem(limited, 429, 'Rate Limited');
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Another key of the same workspace has its own budget.
+    const other = await createApiKey(t.db, {
+      workspaceId: (
+        await t.db
+          .selectFrom('api_keys')
+          .select('workspace_id')
+          .where('id', '=', `key_${key.split('_')[2]}`)
+          .executeTakeFirstOrThrow()
+      ).workspace_id!,
+    });
+    expectProblem(
+      await t.request({ method: 'GET', url: '/v1/workspace', key: other.key }),
+      403,
+      'Plan Required',
+    );
+  });
+});
+
+describe.runIf(process.env.TEST_REDIS_URL)('rate limits shared through Redis', () => {
+  it('two instances enforce one limit for a key', async () => {
+    const redisUrl = process.env.TEST_REDIS_URL!;
+    const a = await startTestService({ redisUrl, authCacheTtlMs: 60_000 });
+    const b = await startTestService({ redisUrl, authCacheTtlMs: 60_000 });
+    try {
+      // The key must exist in both instances' databases: issue the same row into each.
+      const { key, keyId, workspace } = await workspaceWithKey(a.db, { plan: 'free' });
+      const row = await a.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('id', '=', keyId)
+        .executeTakeFirstOrThrow();
+      await b.db
+        .insertInto('workspaces')
+        .values({ id: workspace.id, name: workspace.name, plan: 'free' })
+        .execute();
+      await b.db
+        .insertInto('api_keys')
+        .values({ ...row, created_at: undefined, last_used_at: null })
+        .execute();
+      const limit = PLAN_LIMITS.free.requestsPerMinute;
+      await burst(a, key, limit / 2);
+      await burst(b, key, limit / 2);
+      expectProblem(await a.request({ method: 'GET', url: '/v1/workspace', key }), 429, 'Rate Limited');
+      expectProblem(await b.request({ method: 'GET', url: '/v1/workspace', key }), 429, 'Rate Limited');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

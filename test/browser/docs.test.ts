@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// In CI the browser must be there (.ci/run installs it); a developer without it skips this file.
+const available = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
+
+describe.runIf(available)('the docs UI in a real browser', () => {
+  let t: TestService;
+  let browser: Browser;
+  let base: string;
+  beforeAll(async () => {
+    t = await startTestService();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('renders /docs with the API operations from /openapi.json', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${base}/docs`);
+    await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+    const paths = await page.$$eval('.opblock-summary-path', (els) =>
+      els.map((e) => e.textContent?.trim() ?? ''),
+    );
+    expect(paths).toContain('/v1/workspace');
+    expect(paths).toContain('/v1/platforms');
+    expect(await page.title()).toMatch(/Swagger|API/i);
+    fs.mkdirSync('.tmp', { recursive: true });
+    await page.screenshot({ path: '.tmp/docs.png' });
+    expect(errors).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+const run = promisify(execFile);
+const CLI = path.resolve('src/cli/main.ts');
+
+let testDb: TestDatabase;
+let env: NodeJS.ProcessEnv;
+let dataDir: string;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-cli-'));
+  env = { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir, DATABASE_URL: testDb.databaseUrl ?? '' };
+});
+afterAll(async () => {
+  await testDb?.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error: any) {
+    return { code: error.code ?? 1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
+  }
+}
+
+describe('brandhealth CLI', () => {
+  it('creates an agency and a client, issues, lists and revokes a key, connects platforms', async () => {
+    const agency = JSON.parse(
+      (
+        await cli(
+          '--json',
+          'workspace',
+          'create',
+          '--name',
+          'Agency One',
+          '--plan',
+          'agency',
+          '--account-type',
+          'agency',
+        )
+      ).stdout,
+    );
+    expect(agency).toMatchObject({ name: 'Agency One', plan: 'agency', account_type: 'agency' });
+
+    const client = await cli(
+      '--json',
+      'workspace',
+      'create',
+      '--name',
+      'Client',
+      '--plan',
+      'pro',
+      '--parent',
+      agency.id,
+    );
+    expect(JSON.parse(client.stdout).parent_id).toBe(agency.id);
+
+    const key = JSON.parse(
+      (await cli('--json', 'key', 'create', '--workspace', agency.id, '--scopes', 'read')).stdout,
+    );
+    expect(key.key).toMatch(/^bh_live_[0-9A-Z]{26}_[A-Za-z0-9_-]{43}$/);
+    expect(key.scopes).toEqual(['read']);
+
+    const connect = await cli(
+      'platform',
+      'connect',
+      '--workspace',
+      agency.id,
+      '--platform',
+      'tiktok',
+      '--handle',
+      '@agency1',
+    );
+    expect(connect.code).toBe(0);
+    expect(connect.stdout).toContain('connected tiktok');
+
+    expect((await cli('key', 'revoke', key.id)).code).toBe(0);
+    const listed = JSON.parse((await cli('--json', 'key', 'list', '--workspace', agency.id)).stdout);
+    expect(listed).toHaveLength(1);
+    expect(listed[0].id).toBe(key.id);
+    expect(listed[0].revoked_at).not.toBeNull();
+    // The secret is never listed.
+    expect(JSON.stringify(listed)).not.toContain(key.key.slice(-43));
+  }, 120_000);
+
+  it('rejects bad arguments with a clear message and a non-zero exit', async () => {
+    const badPlan = await cli('workspace', 'create', '--name', 'X', '--plan', 'gold');
+    expect(badPlan.code).not.toBe(0);
+    expect(badPlan.stderr).toContain('plan must be one of free, pro, agency, enterprise');
+
+    const missing = await cli('key', 'revoke', 'key_doesnotexist');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('key key_doesnotexist does not exist');
+
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/unknown command/);
+  }, 120_000);
+});
