@@ -87,7 +87,8 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
       const parameter = parameterOf(error, error.validationContext);
       const first = error.validation[0];
       const key = first ? `/${parameter.replace(/\./g, '/')}` : '';
-      const mapped = request.routeOptions.config.validationProblems?.[key];
+      // A missing field is a plain 400 naming it; a present but wrong value gets the route's own error.
+      const mapped = first?.keyword === 'required' ? undefined : request.routeOptions.config.validationProblems?.[key];
       const message =
         (first?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues !== undefined
           ? `must be one of ${((first?.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`

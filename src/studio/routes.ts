@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ProblemError } from '../infra/http/problem.ts';
+import { errorResponses } from '../infra/http/schemas.ts';
+import {
+  CONTENT_TYPES,
+  FORMATS,
+  PLATFORMS,
+  formatProblem,
+  scoreContent,
+  StudioError,
+  STUDIO_ERROR_STATUS,
+} from './index.ts';
+
+const SignedString = Type.String({
+  pattern: '^[+-]\\d+(\\.\\d+)?$',
+  description: 'signed number, e.g. "+2.1"',
+});
+
+const Body = Type.Object(
+  {
+    content_type: Type.Enum([...CONTENT_TYPES], { description: 'text, image or video' }),
+    content: Type.String({
+      minLength: 1,
+      description: 'the text itself, or an http(s) URL of the image or video',
+    }),
+    platform: Type.Enum([...PLATFORMS]),
+    format: Type.Optional(Type.Enum([...FORMATS], { default: 'post' })),
+  },
+  { additionalProperties: false },
+);
+
+const Result = Type.Object({
+  score: Type.Integer({ minimum: 0, maximum: 100 }),
+  pillar_predictions: Type.Object({
+    presence: SignedString,
+    reach: SignedString,
+    impact: SignedString,
+    sentiment: SignedString,
+    momentum: SignedString,
+  }),
+  feedback: Type.Array(
+    Type.Object({
+      priority: Type.Integer({ minimum: 1 }),
+      suggestion: Type.String(),
+      expected_lift: SignedString,
+    }),
+  ),
+  platform: Type.String(),
+  format: Type.String(),
+});
+
+export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/v1/studio/score',
+    {
+      config: {
+        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        validationProblems: {
+          '/content_type': { status: 400, title: 'Invalid Content Type' },
+          '/platform': { status: 422, title: 'Invalid Platform' },
+          '/format': { status: 400, title: 'Invalid Format' },
+        },
+      },
+      schema: {
+        tags: ['studio'],
+        summary: 'Score draft content for a platform, with ranked suggestions',
+        description:
+          'Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.',
+        body: Body,
+        response: { 200: Result, ...errorResponses(403, 413, 422) },
+      },
+    },
+    async (request) => {
+      const { content_type, content, platform } = request.body;
+      const format = request.body.format ?? 'post';
+      const mismatch = formatProblem(platform, format);
+      if (mismatch)
+        throw new ProblemError(400, 'Invalid Format', mismatch, {
+          errors: [{ parameter: 'format', message: mismatch }],
+        });
+      try {
+        return await scoreContent(
+          { content_type, content, platform, format },
+          { allowLoopback: app.ctx.config.allowLoopbackFetch },
+        );
+      } catch (error) {
+        if (error instanceof StudioError) {
+          const { status, title } = STUDIO_ERROR_STATUS[error.kind];
+          throw new ProblemError(status, title, error.detail);
+        }
+        throw error;
+      }
+    },
+  );
+}

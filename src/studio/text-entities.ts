@@ -1,0 +1,55 @@
+/**
+ * Counting of hashtags, mentions, links and emoji. These use Unicode-aware patterns rather
+ * than wink-nlp token types because wink's tokenizer splits ZWJ emoji and flags into
+ * several "emoji", stops hashtags at the first non-ASCII letter (#café -> #caf) and does
+ * not recognise bare domains (shop.example.com) as URLs.
+ */
+
+const URL_PATTERN =
+  /\b(?:https?:\/\/|www\.)[^\s<>"]+|\b(?:[a-z0-9-]+\.)+(?:com|org|net|io|co|ly|me|app|shop|store|link|tv|gg|uk|de|fr|es|it|nl|au|ca|in)(?:\/[^\s<>"]*)?(?![\p{L}\p{N}@])/giu;
+const EMAIL_PATTERN = /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/gu;
+// A hashtag needs at least one letter: platforms do not link "#2024".
+const HASHTAG_PATTERN = /(?<![\p{L}\p{N}_&#])#([\p{L}\p{M}\p{N}_]*[\p{L}\p{M}_][\p{L}\p{M}\p{N}_]*)/gu;
+const MENTION_PATTERN = /(?<![\p{L}\p{N}_.@])@([A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?)/gu;
+const EMOJI_PATTERN = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20E3/u;
+const TRAILING_PUNCTUATION = /[.,!?;:)\]}'"]+$/u;
+
+export interface TextEntities {
+  links: string[];
+  hashtags: string[];
+  mentions: string[];
+  /** Emoji counted as user-perceived characters: a family or a flag is one. */
+  emoji: number;
+}
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+export function countEmoji(text: string): number {
+  let count = 0;
+  for (const { segment } of graphemes.segment(text)) if (EMOJI_PATTERN.test(segment)) count++;
+  return count;
+}
+
+export function extractEntities(text: string): TextEntities {
+  // E-mail addresses, then links, are blanked before the next pattern runs so 'me@shop.com'
+  // is neither a link nor a mention and a link's '#fragment' is not a hashtag.
+  const withoutEmail = text.replace(EMAIL_PATTERN, ' ');
+  const links = [...withoutEmail.matchAll(URL_PATTERN)].map((m) => m[0].replace(TRAILING_PUNCTUATION, ''));
+  const rest = withoutEmail.replace(URL_PATTERN, ' ');
+  return {
+    links,
+    hashtags: [...rest.matchAll(HASHTAG_PATTERN)].map((m) => `#${m[1]}`),
+    mentions: [...rest.matchAll(MENTION_PATTERN)].map((m) => `@${m[1]}`),
+    emoji: countEmoji(rest),
+  };
+}
+
+/**
+ * Length in Unicode code points. Platforms count roughly this way; Twitter's weighting
+ * (every link 23, emoji 2) is not modelled.
+ */
+export function characterCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { listen, makeMp4, makePng, type TestServer } from '../helpers/media.ts';
+
+let t: TestService;
+let key: string;
+let proKey: string;
+let media: TestServer;
+
+beforeAll(async () => {
+  // Loopback is allowed only by this explicit test setting, so the local media server is reachable.
+  t = await startTestService({ allowLoopbackFetch: true });
+  ({ key } = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' }));
+  ({ key: proKey } = await workspaceWithKey(t.db, { plan: 'pro' }));
+  const png = makePng(1080, 1920);
+  const mp4 = makeMp4({ width: 1080, height: 1920, durationSeconds: 30, audio: true });
+  media = await listen((req, res) => {
+    if (req.url === '/story.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    if (req.url === '/clip.mp4') return res.writeHead(200, { 'content-type': 'video/mp4' }).end(mp4);
+    if (req.url === '/to-metadata')
+      return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+    if (req.url === '/huge.png')
+      return res
+        .writeHead(200, { 'content-type': 'image/png', 'content-length': String(200 * 1024 * 1024) })
+        .end();
+    res.writeHead(404).end();
+  });
+});
+afterAll(async () => {
+  await media?.close();
+  await t?.close();
+});
+
+const score = (body: object, k = key) =>
+  t.request({ method: 'POST', url: '/v1/studio/score', key: k, payload: body });
+
+describe('POST /v1/studio/score', () => {
+  it('scores text with pillar predictions and feedback ranked by lift, deterministically', async () => {
+    const body = {
+      content_type: 'text',
+      content: 'New drop is here! Which colour is your favourite? Tap the link in bio #summer #style',
+      platform: 'instagram',
+    };
+    const first = await score(body);
+    expect(first.statusCode).toBe(200);
+    const result = first.json();
+    expect(result.platform).toBe('instagram');
+    expect(result.format).toBe('post');
+    expect(Number.isInteger(result.score)).toBe(true);
+    expect(Object.keys(result.pillar_predictions).sort()).toEqual([
+      'impact',
+      'momentum',
+      'presence',
+      'reach',
+      'sentiment',
+    ]);
+    for (const v of Object.values(result.pillar_predictions)) expect(v).toMatch(/^[+-]\d+\.\d$/);
+    const lifts = result.feedback.map((f: { expected_lift: string }) => Number(f.expected_lift));
+    expect(lifts).toEqual([...lifts].sort((a, b) => b - a));
+    result.feedback.forEach((f: { priority: number }, i: number) => expect(f.priority).toBe(i + 1));
+    expect((await score(body)).json()).toEqual(result);
+  });
+
+  it('answers the spec errors', async () => {
+    expectProblem(
+      await score({ content_type: 'audio', content: 'x', platform: 'instagram' }),
+      400,
+      'Invalid Content Type',
+    );
+    expectProblem(
+      await score({ content_type: 'text', content: 'x', platform: 'myspace' }),
+      422,
+      'Invalid Platform',
+    );
+    expectProblem(
+      await score({ content_type: 'text', content: 'a'.repeat(10_001), platform: 'twitter' }),
+      413,
+      'Content Too Large',
+    );
+    expectProblem(
+      await score({ content_type: 'text', content: 'x', platform: 'instagram', format: 'thread' }),
+      400,
+      'Invalid Format',
+    );
+    expectProblem(
+      await score({ content_type: 'text', content: 'x', platform: 'instagram', format: 'carousel' }),
+      400,
+      'Invalid Format',
+    );
+    expectProblem(await score({ content: 'x', platform: 'instagram' }), 400, 'Invalid Parameter');
+    expectProblem(
+      await score({ content_type: 'text', content: 'x', platform: 'instagram' }, proKey),
+      403,
+      'Plan Required',
+    );
+    expectProblem(
+      await t.request({ method: 'POST', url: '/v1/studio/score', payload: {} }),
+      401,
+      'Unauthorized',
+    );
+  });
+
+  it('fetches and measures images and videos from their URL', async () => {
+    const story = await score({
+      content_type: 'image',
+      content: `${media.origin}/story.png`,
+      platform: 'instagram',
+      format: 'story',
+    });
+    expect(story.statusCode).toBe(200);
+    const square = await score({
+      content_type: 'image',
+      content: `${media.origin}/story.png`,
+      platform: 'youtube',
+      format: 'post',
+    });
+    expect(square.statusCode).toBe(200);
+    // A 9:16 image is right for a story and wrong for a 16:9 youtube post.
+    expect(story.json().score).toBeGreaterThan(square.json().score);
+    const video = await score({
+      content_type: 'video',
+      content: `${media.origin}/clip.mp4`,
+      platform: 'tiktok',
+    });
+    expect(video.statusCode).toBe(200);
+  });
+
+  it('refuses private addresses, oversize media and unreachable URLs with clear errors', async () => {
+    expectProblem(
+      await score({ content_type: 'image', content: `${media.origin}/to-metadata`, platform: 'instagram' }),
+      422,
+      'Media URL Refused',
+    );
+    expectProblem(
+      await score({ content_type: 'image', content: `${media.origin}/huge.png`, platform: 'instagram' }),
+      413,
+      'Content Too Large',
+    );
+    expectProblem(
+      await score({ content_type: 'image', content: `${media.origin}/missing.png`, platform: 'instagram' }),
+      422,
+      'Media Unreachable',
+    );
+  });
+});
+
+describe('without the loopback test setting', () => {
+  it('refuses a loopback media URL', async () => {
+    const strict = await startTestService();
+    try {
+      const { key: k } = await workspaceWithKey(strict.db, { plan: 'agency' });
+      const res = await strict.request({
+        method: 'POST',
+        url: '/v1/studio/score',
+        key: k,
+        payload: { content_type: 'image', content: `${media.origin}/story.png`, platform: 'instagram' },
+      });
+      expectProblem(res, 422, 'Media URL Refused');
+    } finally {
+      await strict.close();
+    }
+  });
+});
