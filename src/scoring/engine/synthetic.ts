@@ -1,0 +1,73 @@
+/**
+ * Deterministic synthetic snapshots (seeded PRNG) for tests, benchmarks and demo data.
+ * Not used by scoring itself.
+ */
+import { formatDay, requireDay } from './dates.ts';
+import { PLATFORMS, type DailySnapshot, type Platform } from './types.ts';
+
+export interface SyntheticOptions {
+  seed: number;
+  /** First day, YYYY-MM-DD. */
+  from: string;
+  days: number;
+  platforms?: readonly Platform[];
+  /** Starting audience per platform; default drawn between 500 and 2,000,000 (log-uniform). */
+  followers?: number;
+  /** Probability that a day's snapshot is missing (ingest gap). Default 0. */
+  gapRate?: number;
+}
+
+/** mulberry32: tiny, fast, good enough for fixtures. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function syntheticSnapshots(o: SyntheticOptions): DailySnapshot[] {
+  const rnd = prng(o.seed);
+  const start = requireDay(o.from, 'from');
+  const out: DailySnapshot[] = [];
+  for (const platform of o.platforms ?? PLATFORMS) {
+    let followers = o.followers ?? Math.round(500 * Math.pow(4000, rnd()));
+    const dailyGrowth = (rnd() - 0.3) * 0.004;
+    const postRate = rnd() * 1.2;
+    const reachRate = 0.02 + rnd() * 0.5;
+    const engagementRate = 0.005 + rnd() * 0.08;
+    const mood = rnd() * 0.6 - 0.15;
+    const completeness = Math.round(rnd() * 10) / 10;
+    for (let d = 0; d < o.days; d++) {
+      followers = Math.max(0, Math.round(followers * (1 + dailyGrowth + (rnd() - 0.5) * 0.002)));
+      if (o.gapRate && rnd() < o.gapRate) continue;
+      const posts = rnd() < postRate ? 1 + Math.floor(rnd() * 2) : 0;
+      const impressions = Math.round(followers * reachRate * (0.5 + rnd()) * (posts > 0 ? 1.5 : 0.6));
+      const engaged = impressions * engagementRate * (0.5 + rnd());
+      const comments = Math.round(engaged * 0.05);
+      const classified = comments + Math.round(rnd() * 5);
+      const positive = Math.round(classified * Math.max(0, 0.35 + mood));
+      const negative = Math.round(classified * Math.max(0, 0.2 - mood / 2));
+      out.push({
+        platform,
+        day: formatDay(start + d),
+        followers,
+        posts,
+        impressions,
+        likes: Math.round(engaged * 0.8),
+        comments,
+        shares: Math.round(engaged * 0.05),
+        saves: Math.round(engaged * 0.05),
+        mentions: Math.round(rnd() * 3),
+        sentimentPositive: positive,
+        sentimentNegative: negative,
+        sentimentNeutral: Math.max(0, classified - positive - negative),
+        profileCompleteness: completeness,
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,193 @@
+// Per-entity privacy ledger arithmetic (pure; the publisher stores the entries).
+//
+// Every published cell an entity is in charges that entity the cell's epsilon. By basic composition
+// the entity's loss over a period is the sum of its charges, and the methodology caps that sum over
+// every rolling 365-day window. Epsilons are summed as integer nano-units so a long schedule that
+// exactly meets the cap is never refused by accumulated floating-point error.
+import { ROLLING_WINDOW_DAYS, type Cadence, type Methodology } from './methodology.ts';
+
+export interface LedgerEntry {
+  /** The published scope the charge came from: a sector slug, or 'headline'. */
+  readonly entityScope: string;
+  readonly cadence: Cadence;
+  /** End of the published period, YYYY-MM-DD. */
+  readonly periodEnd: string;
+  readonly epsilon: number;
+}
+
+export interface AnnualCapCheck {
+  /** True when publishing `newEntry` keeps every rolling window at or under the cap. */
+  readonly allowed: boolean;
+  /** The largest rolling-window total that would result, over windows containing the new entry. */
+  readonly epsilonAfter: number;
+  readonly cap: number;
+  /** End date of the window attaining `epsilonAfter`. */
+  readonly worstWindowEnd: string;
+  /**
+   * True when the same scope, cadence and period is already charged: the cell was published, and
+   * publishing it again with fresh noise would let averaging erase the noise. The publisher must
+   * treat this as "nothing to do", whatever `allowed` says.
+   */
+  readonly alreadyCharged: boolean;
+}
+
+const NANO = 1e9;
+const DAY_MS = 86_400_000;
+
+function toNano(epsilon: number): number {
+  if (!Number.isFinite(epsilon) || epsilon < 0) throw new RangeError(`epsilon ${epsilon} must be >= 0`);
+  const nano = Math.round(epsilon * NANO);
+  if (!Number.isSafeInteger(nano)) throw new RangeError(`epsilon ${epsilon} is too large`);
+  return nano;
+}
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/** Days since 1970-01-01 for a strict YYYY-MM-DD date (called once per entry per check, so kept cheap). */
+export function dayNumber(date: string): number {
+  const match = DATE_PATTERN.exec(date);
+  const year = Number(match?.[1]);
+  const month = Number(match?.[2]);
+  const day = Number(match?.[3]);
+  if (!match || year < 1970 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
+    throw new RangeError(`invalid date ${date}, expected YYYY-MM-DD`);
+  }
+  return Date.UTC(year, month - 1, day) / DAY_MS;
+}
+
+function dateOf(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Charges merged per day and sorted by day, with prefix sums so any window total is two lookups. */
+interface DailyTotals {
+  readonly days: number[];
+  /** prefix[i] = sum of the charges on days[0 .. i-1]. */
+  readonly prefix: number[];
+}
+
+function dailyTotals(entries: readonly LedgerEntry[]): DailyTotals {
+  const byDay = new Map<number, number>();
+  for (const e of entries) {
+    const day = dayNumber(e.periodEnd);
+    byDay.set(day, (byDay.get(day) ?? 0) + toNano(e.epsilon));
+  }
+  const days = [...byDay.keys()].sort((a, b) => a - b);
+  const prefix = [0];
+  for (const day of days) prefix.push(prefix[prefix.length - 1]! + byDay.get(day)!);
+  return { days, prefix };
+}
+
+/** Index of the first day >= target. */
+function lowerBound(days: readonly number[], target: number): number {
+  let lo = 0;
+  let hi = days.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (days[mid]! < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Sum of charges with period end in [endDay - 364, endDay]. */
+function windowNano({ days, prefix }: DailyTotals, endDay: number): number {
+  const from = lowerBound(days, endDay - ROLLING_WINDOW_DAYS + 1);
+  const to = lowerBound(days, endDay + 1);
+  return prefix[to]! - prefix[from]!;
+}
+
+/** An entity's total epsilon over the 365 days ending on `windowEnd` (inclusive at both ends). */
+export function epsilonInWindow(entries: readonly LedgerEntry[], windowEnd: string): number {
+  return windowNano(dailyTotals(entries), dayNumber(windowEnd)) / NANO;
+}
+
+/**
+ * The largest total over any rolling 365-day window, and the end of a window attaining it (null when
+ * there are no entries). A window total only rises when its end reaches a new charge, so checking
+ * windows that end on a charge date finds the maximum.
+ */
+export function maxRollingEpsilon(entries: readonly LedgerEntry[]): {
+  epsilon: number;
+  windowEnd: string | null;
+} {
+  const totals = dailyTotals(entries);
+  let best = 0;
+  let bestDay: number | null = null;
+  for (const day of totals.days) {
+    const total = windowNano(totals, day);
+    if (bestDay === null || total > best) {
+      best = total;
+      bestDay = day;
+    }
+  }
+  return { epsilon: best / NANO, windowEnd: bestDay === null ? null : dateOf(bestDay) };
+}
+
+/**
+ * Check a new charge against the methodology's annual cap over every rolling window that would
+ * contain it: windows ending on its date or on a later charge less than 365 days after it, which
+ * covers backfills published out of order.
+ */
+export function checkAnnualCap(
+  existingEntriesForEntity: readonly LedgerEntry[],
+  newEntry: LedgerEntry,
+  methodology: Methodology,
+): AnnualCapCheck {
+  const totals = dailyTotals(existingEntriesForEntity);
+  const newDay = dayNumber(newEntry.periodEnd);
+  const newNano = toNano(newEntry.epsilon);
+  const capNano = toNano(methodology.annualCapPerEntity);
+  let worst = windowNano(totals, newDay) + newNano;
+  let worstDay = newDay;
+  for (let i = lowerBound(totals.days, newDay + 1); i < totals.days.length; i++) {
+    const end = totals.days[i]!;
+    if (end >= newDay + ROLLING_WINDOW_DAYS) break;
+    const total = windowNano(totals, end) + newNano;
+    if (total > worst) {
+      worst = total;
+      worstDay = end;
+    }
+  }
+  const alreadyCharged = existingEntriesForEntity.some(
+    (e) =>
+      e.entityScope === newEntry.entityScope &&
+      e.cadence === newEntry.cadence &&
+      e.periodEnd === newEntry.periodEnd,
+  );
+  return {
+    allowed: worst <= capNano,
+    epsilonAfter: worst / NANO,
+    cap: methodology.annualCapPerEntity,
+    worstWindowEnd: dateOf(worstDay),
+    alreadyCharged,
+  };
+}
+
+/** True when publishing `newEntry` would take the entity over its annual cap in some rolling window. */
+export function wouldExceedAnnualCap(
+  existingEntriesForEntity: readonly LedgerEntry[],
+  newEntry: LedgerEntry,
+  methodology: Methodology,
+): boolean {
+  return !checkAnnualCap(existingEntriesForEntity, newEntry, methodology).allowed;
+}
+
+/** The ledger charge for one entity's inclusion in one published cell. */
+export function cellCharge(
+  entityScope: string,
+  cadence: Cadence,
+  periodEnd: string,
+  methodology: Methodology,
+): LedgerEntry {
+  dayNumber(periodEnd);
+  if (!methodology.cadences.includes(cadence)) {
+    throw new RangeError(`methodology ${methodology.version} does not cover ${cadence} cells`);
+  }
+  return { entityScope, cadence, periodEnd, epsilon: methodology.epsilonPerCell };
+}

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  PILLARS,
+  PILLAR_WEIGHTS,
+  scoreWorkspace,
+  type DailySnapshot,
+  type Pillar,
+  type Platform,
+} from '../../src/scoring/engine/index.ts';
+import { formatDay, parseDay } from '../../src/scoring/engine/dates.ts';
+import { syntheticSnapshots } from '../../src/scoring/engine/synthetic.ts';
+
+const AS_OF = '2025-06-29';
+const END = parseDay(AS_OF)!;
+const DAYS = 91; // exactly 13 weeks
+
+/** Healthy micro instagram: above the tier baseline on every input, well liked, complete profile. */
+function account(
+  platform: Platform,
+  over: (i: number) => Partial<DailySnapshot> = () => ({}),
+): DailySnapshot[] {
+  return Array.from({ length: DAYS }, (_, i) => ({
+    platform,
+    day: formatDay(END - DAYS + 1 + i),
+    followers: 50_000 + 50 * i,
+    posts: i % 2,
+    impressions: 15_000,
+    likes: 1_200,
+    comments: 60,
+    shares: 40,
+    saves: 40,
+    mentions: 0,
+    sentimentPositive: 30,
+    sentimentNeutral: 20,
+    sentimentNegative: 2,
+    profileCompleteness: 1,
+    ...over(i),
+  }));
+}
+
+/** Block index of day i counted from the newest 7-day block (0) back to the oldest (12). */
+const week = (i: number) => Math.floor((DAYS - 1 - i) / 7);
+
+const score = (snapshots: DailySnapshot[], platforms: Platform[] = []) =>
+  scoreWorkspace({ snapshots, platforms, asOf: AS_OF, lookbackDays: DAYS });
+
+const gainOf = (expected: string) => Number(/^\+(\d+\.\d) points on (\w+)$/.exec(expected)![1]);
+
+describe('recommendations', () => {
+  it('put the weakest pillar first, with a concrete action and the gain the formula predicts', () => {
+    // Posts only on the first day of 4 of the 13 weeks.
+    const sparse = account('instagram', (i) => ({
+      posts: [1, 5, 9, 12].includes(week(i)) && (DAYS - 1 - i) % 7 === 6 ? 1 : 0,
+    }));
+    const before = score(sparse);
+    const weakest = PILLARS.reduce((a, b) => (before.pillars[b] < before.pillars[a] ? b : a));
+    expect(weakest).toBe('presence');
+    const top = before.recommendations[0]!;
+    expect(top).toMatchObject({ priority: 1, pillar: 'presence' });
+    expect(top.action).toBe(
+      'Post on instagram at least 3 times a week: you posted in 4 of the last 13 weeks (0.3 posts a week)',
+    );
+
+    // Following the advice exactly (3 posts every week) realises the predicted presence gain.
+    const steady = account('instagram', (i) => ({ posts: [0, 2, 4].includes((DAYS - 1 - i) % 7) ? 1 : 0 }));
+    const after = score(steady);
+    expect(after.pillars.presence - before.pillars.presence).toBeCloseTo(gainOf(top.expected_impact), 0);
+    expect(
+      Math.abs(after.pillars.presence - before.pillars.presence - gainOf(top.expected_impact)),
+    ).toBeLessThan(0.15);
+  });
+
+  it('target sentiment when it is the weak spot', () => {
+    const disliked = account('instagram', () => ({ sentimentPositive: 2, sentimentNegative: 30 }));
+    const r = score(disliked);
+    expect(r.pillarGrades.sentiment).toBe('red');
+    expect(r.recommendations[0]).toMatchObject({ priority: 1, pillar: 'sentiment' });
+    expect(r.recommendations[0]!.action).toMatch(
+      /57\.7% of 4,732 classified comments and mentions were negative/,
+    );
+  });
+
+  it('predict the gain of completing a profile from the formula', () => {
+    const partial = score(account('instagram', () => ({ profileCompleteness: 0.4 })));
+    const rec = partial.recommendations.find((x) => x.action.startsWith('Complete the instagram profile'))!;
+    expect(rec.action).toMatch(/it is 40% complete/);
+    const full = score(account('instagram'));
+    expect(
+      Math.abs(full.pillars.presence - partial.pillars.presence - gainOf(rec.expected_impact)),
+    ).toBeLessThan(0.15);
+  });
+
+  it('scale a platform gain by its weight in the workspace', () => {
+    const lowEngagement = (i: number) => ({ likes: 100, comments: 0, shares: 0, saves: 0, posts: i % 2 });
+    const alone = score(account('tiktok', lowEngagement));
+    const withBigger = score([
+      ...account('tiktok', lowEngagement),
+      ...account('youtube', () => ({ followers: 5_000_000 })),
+    ]);
+    const gain = (r: ReturnType<typeof score>) =>
+      gainOf(
+        r.recommendations.find((x) => x.action.startsWith('Lift engagement on tiktok'))!.expected_impact,
+      );
+    const weight = withBigger.platforms.find((p) => p.platform === 'tiktok')!.weight;
+    expect(gain(withBigger)).toBeCloseTo(gain(alone) * weight, 0);
+    expect(gain(withBigger)).toBeLessThan(gain(alone));
+  });
+
+  it('ask to connect a requested platform that has no data, worth its coverage share', () => {
+    const r = score(account('instagram'), ['instagram', 'youtube', 'tiktok', 'facebook']);
+    const rec = r.recommendations.find((x) => x.action.startsWith('Connect or re-sync'))!;
+    expect(rec.pillar).toBe('presence');
+    // Coverage 1/4 scales presence by 1 - 0.25 * 3/4; each platform connected adds 0.25 / 4 of the platforms' presence.
+    const platformPresence = r.platforms[0]!.pillars.presence;
+    expect(r.pillars.presence).toBeCloseTo(platformPresence * (1 - 0.25 * 0.75), 0);
+    expect(gainOf(rec.expected_impact)).toBeCloseTo((platformPresence * 0.25) / 4, 0);
+  });
+
+  it('are ranked by composite gain, numbered from 1, well-formed and capped', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 8 }), (seed, max) => {
+        const snapshots = syntheticSnapshots({ seed, from: formatDay(END - 200), days: 201, gapRate: 0.1 });
+        const recs = scoreWorkspace({
+          snapshots,
+          platforms: [],
+          asOf: AS_OF,
+          maxRecommendations: max,
+        }).recommendations;
+        expect(recs.length).toBeLessThanOrEqual(max);
+        let prev = Infinity;
+        recs.forEach((rec, i) => {
+          expect(rec.priority).toBe(i + 1);
+          expect(PILLARS).toContain(rec.pillar);
+          const m = /^\+(\d+\.\d) points on (\w+)$/.exec(rec.expected_impact);
+          expect(m?.[2]).toBe(rec.pillar);
+          const composite = Number(m![1]) * PILLAR_WEIGHTS[rec.pillar as Pillar];
+          expect(Number(m![1])).toBeGreaterThan(0);
+          // Gains are printed rounded, so allow half a rounding step of slack.
+          expect(composite).toBeLessThanOrEqual(prev + 0.05 * 0.25 + 1e-9);
+          prev = composite;
+          expect(rec.action.length).toBeGreaterThan(20);
+        });
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
