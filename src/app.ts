@@ -48,6 +48,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('ctx', ctx);
+  // The API speaks JSON only: any other request body type is 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
   app.addSchema(Problem);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

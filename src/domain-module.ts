@@ -7,4 +7,6 @@ export interface DomainModule {
   routes?: (app: FastifyInstance) => Promise<void>;
   /** Declare queues, workers and schedules on ctx.jobs. Called once before start. */
   jobs?: (ctx: AppContext) => void;
+  /** Runs once when this process starts its workers (e.g. a catch-up run after downtime). */
+  start?: (ctx: AppContext) => Promise<void>;
 }

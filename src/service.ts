@@ -55,7 +55,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
       ctx,
       app,
       async startWorkers() {
-        if (config.runWorkers) await ctx.jobs.startWorkers();
+        if (!config.runWorkers) return;
+        await ctx.jobs.startWorkers();
+        for (const domain of DOMAINS) {
+          await domain.start?.(ctx).catch((error) => app.log.warn({ err: error, domain: domain.name }, 'domain start failed'));
+        }
       },
       async stop() {
         if (stopped) return;

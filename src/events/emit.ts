@@ -21,8 +21,17 @@ export async function emitEvent(ctx: AppContext, trx: Transaction<DB>, input: Em
   const id = newId('evt');
   await trx
     .insertInto('events')
-    .values({ id, workspace_id: input.workspaceId, type: input.type, data: JSON.stringify(input.data), created_at: ctx.now() })
+    .values({
+      id,
+      workspace_id: input.workspaceId,
+      type: input.type,
+      data: JSON.stringify(input.data),
+      created_at: ctx.now(),
+    })
     .execute();
-  await ctx.jobs.sendInTransaction(trx, WEBHOOK_FANOUT_QUEUE, { eventId: id, extraUrls: input.extraUrls ?? [] });
+  await ctx.jobs.sendInTransaction(trx, WEBHOOK_FANOUT_QUEUE, {
+    eventId: id,
+    extraUrls: input.extraUrls ?? [],
+  });
   return id;
 }

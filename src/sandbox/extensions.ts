@@ -1,4 +1,6 @@
 import type { AppContext } from '../context.ts';
+import { scoringSandbox } from '../scoring/sandbox.ts';
+import { tacsiSandbox } from '../tacsi/sandbox.ts';
 import type { SandboxManifest } from './manifest.ts';
 
 /**
@@ -10,4 +12,8 @@ export type SandboxExtension = {
   run: (ctx: AppContext, manifest: SandboxManifest, log: (line: string) => void) => Promise<void>;
 };
 
-export const SANDBOX_EXTENSIONS: SandboxExtension[] = [];
+export const SANDBOX_EXTENSIONS: SandboxExtension[] = [
+  scoringSandbox,
+  // tacsi publishes from daily_scores: keep it after the extension that writes them.
+  tacsiSandbox,
+];

@@ -351,7 +351,7 @@ export async function seedBase(
           kind: g.kind,
           sector_slug: 'sector' in g ? g.sector : null,
           pillar: 'pillar' in g ? g.pillar : null,
-          exclusive: 'exclusive' in g ? g.exclusive : false,
+          exclusive: 'exclusive' in g ? Boolean(g.exclusive) : false,
           valid_from: '2024-01-01',
         })
         .onConflict((oc) => oc.doNothing())

@@ -17,8 +17,12 @@ const WorkspaceResource = Type.Object(
     team_limit: Type.Integer(),
     platforms_connected: Type.Integer(),
     platform_limit: Type.Union([Type.Integer(), Type.Null()], { description: 'null: every platform' }),
-    audits_used: Type.Integer({ description: 'audits started this calendar month (UTC), failed ones excluded' }),
-    audits_limit: Type.Union([Type.Integer(), Type.Null()], { description: 'per calendar month; null: unlimited' }),
+    audits_used: Type.Integer({
+      description: 'audits started this calendar month (UTC), failed ones excluded',
+    }),
+    audits_limit: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'per calendar month; null: unlimited',
+    }),
     current_core_score: Type.Union([Type.Number(), Type.Null()], {
       description: 'latest Brand Credit Score (0-100); null before the first audit',
     }),

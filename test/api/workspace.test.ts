@@ -9,9 +9,16 @@ afterAll(async () => t?.close());
 
 describe('GET /v1/workspace and /v1/platforms', () => {
   it('answers the spec resource for a pro workspace', async () => {
-    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro', name: 'Acme' }, {
-      platforms: [{ platform: 'instagram', followers: 12000 }, { platform: 'youtube', followers: 5000 }],
-    });
+    const { workspace, key } = await workspaceWithKey(
+      t.db,
+      { plan: 'pro', name: 'Acme' },
+      {
+        platforms: [
+          { platform: 'instagram', followers: 12000 },
+          { platform: 'youtube', followers: 5000 },
+        ],
+      },
+    );
     const res = await t.request({ method: 'GET', url: '/v1/workspace', key });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({

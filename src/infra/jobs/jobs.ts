@@ -16,6 +16,8 @@ import type { DB } from '../db/types.ts';
  * Domains declare their queues and workers here; enqueueing inside a Kysely transaction makes
  * the job exist exactly when the rows that asked for it were committed.
  */
+const NO_JOB = '00000000-0000-0000-0000-000000000000';
+
 export class Jobs {
   readonly boss: PgBoss;
   readonly #queues = new Map<string, Omit<Queue, 'name'>>();
@@ -63,6 +65,11 @@ export class Jobs {
     for (const [name, options] of this.#queues) {
       const existing = await this.boss.getQueue(name);
       if (!existing) await this.boss.createQueue(name, options);
+      // pg-boss caches queue metadata at start, before these queues existed, and fills a miss
+      // with a query on its own connection. On PGlite (one connection) that query inside a
+      // caller's transaction (sendInTransaction) would wait for the transaction forever, so
+      // warm the cache for every declared queue now.
+      await this.boss.getJobById(name, NO_JOB);
     }
     this.#started = true;
   }

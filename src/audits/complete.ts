@@ -1,0 +1,215 @@
+import type { AppContext } from '../context.ts';
+import { emitEvent, WEBHOOK_FANOUT_QUEUE } from '../events/emit.ts';
+import type { Platform } from '../infra/db/types.ts';
+import { computeDailyScores, DAILY_WINDOW_DAYS, writeDailyScores } from '../scoring/daily-scores.ts';
+import { addDays, utcDay } from '../scoring/days.ts';
+import {
+  PILLARS,
+  scoreWorkspace,
+  signedDelta,
+  type Pillar,
+  type PillarGrade,
+  type Recommendation,
+  type WorkspaceScore,
+} from '../scoring/engine/index.ts';
+import { loadSnapshots } from '../scoring/snapshots.ts';
+import { industryBenchmark, type IndustryBenchmark } from './benchmark.ts';
+import { SCORE_CHANGED_THRESHOLD } from './policy.ts';
+import { warmQueues } from './queue-cache.ts';
+
+/** A pillar as stored on the audit: the API fields plus the one-decimal value the next audit's change is measured from. */
+export interface StoredPillar {
+  score: number;
+  change: string;
+  grade: PillarGrade;
+  value: number;
+}
+export type StoredPillars = Record<Pillar, StoredPillar>;
+
+/** A failure that retrying cannot fix: the audit ends `failed` at once. */
+export class AuditFailure extends Error {}
+
+export type CompletionOutcome = 'completed' | 'already-finished';
+
+export interface CompleteOptions {
+  /** Completion instant (default ctx.now()); the sandbox back-dates audits with it. */
+  now?: Date;
+  /** Emit audit.completed / score.changed (default true). */
+  emitEvents?: boolean;
+}
+
+export function pillarsFrom(result: WorkspaceScore, previous: StoredPillars | null): StoredPillars {
+  const out = {} as StoredPillars;
+  for (const k of PILLARS) {
+    const value = result.pillars[k];
+    const before = previous?.[k]?.value;
+    out[k] = {
+      score: Math.round(value),
+      // The first audit has no baseline: its change is +0.0.
+      change: typeof before === 'number' ? signedDelta(value, before) : '+0.0',
+      grade: result.pillarGrades[k],
+      value,
+    };
+  }
+  return out;
+}
+
+/** score.changed fires when the composite moved by at least the threshold or the grade changed. */
+export function scoreChanged(
+  current: { score: number; grade: string },
+  previous: { score: number; grade: string | null } | null,
+): boolean {
+  if (!previous) return false;
+  return (
+    Math.abs(current.score - previous.score) >= SCORE_CHANGED_THRESHOLD - 1e-9 ||
+    current.grade !== previous.grade
+  );
+}
+
+/**
+ * Scores a processing audit and records the result. Reads happen first; then ONE transaction
+ * marks the audit completed (guarded by status = 'processing', so a retried or duplicated job
+ * completes it at most once), appends its score_log rows (UNIQUE(audit_id, platform)), upserts
+ * the day's stored score and emits the events. Throws AuditFailure when there is nothing to score.
+ */
+export async function completeAudit(
+  ctx: AppContext,
+  auditId: string,
+  options: CompleteOptions = {},
+): Promise<CompletionOutcome> {
+  const { db } = ctx;
+  const audit = await db.selectFrom('audits').selectAll().where('id', '=', auditId).executeTakeFirst();
+  if (!audit || audit.status !== 'processing') return 'already-finished';
+  const ws = await db
+    .selectFrom('workspaces')
+    .select(['id', 'sector_slug'])
+    .where('id', '=', audit.workspace_id)
+    .executeTakeFirstOrThrow();
+
+  const now = options.now ?? ctx.now();
+  const asOf = utcDay(now);
+  const span = Math.max(audit.lookback_days, DAILY_WINDOW_DAYS);
+  const snapshots = await loadSnapshots(db, ws.id, { from: addDays(asOf, -(span - 1)), to: asOf });
+  const result = scoreWorkspace({
+    snapshots,
+    platforms: audit.platforms as Platform[],
+    asOf,
+    lookbackDays: audit.lookback_days,
+  });
+  if (result.coverage === 0) {
+    throw new AuditFailure(
+      `No metric data for ${audit.platforms.join(', ')} in the ${audit.lookback_days} days up to ${asOf}; ` +
+        'sync or import metrics, then run the audit again. No audit was counted.',
+    );
+  }
+
+  const previous = await db
+    .selectFrom('audits')
+    .select(['score', 'grade', 'pillars'])
+    .where('workspace_id', '=', ws.id)
+    .where('status', '=', 'completed')
+    .where('id', '<>', audit.id)
+    .orderBy('completed_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const pillars = pillarsFrom(result, (previous?.pillars as StoredPillars | undefined) ?? null);
+  const benchmark: IndustryBenchmark = await industryBenchmark(db, ws, result.score, asOf);
+  const recommendations: Recommendation[] = result.recommendations;
+  const daily = computeDailyScores(ws.id, snapshots, asOf, asOf);
+  if (options.emitEvents !== false) await warmQueues(ctx, [WEBHOOK_FANOUT_QUEUE]);
+
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('audits')
+      .set({
+        status: 'completed',
+        completed_at: now,
+        score: result.score,
+        grade: result.grade,
+        pillars: JSON.stringify(pillars),
+        recommendations: JSON.stringify(recommendations),
+        industry_benchmark: JSON.stringify(benchmark),
+        formula_version: result.formulaVersion,
+      })
+      .where('id', '=', audit.id)
+      .where('status', '=', 'processing')
+      .returning('id')
+      .executeTakeFirst();
+    if (!updated) return 'already-finished' as const;
+
+    if (result.platforms.length) {
+      await trx
+        .insertInto('score_log')
+        .values(
+          result.platforms.map((row) => ({
+            workspace_id: ws.id,
+            audit_id: audit.id,
+            platform: row.platform,
+            tier: row.tier,
+            follower_count: row.followerCount,
+            overall_score: row.overallScore,
+            grade: row.grade,
+            part1_score: row.part1Score,
+            part2_score: row.part2Score,
+            formula_version: result.formulaVersion,
+            recorded_at: now,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['audit_id', 'platform']).doNothing())
+        .execute();
+    }
+    await writeDailyScores(trx, daily);
+
+    if (options.emitEvents !== false) {
+      const completedAt = now.toISOString();
+      await emitEvent(ctx, trx, {
+        workspaceId: ws.id,
+        type: 'audit.completed',
+        data: {
+          audit_id: audit.id,
+          workspace_id: ws.id,
+          score: result.score,
+          grade: result.grade,
+          completed_at: completedAt,
+        },
+        ...(audit.webhook_url ? { extraUrls: [audit.webhook_url] } : {}),
+      });
+      const before =
+        previous && previous.score !== null ? { score: previous.score, grade: previous.grade } : null;
+      if (before && scoreChanged(result, before)) {
+        await emitEvent(ctx, trx, {
+          workspaceId: ws.id,
+          type: 'score.changed',
+          data: {
+            workspace_id: ws.id,
+            audit_id: audit.id,
+            score: result.score,
+            previous_score: before.score,
+            change: signedDelta(result.score, before.score),
+            grade: result.grade,
+            previous_grade: before.grade,
+            changed_at: completedAt,
+          },
+        });
+      }
+    }
+    return 'completed' as const;
+  });
+}
+
+/** Ends a processing audit as failed (no-op when it already finished). Failed audits use no quota. */
+export async function failAudit(
+  ctx: AppContext,
+  auditId: string,
+  reason: string,
+  at = ctx.now(),
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('audits')
+    .set({ status: 'failed', failure_reason: reason, completed_at: at })
+    .where('id', '=', auditId)
+    .where('status', '=', 'processing')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

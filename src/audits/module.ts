@@ -1,0 +1,5 @@
+import type { DomainModule } from '../domain-module.ts';
+import { auditJobs } from './jobs.ts';
+import { auditRoutes } from './routes.ts';
+
+export const auditsModule: DomainModule = { name: 'audits', routes: auditRoutes, jobs: auditJobs };

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
+import { visibleTo } from '../infra/auth/tenancy.ts';
+import type { DB } from '../infra/db/types.ts';
+import { ProblemError, problems } from '../infra/http/problem.ts';
+import { PILLARS, type Recommendation } from '../scoring/engine/index.ts';
+import type { IndustryBenchmark } from './benchmark.ts';
+import type { StoredPillars } from './complete.ts';
+import { retryAfterSeconds } from './policy.ts';
+
+export interface CompletedAuditView {
+  audit_id: string;
+  status: 'completed';
+  completed_at: string;
+  workspace_id: string;
+  score: number;
+  grade: string;
+  formula_version: string;
+  pillars: Record<string, { score: number; change: string; grade: string }>;
+  recommendations: Recommendation[];
+  industry_benchmark: IndustryBenchmark;
+}
+
+export interface FailedAuditView {
+  audit_id: string;
+  status: 'failed';
+  failed_at: string;
+  workspace_id: string;
+  failure_reason: string;
+}
+
+/**
+ * An audit visible to the key (tenant check inside the query). Unknown and other tenants' ids
+ * are the same 404; a processing audit is 425 Too Early with Retry-After until its estimate.
+ */
+export async function readAudit(
+  db: Kysely<DB>,
+  principal: WorkspacePrincipal,
+  auditId: string,
+  now: Date,
+): Promise<CompletedAuditView | FailedAuditView> {
+  const audit = await db
+    .selectFrom('audits')
+    .selectAll()
+    .where('id', '=', auditId)
+    .where('workspace_id', 'in', (qb) =>
+      qb.selectFrom('workspaces').select('workspaces.id').where(visibleTo(principal.workspaceId)),
+    )
+    .executeTakeFirst();
+  if (!audit) throw problems.notFound(`No audit "${auditId}" is visible to this API key.`);
+
+  if (audit.status === 'processing') {
+    const wait = retryAfterSeconds(audit.estimated_completion, now);
+    throw new ProblemError(
+      425,
+      'Too Early',
+      `Audit ${audit.id} is still processing; its estimated completion is ${audit.estimated_completion.toISOString()}.`,
+      {
+        headers: { 'Retry-After': String(wait) },
+        extensions: { audit_id: audit.id, estimated_completion: audit.estimated_completion.toISOString() },
+      },
+    );
+  }
+  if (audit.status === 'failed') {
+    return {
+      audit_id: audit.id,
+      status: 'failed',
+      failed_at: (audit.completed_at ?? audit.created_at).toISOString(),
+      workspace_id: audit.workspace_id,
+      failure_reason: audit.failure_reason ?? 'The audit failed.',
+    };
+  }
+  const stored = audit.pillars as StoredPillars;
+  const pillars: CompletedAuditView['pillars'] = {};
+  for (const k of PILLARS) {
+    const p = stored[k];
+    pillars[k] = { score: p.score, change: p.change, grade: p.grade };
+  }
+  return {
+    audit_id: audit.id,
+    status: 'completed',
+    completed_at: audit.completed_at!.toISOString(),
+    workspace_id: audit.workspace_id,
+    score: audit.score!,
+    grade: audit.grade ?? '',
+    formula_version: audit.formula_version ?? '',
+    pillars,
+    recommendations: audit.recommendations as Recommendation[],
+    industry_benchmark: audit.industry_benchmark as IndustryBenchmark,
+  };
+}

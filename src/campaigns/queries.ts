@@ -1,0 +1,141 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { CampaignPhasesTable, CampaignsTable, DB } from '../infra/db/types.ts';
+import type { LaidOutPhase } from './phases.ts';
+
+export type CampaignRow = Selectable<CampaignsTable>;
+export type PhaseRow = Selectable<CampaignPhasesTable>;
+export type Db = Kysely<DB> | Transaction<DB>;
+
+/** The statuses the spec names; cancelled campaigns are listed only when asked for by name. */
+export const LISTED_BY_DEFAULT = ['draft', 'active', 'completed'] as const;
+
+/**
+ * The workspace's composite score as known at `at`: the newer of its latest completed audit and
+ * its latest daily score (a daily score counts from 00:00 UTC of its day). Null when it has none.
+ */
+export async function compositeScoreAt(db: Db, workspaceId: string, at: Date): Promise<number | null> {
+  const result = await sql<{ score: number }>`
+    SELECT score FROM (
+      (SELECT score, completed_at AS at FROM audits
+        WHERE workspace_id = ${workspaceId} AND status = 'completed' AND completed_at <= ${at}
+        ORDER BY completed_at DESC, id DESC LIMIT 1)
+      UNION ALL
+      (SELECT score, (day::timestamp AT TIME ZONE 'UTC') AS at FROM daily_scores
+        WHERE workspace_id = ${workspaceId} AND (day::timestamp AT TIME ZONE 'UTC') <= ${at}
+        ORDER BY day DESC LIMIT 1)
+    ) latest
+    ORDER BY at DESC LIMIT 1`.execute(db);
+  const row = result.rows[0];
+  return row ? Number(row.score) : null;
+}
+
+export async function insertCampaign(
+  trx: Transaction<DB>,
+  campaign: {
+    id: string;
+    workspaceId: string;
+    name: string;
+    objective: string | null;
+    startDate: string;
+    durationWeeks: number;
+    createdAt: Date;
+  },
+  phases: LaidOutPhase[],
+): Promise<{ campaign: CampaignRow; phases: PhaseRow[] }> {
+  const row = await trx
+    .insertInto('campaigns')
+    .values({
+      id: campaign.id,
+      workspace_id: campaign.workspaceId,
+      name: campaign.name,
+      objective: campaign.objective,
+      start_date: campaign.startDate,
+      duration_weeks: campaign.durationWeeks,
+      status: 'draft',
+      score_at_start: null,
+      created_at: campaign.createdAt,
+      cancelled_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const phaseRows = await trx
+    .insertInto('campaign_phases')
+    .values(
+      phases.map((p) => ({
+        campaign_id: campaign.id,
+        position: p.position,
+        name: p.name,
+        start_week: p.startWeek,
+        weeks: p.weeks,
+        status: 'upcoming' as const,
+      })),
+    )
+    .returningAll()
+    .execute();
+  phaseRows.sort((a, b) => a.position - b.position);
+  return { campaign: row, phases: phaseRows };
+}
+
+export async function phasesOf(db: Db, campaignIds: string[]): Promise<Map<string, PhaseRow[]>> {
+  const byCampaign = new Map<string, PhaseRow[]>();
+  if (campaignIds.length === 0) return byCampaign;
+  const rows = await db
+    .selectFrom('campaign_phases')
+    .selectAll()
+    .where('campaign_id', 'in', campaignIds)
+    .orderBy('campaign_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) {
+    const list = byCampaign.get(row.campaign_id) ?? [];
+    list.push(row);
+    byCampaign.set(row.campaign_id, list);
+  }
+  return byCampaign;
+}
+
+export async function listCampaignRows(
+  db: Db,
+  workspaceId: string,
+  filter: { status: CampaignRow['status'] | undefined; limit: number; offset: number },
+): Promise<{ rows: CampaignRow[]; total: number }> {
+  const statuses = filter.status ? [filter.status] : [...LISTED_BY_DEFAULT];
+  const base = db
+    .selectFrom('campaigns')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', 'in', statuses);
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/**
+ * Campaigns whose calendar has moved past their stored stage: drafts whose start date has come,
+ * and active campaigns whose running phase has ended. Keyset-paged by id.
+ */
+export async function lifecycleCandidates(
+  db: Db,
+  today: string,
+  afterId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await sql<{ id: string }>`
+    SELECT c.id FROM campaigns c
+    WHERE c.id > ${afterId} AND (
+      (c.status = 'draft' AND c.start_date <= ${today}::date)
+      OR (c.status = 'active' AND EXISTS (
+        SELECT 1 FROM campaign_phases p
+        WHERE p.campaign_id = c.id AND p.status = 'active'
+          AND c.start_date + (p.start_week - 1 + p.weeks) * 7 <= ${today}::date)))
+    ORDER BY c.id
+    LIMIT ${limit}`.execute(db);
+  return rows.rows.map((r) => r.id);
+}

@@ -1,0 +1,201 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
+import { resolveWorkspace } from '../infra/auth/tenancy.ts';
+import { idempotent } from '../infra/http/idempotency.ts';
+import { DateOnly, errorResponses, Timestamp } from '../infra/http/schemas.ts';
+import { DEFAULT_DURATION_WEEKS, MAX_DURATION_WEEKS, MAX_PHASE_NAME, MAX_PHASES } from './phases.ts';
+import { cancelCampaign, createCampaign, listCampaigns, MAX_NAME, MAX_OBJECTIVE } from './service.ts';
+
+const WorkspaceId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: "default: the API key owner's workspace",
+});
+const NullableScore = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+const CampaignStatus = Type.Enum(['draft', 'active', 'completed', 'cancelled'], {
+  description: 'cancelled is an extension: see POST /v1/campaigns/{campaign_id}/cancel',
+});
+
+const CampaignPhase = Type.Object({
+  name: Type.String(),
+  weeks: Type.Array(Type.Integer({ minimum: 1 }), {
+    description: 'absolute week numbers, 1 = the first week',
+  }),
+  status: Type.Enum(['upcoming', 'active', 'completed']),
+});
+
+const Campaign = Type.Object(
+  {
+    id: Type.String(),
+    workspace_id: Type.String(),
+    name: Type.String(),
+    objective: Type.Union([Type.String(), Type.Null()]),
+    status: CampaignStatus,
+    start_date: Type.String({ format: 'date', description: 'the campaign starts at 00:00 UTC on this day' }),
+    duration_weeks: Type.Integer(),
+    phases: Type.Array(CampaignPhase),
+    created_at: Timestamp,
+    cancelled_at: Type.Optional(Timestamp),
+  },
+  { $id: 'Campaign' },
+);
+
+const CampaignListItem = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    status: CampaignStatus,
+    current_phase: Type.String({
+      description:
+        'lower-case name of the running phase; the first phase for a draft, the last for a completed campaign',
+    }),
+    phase_progress: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'whole percent of the current phase elapsed',
+    }),
+    score_at_start: NullableScore(
+      'composite score when the campaign started; for a draft, the current score; null when the workspace had none',
+    ),
+    score_current: NullableScore("the workspace's latest composite score; null when it has none"),
+    score_delta: Type.Union([Type.String({ pattern: '^[+-][0-9]+\\.[0-9]$' }), Type.Null()], {
+      description:
+        'score_current minus score_at_start, signed, one decimal ("+4.2"); null when either is null',
+    }),
+    start_date: DateOnly,
+    created_at: Timestamp,
+  },
+  { $id: 'CampaignListItem' },
+);
+
+const CampaignList = Type.Object({
+  campaigns: Type.Array(CampaignListItem),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+});
+
+const CreateBody = Type.Object(
+  {
+    workspace_id: Type.Optional(WorkspaceId),
+    name: Type.String({ description: `1-${MAX_NAME} characters after trimming` }),
+    objective: Type.Optional(Type.String({ maxLength: MAX_OBJECTIVE })),
+    start_date: Type.String({
+      description: 'ISO 8601 date or date-time; its UTC day must be after today (UTC)',
+      examples: ['2030-03-02'],
+    }),
+    duration_weeks: Type.Integer({
+      minimum: 1,
+      maximum: MAX_DURATION_WEEKS,
+      default: DEFAULT_DURATION_WEEKS,
+    }),
+    phases: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({
+              maxLength: 1000,
+              description: `1-${MAX_PHASE_NAME} characters after trimming, unique ignoring case`,
+            }),
+            weeks: Type.Integer({ minimum: 1, maximum: MAX_DURATION_WEEKS }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          minItems: 1,
+          maxItems: MAX_PHASES,
+          description:
+            'custom phases in order; their weeks must add up to duration_weeks. Default: Foundation, Build, Peak, Echo (docs/campaigns.md)',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.post(
+    '/v1/campaigns',
+    {
+      config: {
+        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        validationProblems: { '/start_date': { status: 400, title: 'Invalid Dates' } },
+      },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Create a Narrative Arc campaign (as a draft)',
+        description: 'Supports the Idempotency-Key header.',
+        body: CreateBody,
+        response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const ws = await resolveWorkspace(app.ctx.db, workspacePrincipal(request), request.body.workspace_id);
+      const body = request.body;
+      return idempotent(app.ctx, request, reply, async () => ({
+        status: 200,
+        body: await createCampaign(app.ctx, {
+          workspaceId: ws.id,
+          name: body.name,
+          objective: body.objective,
+          startDate: body.start_date,
+          durationWeeks: body.duration_weeks,
+          phases: body.phases,
+        }),
+      }));
+    },
+  );
+
+  app.get(
+    '/v1/campaigns',
+    {
+      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'List campaigns of a workspace, newest first',
+        querystring: Type.Object(
+          {
+            workspace_id: Type.Optional(WorkspaceId),
+            status: Type.Optional(
+              Type.Enum(['active', 'completed', 'draft', 'cancelled'], {
+                description:
+                  'default: active, completed and draft; cancelled campaigns are listed only with status=cancelled',
+              }),
+            ),
+            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+            offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: CampaignList, ...errorResponses(403, 404) },
+      },
+    },
+    async (request) => {
+      const ws = await resolveWorkspace(app.ctx.db, workspacePrincipal(request), request.query.workspace_id);
+      const { status, limit, offset } = request.query;
+      return listCampaigns(app.ctx, ws.id, { status, limit, offset });
+    },
+  );
+
+  app.post(
+    '/v1/campaigns/:campaign_id/cancel',
+    {
+      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'write' } },
+      schema: {
+        tags: ['campaigns'],
+        summary: 'Cancel a draft or active campaign (extension)',
+        description:
+          'The campaign stops where it is: no further phase changes or events. Cancelling a cancelled campaign answers it unchanged; a completed one answers 409 Campaign Completed.',
+        params: Type.Object({ campaign_id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: Campaign, ...errorResponses(403, 404, 409) },
+      },
+    },
+    async (request) =>
+      cancelCampaign(app.ctx, workspacePrincipal(request).workspaceId, request.params.campaign_id),
+  );
+}

@@ -1,0 +1,238 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { parseIsoInstant } from '../campaigns/iso-dates.ts';
+import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plugin.ts';
+import { problems } from '../infra/http/problem.ts';
+import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { compositeGrade, round1 } from '../scoring/engine/index.ts';
+import {
+  clientCount,
+  clientsWithLatestScore,
+  exportScope,
+  scoreLogRows,
+  type ClientScoreRow,
+} from './queries.ts';
+
+/** Spec: read scope and an Agency owner, denied as Forbidden (not Plan Required). */
+const EXPORT_AUTH: AuthRequirement = {
+  audience: 'workspace',
+  plan: 'agency',
+  scope: 'read',
+  planDenial: 'forbidden',
+};
+
+const SCORE_NOTE = 'null when the client has no completed Brand Audit yet';
+
+const Scope = Type.Object({ workspaceId: Type.String(), workspaceName: Type.String() });
+
+const ScoreFields = {
+  coreScore: Type.Union([Type.Number(), Type.Null()], {
+    description: `latest stored Brand Credit Score; ${SCORE_NOTE}`,
+  }),
+  imprsScore: Type.Union([Type.Number(), Type.Null()], { description: `equal to coreScore; ${SCORE_NOTE}` }),
+  grade: Type.Union([Type.Enum(['elite', 'strong', 'moderate', 'weak', 'critical']), Type.Null()], {
+    description: `composite grade of coreScore; ${SCORE_NOTE}`,
+  }),
+  scoredAt: Type.Union([Timestamp, Type.Null()], { description: `when that audit completed; ${SCORE_NOTE}` }),
+};
+
+const ClientRow = Type.Object(
+  {
+    workspaceId: Type.String(),
+    name: Type.String(),
+    type: Type.String({ description: 'account type: brand, creator or agency' }),
+    orgType: Type.String(),
+    isWhiteLabeled: Type.Boolean(),
+    ...ScoreFields,
+  },
+  { $id: 'ExportClient' },
+);
+
+const CreatorRow = Type.Object(
+  {
+    workspaceId: Type.String(),
+    name: Type.String(),
+    accountType: Type.Literal('creator'),
+    ...ScoreFields,
+  },
+  { $id: 'ExportCreator' },
+);
+
+const ScoreLogRow = Type.Object(
+  {
+    workspaceId: Type.String(),
+    workspaceName: Type.String(),
+    platform: PlatformName,
+    tier: Type.String(),
+    followerCount: Type.Integer(),
+    overallScore: Type.Number(),
+    grade: Type.String(),
+    part1Score: Type.Number(),
+    part2Score: Type.Number(),
+    formulaVersion: Type.String(),
+    recordedAt: Timestamp,
+  },
+  { $id: 'ExportScoreLog' },
+);
+
+const NoParameters = Type.Object({}, { additionalProperties: false });
+
+function scoreFields(row: ClientScoreRow) {
+  const score = row.score === null ? null : round1(row.score);
+  return {
+    coreScore: score,
+    imprsScore: score,
+    grade: score === null ? null : compositeGrade(score),
+    scoredAt: row.completed_at ? row.completed_at.toISOString() : null,
+  };
+}
+
+export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  const scopeOf = async (ownerId: string) => {
+    const scope = await exportScope(app.ctx.db, ownerId);
+    // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
+    if (!scope) throw problems.notFound('The workspace of this API key no longer exists.');
+    return scope;
+  };
+
+  app.get(
+    '/v1/export/clients',
+    {
+      config: { auth: EXPORT_AUTH },
+      schema: {
+        tags: ['exports'],
+        summary: "The agency's client workspaces with their latest stored score",
+        description: 'Clients are the workspaces whose parent is the key owner; ordered by name, then id.',
+        querystring: NoParameters,
+        response: {
+          200: Type.Object({ scope: Scope, count: Type.Integer(), clients: Type.Array(ClientRow) }),
+          ...errorResponses(403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const ownerId = workspacePrincipal(request).workspaceId;
+      const [scope, rows] = await Promise.all([
+        scopeOf(ownerId),
+        clientsWithLatestScore(app.ctx.db, ownerId),
+      ]);
+      return {
+        scope,
+        count: rows.length,
+        clients: rows.map((r) => ({
+          workspaceId: r.id,
+          name: r.name,
+          type: r.account_type,
+          orgType: r.org_type,
+          isWhiteLabeled: r.is_white_labeled,
+          ...scoreFields(r),
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/export/creators',
+    {
+      config: { auth: EXPORT_AUTH },
+      schema: {
+        tags: ['exports'],
+        summary: "The agency's client workspaces whose account type is creator",
+        querystring: NoParameters,
+        response: {
+          200: Type.Object({ scope: Scope, count: Type.Integer(), creators: Type.Array(CreatorRow) }),
+          ...errorResponses(403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const ownerId = workspacePrincipal(request).workspaceId;
+      const [scope, rows] = await Promise.all([
+        scopeOf(ownerId),
+        clientsWithLatestScore(app.ctx.db, ownerId, { accountType: 'creator' }),
+      ]);
+      return {
+        scope,
+        count: rows.length,
+        creators: rows.map((r) => ({
+          workspaceId: r.id,
+          name: r.name,
+          accountType: 'creator' as const,
+          ...scoreFields(r),
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/v1/export/scores',
+    {
+      config: { auth: EXPORT_AUTH },
+      schema: {
+        tags: ['exports'],
+        summary: 'Raw score-log rows of the agency and its clients, newest first',
+        querystring: Type.Object(
+          {
+            limit: Type.Integer({ minimum: 1, maximum: 1000, default: 500 }),
+            since: Type.Optional(
+              Type.String({
+                maxLength: 64,
+                description: 'ISO 8601 date or date-time (no offset: UTC); only rows recorded at or after it',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            scope: Type.Object({
+              workspaceId: Type.String(),
+              workspaceName: Type.String(),
+              clientCount: Type.Integer(),
+            }),
+            count: Type.Integer(),
+            scores: Type.Array(ScoreLogRow),
+          }),
+          ...errorResponses(403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const ownerId = workspacePrincipal(request).workspaceId;
+      const { limit, since } = request.query;
+      let sinceInstant: Date | null = null;
+      if (since !== undefined) {
+        const parsed = parseIsoInstant(since);
+        if (!parsed)
+          throw problems.invalidParameter('since', 'must be an ISO 8601 date (YYYY-MM-DD) or date-time');
+        sinceInstant = parsed.instant;
+      }
+      const { db } = app.ctx;
+      const [scope, clients, rows] = await Promise.all([
+        scopeOf(ownerId),
+        clientCount(db, ownerId),
+        scoreLogRows(db, ownerId, { limit, since: sinceInstant }),
+      ]);
+      return {
+        scope: { ...scope, clientCount: clients },
+        count: rows.length,
+        scores: rows.map((r) => ({
+          workspaceId: r.workspace_id,
+          workspaceName: r.workspace_name,
+          platform: r.platform,
+          tier: r.tier,
+          followerCount: r.follower_count,
+          overallScore: r.overall_score,
+          grade: r.grade,
+          part1Score: r.part1_score,
+          part2Score: r.part2_score,
+          formulaVersion: r.formula_version,
+          recordedAt: r.recorded_at.toISOString(),
+        })),
+      };
+    },
+  );
+}

@@ -1,0 +1,104 @@
+import type { Platform } from '../../infra/db/types.ts';
+import { addDays } from '../../scoring/days.ts';
+import { classifySentiment, type DailySnapshot } from '../../scoring/engine/index.ts';
+import type { DayRange } from './types.ts';
+
+type Counter = 'posts' | 'impressions' | 'likes' | 'comments' | 'shares' | 'saves' | 'mentions';
+
+/** A non-negative finite number from an API value (YouTube sends counts as strings); 0 otherwise. */
+export function count(value: unknown): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0;
+}
+
+/** UTC day of an API timestamp ('2025-03-01T14:02:11+0000', ISO, or unix seconds); null when unreadable. */
+export function dayOf(value: unknown): string | null {
+  let t: number;
+  if (typeof value === 'number') t = value * 1000;
+  else if (typeof value === 'string') t = Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  else return null;
+  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 10) : null;
+}
+
+/** Share of profile fields that are filled in, 0..1. */
+export function completeness(fields: unknown[]): number {
+  if (fields.length === 0) return 1;
+  return fields.filter((f) => typeof f === 'string' && f.trim() !== '').length / fields.length;
+}
+
+/** Per-day totals for one platform over a range; values for days outside it are ignored. */
+export class DayBook {
+  readonly days: string[] = [];
+  readonly #rows = new Map<
+    string,
+    Record<Counter, number> & { positive: number; neutral: number; negative: number }
+  >();
+  readonly #net = new Map<string, number>();
+
+  constructor(range: DayRange) {
+    for (let d = range.since; d <= range.until; d = addDays(d, 1)) {
+      this.days.push(d);
+      this.#rows.set(d, {
+        posts: 0,
+        impressions: 0,
+        likes: 0,
+        comments: 0,
+        shares: 0,
+        saves: 0,
+        mentions: 0,
+        positive: 0,
+        neutral: 0,
+        negative: 0,
+      });
+    }
+  }
+
+  add(day: string | null, field: Counter, value: unknown): void {
+    const row = day ? this.#rows.get(day) : undefined;
+    if (row) row[field] += count(value);
+  }
+
+  /** Classifies a comment or mention and counts it on its day. */
+  addText(day: string | null, text: unknown): void {
+    const row = day ? this.#rows.get(day) : undefined;
+    if (row && typeof text === 'string' && text.trim()) row[classifySentiment(text)] += 1;
+  }
+
+  /** Net audience change on a day (gained minus lost), for rebuilding daily totals. */
+  addNetFollowers(day: string | null, value: number): void {
+    if (day && Number.isFinite(value)) this.#net.set(day, (this.#net.get(day) ?? 0) + value);
+  }
+
+  /**
+   * Snapshots for every day. Audience on day d is the current count minus the net change
+   * reported after d (APIs give today's total and daily gains, not daily totals).
+   */
+  snapshots(platform: Platform, currentFollowers: number, profileCompleteness: number): DailySnapshot[] {
+    const followers = new Map<string, number>();
+    let running = currentFollowers;
+    for (let i = this.days.length - 1; i >= 0; i--) {
+      const day = this.days[i]!;
+      followers.set(day, Math.max(0, Math.round(running)));
+      running -= this.#net.get(day) ?? 0;
+    }
+    return this.days.map((day) => {
+      const r = this.#rows.get(day)!;
+      return {
+        platform,
+        day,
+        followers: followers.get(day)!,
+        posts: r.posts,
+        impressions: r.impressions,
+        likes: r.likes,
+        comments: r.comments,
+        shares: r.shares,
+        saves: r.saves,
+        mentions: r.mentions,
+        sentimentPositive: r.positive,
+        sentimentNeutral: r.neutral,
+        sentimentNegative: r.negative,
+        profileCompleteness: Math.min(1, Math.max(0, profileCompleteness)),
+      };
+    });
+  }
+}

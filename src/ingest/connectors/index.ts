@@ -1,0 +1,18 @@
+import type { Platform } from '../../infra/db/types.ts';
+import { facebookConnector } from './facebook.ts';
+import { instagramConnector } from './instagram.ts';
+import { tiktokConnector } from './tiktok.ts';
+import type { PlatformConnector } from './types.ts';
+import { twitterConnector } from './twitter.ts';
+import { youtubeConnector } from './youtube.ts';
+
+export const CONNECTORS: Record<Platform, PlatformConnector> = {
+  instagram: instagramConnector,
+  tiktok: tiktokConnector,
+  youtube: youtubeConnector,
+  twitter: twitterConnector,
+  facebook: facebookConnector,
+};
+
+export { ApiClient } from './http.ts';
+export { ConnectorError, type ConnectorResult, type DayRange, type PlatformConnector } from './types.ts';

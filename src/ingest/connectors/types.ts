@@ -1,0 +1,45 @@
+import type { Platform } from '../../infra/db/types.ts';
+import type { DailySnapshot } from '../../scoring/engine/index.ts';
+import type { ApiClient } from './http.ts';
+
+/** Inclusive UTC day range, YYYY-MM-DD. */
+export interface DayRange {
+  since: string;
+  until: string;
+}
+
+export interface ConnectorAccount {
+  /** The connection's handle without a leading '@': the account identifier sent to the platform. */
+  handle: string;
+}
+
+/**
+ * One adapter per platform: reads the platform's public API (field names as the real API
+ * returns them) and maps it to one daily snapshot per day of the range.
+ */
+export interface PlatformConnector {
+  platform: Platform;
+  /** Base URL of each API the adapter calls, keyed by API name (the real public endpoints). */
+  defaultBaseUrls: Record<string, string>;
+  /** Request headers carrying an access token, the way this platform expects it. */
+  authHeaders(token: string): Record<string, string>;
+  fetchSnapshots(api: ApiClient, account: ConnectorAccount, range: DayRange): Promise<ConnectorResult>;
+}
+
+export interface ConnectorResult {
+  snapshots: DailySnapshot[];
+  /** Audience size now, as the platform reports it (platform_connections.followers). */
+  followers: number;
+}
+
+/** A platform API answered with an error or something we cannot read. */
+export class ConnectorError extends Error {
+  readonly platform: Platform;
+  readonly status: number | null;
+  constructor(platform: Platform, message: string, status: number | null = null) {
+    super(`${platform}: ${message}`);
+    this.name = 'ConnectorError';
+    this.platform = platform;
+    this.status = status;
+  }
+}

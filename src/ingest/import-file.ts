@@ -1,0 +1,331 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { AppContext } from '../context.ts';
+import { PLATFORMS, type Platform } from '../infra/db/types.ts';
+import { DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
+import { addDays, isCalendarDay, utcDay } from '../scoring/days.ts';
+import { classifySentiment } from '../scoring/engine/index.ts';
+import { upsertSnapshots, type SnapshotRow } from './store.ts';
+
+export type ImportFormat = 'csv' | 'jsonl';
+
+export interface ImportOptions {
+  /** Default: from the file extension (.csv; .jsonl, .ndjson). */
+  format?: ImportFormat;
+  /** Import the valid rows even when some are rejected (default: reject the whole file). */
+  skipInvalid?: boolean;
+  /** Validate and report only; write nothing. */
+  dryRun?: boolean;
+}
+
+export interface Rejection {
+  /** 1-based line of the file (for CSV the line on which the row ends). */
+  line: number;
+  reason: string;
+}
+
+export interface ImportReport {
+  format: ImportFormat;
+  /** Data rows read (header and blank lines excluded). */
+  rows: number;
+  /** Snapshot rows written (0 when nothing was committed). */
+  imported: number;
+  rejected: Rejection[];
+  /** True when the valid rows were written; false when the import was refused or a dry run. */
+  committed: boolean;
+  workspaces: number;
+  /** Stored daily scores recomputed from the new snapshots. */
+  dailyScores: number;
+}
+
+export class ImportFileError extends Error {}
+
+const COUNTS = ['posts', 'impressions', 'likes', 'comments', 'shares', 'saves', 'mentions'] as const;
+const SENTIMENT = ['sentiment_positive', 'sentiment_neutral', 'sentiment_negative'] as const;
+const COLUMNS = new Set<string>([
+  'workspace_id',
+  'platform',
+  'day',
+  'followers',
+  ...COUNTS,
+  ...SENTIMENT,
+  'profile_completeness',
+  'text',
+  'texts',
+]);
+/** PostgreSQL `integer` columns; the others are `bigint`. */
+const INT32 = new Set<string>(['posts', ...SENTIMENT]);
+const INT32_MAX = 2_147_483_647;
+export const MAX_TEXTS_PER_ROW = 10_000;
+export const MAX_TEXT_LENGTH = 10_000;
+
+interface RawRecord {
+  line: number;
+  values: Record<string, unknown>;
+}
+
+function parseCsv(text: string): { records: RawRecord[]; rejected: Rejection[] } {
+  let rows: Array<{ record: string[]; info: { lines: number } }>;
+  try {
+    rows = parse(text, {
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      trim: true,
+    }) as never;
+  } catch (error) {
+    const e = error as { lines?: number; message: string };
+    throw new ImportFileError(`line ${e.lines ?? 1}: the CSV cannot be read: ${e.message}`);
+  }
+  const [header, ...data] = rows;
+  if (!header) return { records: [], rejected: [] };
+  const columns = header.record.map((c) => c.toLowerCase());
+  const unknown = columns.filter((c) => !COLUMNS.has(c));
+  if (unknown.length) {
+    throw new ImportFileError(
+      `line ${header.info.lines}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} ` +
+        `(known: ${[...COLUMNS].join(', ')})`,
+    );
+  }
+  const duplicated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (duplicated.length)
+    throw new ImportFileError(`line ${header.info.lines}: column ${duplicated[0]} appears twice`);
+  const records: RawRecord[] = [];
+  const rejected: Rejection[] = [];
+  for (const { record, info } of data) {
+    if (record.length !== columns.length) {
+      rejected.push({
+        line: info.lines,
+        reason: `has ${record.length} fields, the header has ${columns.length}`,
+      });
+      continue;
+    }
+    const values: Record<string, unknown> = {};
+    columns.forEach((c, i) => {
+      if (record[i] !== '') values[c] = record[i];
+    });
+    // A CSV cell holds one text in `text`, or a JSON array of texts in `texts`.
+    if (typeof values.texts === 'string') {
+      try {
+        values.texts = JSON.parse(values.texts);
+      } catch {
+        rejected.push({ line: info.lines, reason: 'texts must be a JSON array of strings' });
+        continue;
+      }
+    }
+    records.push({ line: info.lines, values });
+  }
+  return { records, rejected };
+}
+
+function parseJsonLines(text: string): { records: RawRecord[]; rejected: Rejection[] } {
+  const records: RawRecord[] = [];
+  const rejected: Rejection[] = [];
+  text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .forEach((raw, i) => {
+      const line = i + 1;
+      if (raw.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        rejected.push({ line, reason: 'not valid JSON' });
+        return;
+      }
+      if (!value || typeof value !== 'object' || Array.isArray(value)) {
+        rejected.push({ line, reason: 'must be a JSON object' });
+        return;
+      }
+      const unknown = Object.keys(value).filter((k) => !COLUMNS.has(k));
+      if (unknown.length) {
+        rejected.push({
+          line,
+          reason: `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`,
+        });
+        return;
+      }
+      const values: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) if (v !== null && v !== '') values[k] = v;
+      records.push({ line, values });
+    });
+  return { records, rejected };
+}
+
+/** A non-negative whole number from a CSV string or a JSON number. */
+function wholeNumber(value: unknown, max: number): number | null {
+  if (typeof value === 'string' && /^\d{1,16}$/.test(value)) value = Number(value);
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= max ? value : null;
+}
+
+/** Checks one record; returns the snapshot row or why it is rejected. */
+export function validateRecord(values: Record<string, unknown>, today: string): SnapshotRow | string {
+  const id = values.workspace_id;
+  if (typeof id !== 'string' || !id.trim()) return 'workspace_id is required';
+  if (id.length > 64) return 'workspace_id is longer than 64 characters';
+  if (!PLATFORMS.includes(values.platform as Platform)) {
+    return `platform must be one of ${PLATFORMS.join(', ')}${values.platform === undefined ? '' : `, got ${JSON.stringify(values.platform)}`}`;
+  }
+  const day = values.day;
+  if (typeof day !== 'string' || !isCalendarDay(day)) return 'day must be a YYYY-MM-DD date';
+  if (day > today) return `day ${day} is in the future`;
+  if (values.followers === undefined) return 'followers is required';
+
+  const row: SnapshotRow = {
+    workspace_id: id.trim(),
+    platform: values.platform as Platform,
+    day,
+    followers: 0,
+    source: 'import',
+  };
+  for (const column of ['followers', ...COUNTS, ...SENTIMENT] as const) {
+    if (values[column] === undefined) continue;
+    const n = wholeNumber(values[column], INT32.has(column) ? INT32_MAX : Number.MAX_SAFE_INTEGER);
+    if (n === null) return `${column} must be a whole number >= 0, got ${JSON.stringify(values[column])}`;
+    row[column] = n;
+  }
+  if (values.profile_completeness !== undefined) {
+    const c = Number(values.profile_completeness);
+    if (typeof values.profile_completeness === 'boolean' || !Number.isFinite(c) || c < 0 || c > 1) {
+      return 'profile_completeness must be a number from 0 to 1';
+    }
+    row.profile_completeness = c;
+  }
+
+  const texts: unknown[] =
+    values.texts !== undefined
+      ? Array.isArray(values.texts)
+        ? values.texts
+        : [values.texts]
+      : values.text !== undefined
+        ? [values.text]
+        : [];
+  if (values.text !== undefined && values.texts !== undefined) return 'give text or texts, not both';
+  if (texts.length) {
+    if (SENTIMENT.some((c) => values[c] !== undefined))
+      return 'give sentiment counts or texts to classify, not both';
+    if (!Array.isArray(values.texts) && values.texts !== undefined)
+      return 'texts must be an array of strings';
+    if (texts.length > MAX_TEXTS_PER_ROW) return `at most ${MAX_TEXTS_PER_ROW} texts per row`;
+    const counts = { positive: 0, neutral: 0, negative: 0 };
+    for (const t of texts) {
+      if (typeof t !== 'string') return 'texts must be strings';
+      if (t.length > MAX_TEXT_LENGTH) return `a text is longer than ${MAX_TEXT_LENGTH} characters`;
+      if (t.trim()) counts[classifySentiment(t)] += 1;
+    }
+    row.sentiment_positive = counts.positive;
+    row.sentiment_neutral = counts.neutral;
+    row.sentiment_negative = counts.negative;
+  }
+  return row;
+}
+
+export function formatOf(file: string, given?: ImportFormat): ImportFormat {
+  if (given) return given;
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
+  throw new ImportFileError(
+    `cannot tell the format of ${path.basename(file)}: name it .csv or .jsonl, or pass --format`,
+  );
+}
+
+/**
+ * Validates every row, then writes the valid ones in ONE transaction (snapshots upserted by
+ * workspace, platform and day, then the affected stored daily scores recomputed). Any rejected
+ * row refuses the whole import unless skipInvalid is set; a database error rolls all of it back.
+ */
+export async function importMetrics(
+  ctx: AppContext,
+  content: string,
+  format: ImportFormat,
+  options: Omit<ImportOptions, 'format'> = {},
+): Promise<ImportReport> {
+  const parsed = format === 'csv' ? parseCsv(content) : parseJsonLines(content);
+  const rejected = [...parsed.rejected];
+  const today = utcDay(ctx.now());
+  const valid: Array<{ line: number; row: SnapshotRow }> = [];
+  const seen = new Map<string, number>();
+  for (const { line, values } of parsed.records) {
+    const result = validateRecord(values, today);
+    if (typeof result === 'string') {
+      rejected.push({ line, reason: result });
+      continue;
+    }
+    const key = `${result.workspace_id}\u0000${result.platform}\u0000${result.day}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      rejected.push({ line, reason: `duplicates line ${first} (same workspace_id, platform and day)` });
+      continue;
+    }
+    seen.set(key, line);
+    valid.push({ line, row: result });
+  }
+
+  const ids = [...new Set(valid.map((v) => v.row.workspace_id))];
+  const existing = new Set<string>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await ctx.db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('id', 'in', ids.slice(i, i + 1000))
+      .execute();
+    for (const r of rows) existing.add(r.id);
+  }
+  const accepted = valid.filter((v) => {
+    if (existing.has(v.row.workspace_id)) return true;
+    rejected.push({ line: v.line, reason: `workspace ${v.row.workspace_id} does not exist` });
+    return false;
+  });
+  rejected.sort((a, b) => a.line - b.line);
+
+  const rowsRead = parsed.records.length + parsed.rejected.length;
+  const workspaces = new Map<string, { from: string; to: string }>();
+  for (const { row } of accepted) {
+    const span = workspaces.get(row.workspace_id);
+    if (!span) workspaces.set(row.workspace_id, { from: row.day, to: row.day });
+    else {
+      if (row.day < span.from) span.from = row.day;
+      if (row.day > span.to) span.to = row.day;
+    }
+  }
+  const report: ImportReport = {
+    format,
+    rows: rowsRead,
+    imported: 0,
+    rejected,
+    committed: false,
+    workspaces: workspaces.size,
+    dailyScores: 0,
+  };
+  if ((rejected.length && !options.skipInvalid) || options.dryRun) return report;
+
+  await ctx.db.transaction().execute(async (trx) => {
+    await upsertSnapshots(
+      trx,
+      accepted.map((a) => a.row),
+    );
+    for (const [id, span] of workspaces) {
+      // A snapshot on day d feeds the scores of d .. d + window - 1.
+      const last = addDays(span.to, DAILY_WINDOW_DAYS - 1);
+      report.dailyScores += await recomputeDailyScores(trx, id, span.from, last < today ? last : today);
+    }
+  });
+  report.imported = accepted.length;
+  report.committed = true;
+  return report;
+}
+
+/** `brandhealth metrics import FILE`: reads the file and imports it. */
+export async function importMetricsFile(
+  ctx: AppContext,
+  file: string,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const format = formatOf(file, options.format);
+  const content = await readFile(file, 'utf8');
+  return importMetrics(ctx, content, format, options);
+}

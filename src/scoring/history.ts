@@ -1,0 +1,145 @@
+import { sql, type Kysely } from 'kysely';
+import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
+import { resolveWorkspace } from '../infra/auth/tenancy.ts';
+import type { DB } from '../infra/db/types.ts';
+import { ProblemError, problems } from '../infra/http/problem.ts';
+import { addDays, isCalendarDay, utcDay } from './days.ts';
+import { signedDelta, type PillarScores } from './engine/index.ts';
+
+export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+
+export const DEFAULT_HISTORY_DAYS = 90;
+
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * An ISO 8601 date or date-time parameter as an instant and its UTC day. A date means midnight
+ * UTC; a date-time without an offset is read as UTC.
+ */
+export function parseDateParam(name: string, value: string): { at: number; day: string } {
+  if (isCalendarDay(value)) return { at: Date.parse(`${value}T00:00:00Z`), day: value };
+  const m = DATE_TIME.exec(value);
+  if (m && isCalendarDay(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60) {
+    const raw = (m[6] ?? 'Z').toUpperCase();
+    const zone = raw === 'Z' || raw.includes(':') ? raw : `${raw.slice(0, 3)}:${raw.slice(3)}`;
+    const fraction = (m[5] ?? '').slice(0, 4); // Date.parse takes milliseconds at most
+    const at = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4] ?? '00'}${fraction}${zone}`);
+    if (Number.isFinite(at)) return { at, day: utcDay(new Date(at)) };
+  }
+  throw problems.invalidParameter(
+    name,
+    'must be an ISO 8601 date (YYYY-MM-DD) or date-time (e.g. 2025-01-31T12:00:00Z)',
+  );
+}
+
+export interface HistoryPoint {
+  date: string;
+  score: number;
+  pillars: PillarScores;
+}
+
+export interface HistoryView {
+  workspace_id: string;
+  granularity: Granularity;
+  data: HistoryPoint[];
+  delta: { score: string; period: string };
+}
+
+interface Row {
+  day: string;
+  score: number;
+  presence: number;
+  reach: number;
+  impact: number;
+  sentiment: number;
+  momentum: number;
+}
+
+/**
+ * Stored daily scores in [from, to]. Weekly and monthly points are the last stored day of each
+ * ISO week (Monday-Sunday) or calendar month: the score as it stood when the period closed,
+ * dated by that day. Never recomputed per request.
+ */
+async function points(
+  db: Kysely<DB>,
+  workspaceId: string,
+  from: string,
+  to: string,
+  granularity: Granularity,
+) {
+  const base = db
+    .selectFrom('daily_scores')
+    .select(['day', 'score', 'presence', 'reach', 'impact', 'sentiment', 'momentum'])
+    .where('workspace_id', '=', workspaceId)
+    .where('day', '>=', from)
+    .where('day', '<=', to);
+  if (granularity === 'daily') return (await base.orderBy('day').execute()) as Row[];
+  const unit = granularity === 'weekly' ? 'week' : 'month';
+  const bucket = sql`date_trunc(${sql.lit(unit)}, day::timestamp)`;
+  const result = await sql<Row>`
+    SELECT * FROM (
+      SELECT DISTINCT ON (${bucket}) day, score, presence, reach, impact, sentiment, momentum
+      FROM daily_scores
+      WHERE workspace_id = ${workspaceId} AND day >= ${from} AND day <= ${to}
+      ORDER BY ${bucket}, day DESC
+    ) closing ORDER BY day
+  `.execute(db);
+  return result.rows;
+}
+
+export async function scoreHistory(
+  db: Kysely<DB>,
+  principal: WorkspacePrincipal,
+  query: { workspace_id?: string; start_date?: string; end_date?: string; granularity: Granularity },
+  now: Date,
+): Promise<HistoryView> {
+  const end =
+    query.end_date !== undefined
+      ? parseDateParam('end_date', query.end_date)
+      : { at: now.getTime(), day: utcDay(now) };
+  const start =
+    query.start_date !== undefined
+      ? parseDateParam('start_date', query.start_date)
+      : (() => {
+          const day = addDays(utcDay(now), -DEFAULT_HISTORY_DAYS);
+          return { at: Date.parse(`${day}T00:00:00Z`), day };
+        })();
+  if (!(start.at < end.at)) {
+    throw new ProblemError(
+      400,
+      'Invalid Date Range',
+      `start_date (${start.day}) must be before end_date (${end.day}).`,
+      {
+        errors: [{ parameter: 'start_date', message: 'must be before end_date' }],
+      },
+    );
+  }
+  const ws = await resolveWorkspace(db, principal, query.workspace_id);
+  const rows = await points(db, ws.id, start.day, end.day, query.granularity);
+  if (rows.length === 0) {
+    throw problems.notFound(
+      `Workspace ${ws.id} has no score data from ${start.day} to ${end.day}.`,
+      'No Data',
+    );
+  }
+  const data = rows.map((r) => ({
+    date: r.day,
+    score: Number(r.score),
+    pillars: {
+      presence: Number(r.presence),
+      reach: Number(r.reach),
+      impact: Number(r.impact),
+      sentiment: Number(r.sentiment),
+      momentum: Number(r.momentum),
+    },
+  }));
+  const first = data[0]!;
+  const last = data[data.length - 1]!;
+  return {
+    workspace_id: ws.id,
+    granularity: query.granularity,
+    data,
+    delta: { score: signedDelta(last.score, first.score), period: `${first.date} to ${last.date}` },
+  };
+}

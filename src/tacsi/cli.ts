@@ -1,0 +1,82 @@
+// `brandhealth tacsi publish|backfill`: manual publication and archive backfill.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { AdminError } from '../admin/workspaces.ts';
+import type { CliExtension } from '../cli/registry.ts';
+import { isIsoDate } from './periods.ts';
+import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
+
+function count(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 3660)
+    throw new InvalidArgumentError('must be a whole number up to 3660');
+  return Number(value);
+}
+
+function date(value: string): string {
+  if (!isIsoDate(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
+  return value;
+}
+
+function summary(outcomes: readonly PublicationOutcome[]): string {
+  const tally = new Map<string, number>();
+  for (const o of outcomes) tally.set(o.status, (tally.get(o.status) ?? 0) + 1);
+  const lines = [...tally].map(([status, n]) => `${status}: ${n}`);
+  for (const o of outcomes.filter((x) => x.status === 'cap_exceeded')) {
+    lines.push(`refused (annual cap): ${o.sector} ${o.cadence} ${o.periodEnd}`);
+  }
+  return lines.join('\n') || 'nothing to publish';
+}
+
+/** A refused cell makes the command fail, after the outcomes are printed. */
+function failOnRefusal(outcomes: readonly PublicationOutcome[]): void {
+  const refused = outcomes.filter((o) => o.status === 'cap_exceeded');
+  if (refused.length) {
+    throw new AdminError(
+      `${refused.length} cell(s) refused: publishing them would exceed the annual privacy cap`,
+    );
+  }
+}
+
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof PublicationError) throw new AdminError(error.message);
+    throw error;
+  }
+}
+
+export const tacsiCli: CliExtension = (program: Command, withContext, output) => {
+  const tacsi = program.command('tacsi').description('publish the TACSI sector index');
+  tacsi
+    .command('publish')
+    .description('publish one period of one sector (or the headline); re-running is a no-op')
+    .requiredOption('--sector <slug>', 'consumer sector slug, or headline')
+    .addOption(
+      new Option('--cadence <cadence>', 'weekly or daily').choices(['weekly', 'daily']).makeOptionMandatory(),
+    )
+    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', date)
+    .action(async (o) =>
+      withContext(async (ctx) => {
+        const outcomes = await guarded(() =>
+          publishCells(ctx, { cadence: o.cadence, periodEnds: [o.periodEnd], sectors: [o.sector] }),
+        );
+        output.result(outcomes, () => summary(outcomes));
+        failOnRefusal(outcomes);
+      }),
+    );
+  tacsi
+    .command('backfill')
+    .description('publish the weekly archive and the recent daily cells (idempotent)')
+    .option('--weeks <n>', 'completed weeks, ending last Sunday', count, 104)
+    .option('--days <n>', 'completed days, ending yesterday', count, 60)
+    .option('--sector <slug>', 'one consumer sector (or headline); default all and the headline')
+    .action(async (o) =>
+      withContext(async (ctx) => {
+        const outcomes = await guarded(() =>
+          backfill(ctx, { weeks: o.weeks, days: o.days, sector: o.sector ?? null }),
+        );
+        output.result(outcomes, () => summary(outcomes));
+        failOnRefusal(outcomes);
+      }),
+    );
+};

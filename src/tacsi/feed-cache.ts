@@ -1,0 +1,83 @@
+// Hot TACSI responses served from memory. Published cells never change, so a serialized body and its
+// ETag stay valid until a new cell lands. A publication in this process bumps the generation and
+// drops everything at once; one in another process (a CLI run, another instance) is seen within the
+// TTL. Only published data is cached: entitlement checks run on every request, before the cache.
+import { createHash } from 'node:crypto';
+
+/** How long another process's publication can take to appear here. */
+export const FEED_CACHE_TTL_MS = 30_000;
+const MAX_ENTRIES = 2_000;
+
+export interface CachedFeed {
+  /** The exact response bytes (JSON). */
+  body: string;
+  /** Strong validator: a hash of those bytes. */
+  etag: string;
+}
+
+let generation = 0;
+
+/** Called by the publisher after a commit that published at least one cell. */
+export function notePublication(): void {
+  generation += 1;
+}
+
+export function strongEtag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+interface Entry {
+  value: Promise<CachedFeed | null>;
+  generation: number;
+  expiresAt: number;
+}
+
+export class FeedCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #ttlMs: number;
+  readonly #clock: () => number;
+
+  constructor(ttlMs = FEED_CACHE_TTL_MS, clock: () => number = () => performance.now()) {
+    this.#ttlMs = ttlMs;
+    this.#clock = clock;
+  }
+
+  /**
+   * The cached response for `key`, building it with `build` (null = nothing published) on a miss.
+   * Concurrent misses share one build; a failed build is not cached.
+   */
+  get(key: string, build: () => Promise<unknown | null>): Promise<CachedFeed | null> {
+    const now = this.#clock();
+    const hit = this.#entries.get(key);
+    if (hit && hit.generation === generation && hit.expiresAt > now) return hit.value;
+    if (hit) this.#entries.delete(key);
+    if (this.#entries.size >= MAX_ENTRIES) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    const value = build().then((data) => {
+      if (data === null) return null;
+      const body = JSON.stringify(data);
+      return { body, etag: strongEtag(body) };
+    });
+    const entry: Entry = { value, generation, expiresAt: now + this.#ttlMs };
+    this.#entries.set(key, entry);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    return value;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+/** RFC 9110 If-None-Match: true when one of the listed validators (or *) matches `etag`. */
+export function ifNoneMatchHits(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (value.trim() === '*') return true;
+  // If-None-Match uses the weak comparison: W/ prefixes are ignored.
+  return value.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
+}

@@ -1,0 +1,185 @@
+// Response bodies of the TACSI feeds. They read `tacsi_cells` and nothing else: only published,
+// perturbed aggregates can leave, never a raw score, workspace id, name or handle.
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, TacsiCellsTable } from '../infra/db/types.ts';
+import { addDays } from './periods.ts';
+import { forwardSignal, type ForwardSignal } from './forward-signal.ts';
+import { getMethodology, type Methodology, type TacsiPillar } from './privacy/index.ts';
+
+export const WEEKLY_HISTORY_WEEKS = 12;
+export const HISTORY_PAGE_MAX = 260;
+export const DAILY_ROWS = 30;
+
+export interface TacsiCell {
+  periodEnd: string;
+  indexValue: number;
+  /** indexValue minus the previous published cell's; null for a series' first cell. */
+  delta: number | null;
+  pillars: Record<'impact' | 'momentum' | 'presence' | 'reach' | 'sentiment', number>;
+  cohortBand: string;
+  methodologyVersion: string;
+}
+
+type CellRow = Pick<
+  Selectable<TacsiCellsTable>,
+  | 'period_end'
+  | 'index_value'
+  | 'delta'
+  | 'impact'
+  | 'momentum'
+  | 'presence'
+  | 'reach'
+  | 'sentiment'
+  | 'cohort_band'
+  | 'methodology_version'
+>;
+
+const CELL_COLUMNS = [
+  'period_end',
+  'index_value',
+  'delta',
+  'impact',
+  'momentum',
+  'presence',
+  'reach',
+  'sentiment',
+  'cohort_band',
+  'methodology_version',
+] as const;
+
+/** A difference of two grid values, snapped back to the grid (binary subtraction leaves dust). */
+export function snapToGrid(x: number, m: Methodology): number {
+  const { numerator, denominator } = m.gridStepRatio;
+  return (Math.round((x * denominator) / numerator) * numerator) / denominator;
+}
+
+export function toCell(r: CellRow): TacsiCell {
+  return {
+    periodEnd: r.period_end,
+    indexValue: r.index_value,
+    delta: r.delta,
+    pillars: {
+      impact: r.impact,
+      momentum: r.momentum,
+      presence: r.presence,
+      reach: r.reach,
+      sentiment: r.sentiment,
+    },
+    cohortBand: r.cohort_band,
+    methodologyVersion: r.methodology_version,
+  };
+}
+
+function cells(db: Kysely<DB>, sector: string, cadence: 'weekly' | 'daily') {
+  return db
+    .selectFrom('tacsi_cells')
+    .select(CELL_COLUMNS)
+    .where('sector', '=', sector)
+    .where('cadence', '=', cadence)
+    .orderBy('period_end', 'desc');
+}
+
+export type WeeklyFeed = { sector: string } & TacsiCell & {
+    forwardSignal: ForwardSignal;
+    history: TacsiCell[];
+  };
+
+/** The latest weekly cell, the forward signal and the 12 weeks before it; null when none is published. */
+export async function weeklyFeed(db: Kysely<DB>, sector: string): Promise<WeeklyFeed | null> {
+  // Every published week: the latest 13 are shown, the whole series feeds the projection.
+  const rows = await cells(db, sector, 'weekly').execute();
+  const latest = rows[0];
+  if (!latest) return null;
+  const series = rows.map((r) => r.index_value).reverse();
+  return {
+    sector,
+    ...toCell(latest),
+    forwardSignal: forwardSignal(
+      series,
+      addDays(latest.period_end, 7),
+      getMethodology(latest.methodology_version),
+    ),
+    history: rows.slice(1, 1 + WEEKLY_HISTORY_WEEKS).map(toCell),
+  };
+}
+
+export interface HistoryQuery {
+  from?: string;
+  to?: string;
+  before?: string;
+}
+
+export interface HistoryFeed {
+  sector: string;
+  from: string | null;
+  to: string | null;
+  count: number;
+  pageMax: number;
+  hasMore: boolean;
+  nextBefore: string | null;
+  rows: TacsiCell[];
+}
+
+/** One page of the weekly archive, newest first; `nextBefore` continues strictly before the last row. */
+export async function historyFeed(db: Kysely<DB>, sector: string, query: HistoryQuery): Promise<HistoryFeed> {
+  let q = cells(db, sector, 'weekly').limit(HISTORY_PAGE_MAX + 1);
+  if (query.from) q = q.where('period_end', '>=', query.from);
+  if (query.to) q = q.where('period_end', '<=', query.to);
+  if (query.before) q = q.where('period_end', '<', query.before);
+  const rows = await q.execute();
+  const hasMore = rows.length > HISTORY_PAGE_MAX;
+  const page = rows.slice(0, HISTORY_PAGE_MAX).map(toCell);
+  return {
+    sector,
+    from: query.from ?? null,
+    to: query.to ?? null,
+    count: page.length,
+    pageMax: HISTORY_PAGE_MAX,
+    hasMore,
+    nextBefore: hasMore ? page[page.length - 1]!.periodEnd : null,
+    rows: page,
+  };
+}
+
+export interface PillarPoint {
+  periodEnd: string;
+  value: number;
+  /** value minus the previous (older) point's value; null for the first point. */
+  delta: number | null;
+  cohortBand: string;
+  methodologyVersion: string;
+}
+
+/** Every published weekly value of one pillar, newest first; null when no week is published. */
+export async function pillarFeed(
+  db: Kysely<DB>,
+  sector: string,
+  pillar: TacsiPillar,
+): Promise<{ sector: string; pillar: TacsiPillar; series: PillarPoint[] } | null> {
+  const rows = await cells(db, sector, 'weekly').execute();
+  if (rows.length === 0) return null;
+  const series = rows.map((r, i) => {
+    const older = rows[i + 1];
+    return {
+      periodEnd: r.period_end,
+      value: r[pillar],
+      delta:
+        older === undefined
+          ? null
+          : snapToGrid(r[pillar] - older[pillar], getMethodology(r.methodology_version)),
+      cohortBand: r.cohort_band,
+      methodologyVersion: r.methodology_version,
+    };
+  });
+  return { sector, pillar, series };
+}
+
+/** The last 30 published daily cells, newest first; null when none is published. */
+export async function dailyFeed(
+  db: Kysely<DB>,
+  sector: string,
+): Promise<{ sector: string; cadence: 'daily'; rows: TacsiCell[] } | null> {
+  const rows = await cells(db, sector, 'daily').limit(DAILY_ROWS).execute();
+  if (rows.length === 0) return null;
+  return { sector, cadence: 'daily', rows: rows.map(toCell) };
+}

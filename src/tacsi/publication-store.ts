@@ -1,0 +1,135 @@
+// The publisher's SQL. Publication runs in one transaction of few round trips: lock and sector list,
+// the published state it needs (cells and ledger) in one query, the cohort query, then cells and
+// ledger rows stored in one statement.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../infra/db/types.ts';
+import { addDays } from './periods.ts';
+import { ROLLING_WINDOW_DAYS, type Cadence, type LedgerEntry, type Methodology } from './privacy/index.ts';
+
+// All publications serialise on one advisory lock, so two publishers cannot both pass the cap check
+// on the same ledger state.
+const PUBLICATION_LOCK = 0x7ac51;
+const INSERT_CHUNK = 500;
+
+/**
+ * Takes the publication lock (held to the end of the transaction) and lists the consumer sectors.
+ * Later statements see everything committed before the lock was granted.
+ */
+export async function lockAndListSectors(trx: Kysely<DB>): Promise<string[]> {
+  const result = await sql<{ sectors: string[] | null }>`
+    SELECT pg_advisory_xact_lock(${PUBLICATION_LOCK}) AS locked,
+           array(SELECT slug FROM sectors WHERE is_consumer ORDER BY slug) AS sectors
+  `.execute(trx);
+  return result.rows[0]?.sectors ?? [];
+}
+
+export interface TimelinePoint {
+  periodEnd: string;
+  indexValue: number;
+}
+
+export interface PublicationState {
+  /** Per scope, oldest first: the cells in [first, last] and the latest one before first. */
+  timelines: Map<string, TimelinePoint[]>;
+  /** Every ledger entry that can share a rolling window with a period in [first, last]. */
+  ledger: LedgerEntry[];
+}
+
+/**
+ * The published state a publication of [first, last] depends on: this cadence and methodology's cells
+ * of the scopes (to skip existing ones and compute deltas) and the ledger within 364 days either side.
+ */
+export async function loadPublicationState(
+  trx: Kysely<DB>,
+  cadence: Cadence,
+  methodology: Methodology,
+  scopes: readonly string[],
+  first: string,
+  last: string,
+): Promise<PublicationState> {
+  const reach = ROLLING_WINDOW_DAYS - 1;
+  const inScopes = sql.join(scopes);
+  const result = await sql<{
+    source: 'cell' | 'ledger';
+    sector: string;
+    cadence: Cadence;
+    period_end: string;
+    value: number;
+  }>`
+    SELECT 'cell' AS source, sector, cadence, period_end, index_value AS value
+      FROM tacsi_cells
+     WHERE cadence = ${cadence} AND methodology_version = ${methodology.version} AND sector IN (${inScopes})
+       AND period_end BETWEEN ${first}::date AND ${last}::date
+    UNION ALL
+    SELECT * FROM (
+      SELECT DISTINCT ON (sector) 'cell' AS source, sector, cadence, period_end, index_value AS value
+        FROM tacsi_cells
+       WHERE cadence = ${cadence} AND methodology_version = ${methodology.version} AND sector IN (${inScopes})
+         AND period_end < ${first}::date
+       ORDER BY sector, period_end DESC
+    ) AS previous
+    UNION ALL
+    SELECT 'ledger', sector, cadence, period_end, epsilon
+      FROM tacsi_privacy_ledger
+     WHERE period_end BETWEEN ${addDays(first, -reach)}::date AND ${addDays(last, reach)}::date
+  `.execute(trx);
+  const timelines = new Map<string, TimelinePoint[]>(scopes.map((s) => [s, []]));
+  const ledger: LedgerEntry[] = [];
+  for (const r of result.rows) {
+    if (r.source === 'cell') timelines.get(r.sector)?.push({ periodEnd: r.period_end, indexValue: r.value });
+    else
+      ledger.push({ entityScope: r.sector, cadence: r.cadence, periodEnd: r.period_end, epsilon: r.value });
+  }
+  for (const t of timelines.values()) t.sort((a, b) => a.periodEnd.localeCompare(b.periodEnd));
+  return { timelines, ledger };
+}
+
+export interface CellToStore {
+  sector: string;
+  periodEnd: string;
+  indexValue: number;
+  delta: number | null;
+  pillars: Record<'presence' | 'reach' | 'impact' | 'sentiment' | 'momentum', number>;
+  cohortBand: string;
+}
+
+/**
+ * Stores cells and, for each cell actually inserted, its ledger row, in one statement per chunk
+ * (a data-modifying CTE). A cell a concurrent publisher stored first is left alone (ON CONFLICT DO
+ * NOTHING) and is missing from the result; its discarded draw was never published. Returns the keys
+ * (`sector|periodEnd`) of the cells stored.
+ */
+export async function storeCells(
+  trx: Kysely<DB>,
+  cadence: Cadence,
+  methodology: Methodology,
+  cells: readonly CellToStore[],
+): Promise<Set<string>> {
+  const stored = new Set<string>();
+  for (let i = 0; i < cells.length; i += INSERT_CHUNK) {
+    const values = cells.slice(i, i + INSERT_CHUNK).map(
+      (c) =>
+        sql`(${c.sector}, ${cadence}, ${c.periodEnd}::date, ${methodology.version}, ${c.indexValue}::float8,
+               ${c.delta}::float8, ${c.pillars.presence}::float8, ${c.pillars.reach}::float8,
+               ${c.pillars.impact}::float8, ${c.pillars.sentiment}::float8, ${c.pillars.momentum}::float8,
+               ${c.cohortBand})`,
+    );
+    const result = await sql<{ sector: string; period_end: string }>`
+      WITH cells AS (
+        INSERT INTO tacsi_cells (sector, cadence, period_end, methodology_version, index_value, delta,
+                                 presence, reach, impact, sentiment, momentum, cohort_band)
+        VALUES ${sql.join(values)}
+        ON CONFLICT (sector, cadence, period_end, methodology_version) DO NOTHING
+        RETURNING id, sector, cadence, period_end, methodology_version
+      )
+      INSERT INTO tacsi_privacy_ledger (cell_id, sector, cadence, period_end, methodology_version, mechanism,
+                                        epsilon, noise_scale)
+      SELECT id, sector, cadence, period_end, methodology_version, 'discrete-laplace',
+             ${methodology.epsilonPerCell}::float8, ${methodology.noiseScale}::float8
+        FROM cells
+      RETURNING sector, period_end
+    `.execute(trx);
+    for (const r of result.rows) stored.add(`${r.sector}|${r.period_end}`);
+  }
+  return stored;
+}

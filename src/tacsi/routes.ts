@@ -1,0 +1,185 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TSchema } from 'typebox';
+import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
+import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DateOnly, errorResponses } from '../infra/http/schemas.ts';
+import { assertLicensed, type FeedRequest } from './entitlements.ts';
+import { FeedCache, ifNoneMatchHits } from './feed-cache.ts';
+import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
+import { methodologyFeed } from './methodology-feed.ts';
+import { isIsoDate, utcDay } from './periods.ts';
+import type { TacsiPillar } from './privacy/index.ts';
+import * as S from './schemas.ts';
+
+const AUTH = { audience: 'tacsi', scope: 'read' } as const;
+
+const notPublished = (what: string) =>
+  problems.notFound(`No ${what} has been published for this sector yet.`, 'Not Published');
+
+const ok = (schema: TSchema) => ({
+  200: schema,
+  304: Type.Null({ description: 'Not Modified: the If-None-Match validator matches the current ETag' }),
+});
+
+export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const cache = new FeedCache();
+
+  /**
+   * Entitlement first (on every request, never cached), then the published data from memory.
+   * Bodies are immutable for a given cache key, so the ETag is a hash of the bytes.
+   */
+  async function serve(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    feed: FeedRequest,
+    cacheKey: string,
+    build: () => Promise<unknown | null>,
+    missing: ProblemError | null,
+  ): Promise<FastifyReply> {
+    const { db, now } = app.ctx;
+    await assertLicensed(db, anyPrincipal(request), utcDay(now()), feed);
+    const cached = await cache.get(cacheKey, build);
+    if (!cached) throw missing ?? new Error(`feed ${cacheKey} built nothing`);
+    reply.header('ETag', cached.etag).header('Cache-Control', 'private, no-cache');
+    if (ifNoneMatchHits(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
+    return reply.type('application/json; charset=utf-8').send(cached.body);
+  }
+
+  const sectorQuery = Type.Object({ sector: S.SectorParam }, { additionalProperties: false });
+
+  app.get(
+    '/v1/tacsi/weekly',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        summary: 'Latest weekly sector index with 12 trailing weeks and the forward signal',
+        querystring: sectorQuery,
+        response: { ...ok(S.WeeklyFeed), ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { sector } = request.query;
+      return serve(
+        request,
+        reply,
+        { feed: 'weekly', sector },
+        `weekly|${sector}`,
+        () => weeklyFeed(app.ctx.db, sector),
+        notPublished('weekly index'),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/history',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        summary: 'Weekly archive, newest first, 260 rows per page (sector=headline: Full Database only)',
+        querystring: Type.Object(
+          {
+            sector: S.SectorParam,
+            from: Type.Optional({ ...DateOnly, description: 'earliest week end, inclusive' }),
+            to: Type.Optional({ ...DateOnly, description: 'latest week end, inclusive' }),
+            before: Type.Optional({ ...DateOnly, description: 'cursor: only weeks strictly before it' }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { ...ok(S.HistoryFeed), ...errorResponses(403) },
+      },
+    },
+    async (request, reply) => {
+      const { sector, from, to, before } = request.query;
+      for (const [name, value] of [
+        ['from', from],
+        ['to', to],
+        ['before', before],
+      ] as const) {
+        if (value !== undefined && !isIsoDate(value))
+          throw problems.invalidParameter(name, 'must be a date YYYY-MM-DD');
+      }
+      if (from && to && from > to) {
+        throw problems.badRequest('Invalid Date Range', 'from must not be after to.', 'from');
+      }
+      return serve(
+        request,
+        reply,
+        { feed: 'history', sector },
+        `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}`,
+        () => historyFeed(app.ctx.db, sector, { from, to, before }),
+        null,
+      );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/pillars',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        summary: 'Every published weekly value of one pillar, newest first',
+        querystring: Type.Object(
+          { sector: S.SectorParam, pillar: S.PillarParam },
+          { additionalProperties: false },
+        ),
+        response: { ...ok(S.PillarFeed), ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { sector, pillar } = request.query;
+      return serve(
+        request,
+        reply,
+        { feed: 'pillars', sector, pillar },
+        `pillars|${sector}|${pillar}`,
+        // Only reached once the pillar is known to be one of the five (an entitlement rule).
+        () => pillarFeed(app.ctx.db, sector, pillar as TacsiPillar),
+        notPublished('pillar series'),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/daily',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        summary: 'The last 30 published daily cells (Daily add-on or Full Database)',
+        querystring: sectorQuery,
+        response: { ...ok(S.DailyFeed), ...errorResponses(403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { sector } = request.query;
+      return serve(
+        request,
+        reply,
+        { feed: 'daily', sector },
+        `daily|${sector}`,
+        () => dailyFeed(app.ctx.db, sector),
+        notPublished('daily index'),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/methodology',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        summary: 'Privacy parameters of every TACSI methodology (any subscriber key; extension)',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { ...ok(S.MethodologyFeed), ...errorResponses(403) },
+      },
+    },
+    async (request, reply) =>
+      serve(request, reply, { feed: 'methodology' }, 'methodology', async () => methodologyFeed(), null),
+  );
+}

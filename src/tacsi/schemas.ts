@@ -1,0 +1,120 @@
+// TypeBox schemas of the TACSI feeds (documentation in OpenAPI; bodies are pre-serialized).
+import { Type } from 'typebox';
+import { DateOnly } from '../infra/http/schemas.ts';
+
+/** Shape only: a slug of the taxonomy form (or `headline`). Whether it exists is an entitlement question. */
+export const SectorParam = Type.String({
+  pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+  maxLength: 64,
+  description: 'sector slug (lower-case words joined by hyphens), or `headline` with the Full Database',
+});
+
+/** Shape only; an unknown pillar gets the uniform Not Licensed denial, not a 400. */
+export const PillarParam = Type.String({
+  pattern: '^[a-z]+$',
+  maxLength: 32,
+  description: 'impact, momentum, presence, reach or sentiment',
+});
+
+const Num = Type.Number();
+
+export const TacsiPillars = Type.Object({
+  impact: Num,
+  momentum: Num,
+  presence: Num,
+  reach: Num,
+  sentiment: Num,
+});
+
+const Delta = Type.Union([Type.Number(), Type.Null()], {
+  description: 'change from the previous published cell of the series; null for its first cell',
+});
+
+export const TacsiCell = Type.Object({
+  periodEnd: DateOnly,
+  indexValue: Num,
+  delta: Delta,
+  pillars: TacsiPillars,
+  cohortBand: Type.String({ description: 'banded cohort size, e.g. `n >= 50`' }),
+  methodologyVersion: Type.String(),
+});
+
+export const ForwardSignal = Type.Object(
+  {
+    status: Type.Enum(['pending_archive_depth', 'available']),
+    note: Type.String(),
+    method: Type.Optional(Type.String()),
+    horizon: Type.Optional(Type.String({ description: 'ISO 8601 duration' })),
+    projectedPeriodEnd: Type.Optional(DateOnly),
+    projectedIndexValue: Type.Optional(Num),
+    interval: Type.Optional(Type.Object({ low: Num, high: Num }, { description: '95% interval' })),
+  },
+  { description: 'projection fields are present only when status is available (extension of the spec)' },
+);
+
+export const WeeklyFeed = Type.Object({
+  sector: Type.String(),
+  ...TacsiCell.properties,
+  forwardSignal: ForwardSignal,
+  history: Type.Array(TacsiCell, { description: 'up to 12 weeks before the latest, newest first' }),
+});
+
+export const HistoryFeed = Type.Object({
+  sector: Type.String(),
+  from: Type.Union([DateOnly, Type.Null()]),
+  to: Type.Union([DateOnly, Type.Null()]),
+  count: Type.Integer(),
+  pageMax: Type.Integer(),
+  hasMore: Type.Boolean(),
+  nextBefore: Type.Union([DateOnly, Type.Null()]),
+  rows: Type.Array(TacsiCell),
+});
+
+export const PillarFeed = Type.Object({
+  sector: Type.String(),
+  pillar: Type.String(),
+  series: Type.Array(
+    Type.Object({
+      periodEnd: DateOnly,
+      value: Num,
+      delta: Delta,
+      cohortBand: Type.String(),
+      methodologyVersion: Type.String(),
+    }),
+  ),
+});
+
+export const DailyFeed = Type.Object({
+  sector: Type.String(),
+  cadence: Type.Enum(['daily']),
+  rows: Type.Array(TacsiCell),
+});
+
+export const MethodologyFeed = Type.Object({
+  current: Type.String(),
+  methodologies: Type.Array(
+    Type.Object({
+      version: Type.String(),
+      mechanism: Type.String(),
+      scoreBounds: Type.Object({ min: Num, max: Num }),
+      minCohort: Type.Integer(),
+      cohortBands: Type.Array(Type.String()),
+      sensitivity: Num,
+      statisticsPerCell: Type.Integer(),
+      epsilonPerStatistic: Num,
+      epsilonPerCell: Num,
+      gridStep: Num,
+      noiseScale: Num,
+      ci95HalfWidth: Num,
+      cadences: Type.Array(Type.String()),
+      rollingWindowDays: Type.Integer(),
+      cellsPerEntityPerWindow: Type.Integer(),
+      annualCapPerEntity: Num,
+    }),
+  ),
+  forwardSignal: Type.Object({
+    method: Type.String(),
+    horizon: Type.String(),
+    minArchiveWeeks: Type.Integer(),
+  }),
+});

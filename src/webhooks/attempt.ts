@@ -1,0 +1,115 @@
+import type { AppContext } from '../context.ts';
+import { deliverOnce, type DeliveryOutcome } from './deliver-once.ts';
+import * as q from './queries.ts';
+import { DISABLE_AFTER_FAILING_MS, webhookSettings } from './settings.ts';
+
+/** Thrown to make pg-boss retry the job (with the queue's backoff); its message is the last error. */
+export class RetryDelivery extends Error {
+  override name = 'RetryDelivery';
+}
+
+export type AttemptResult = 'succeeded' | 'failed' | 'retry' | 'skipped';
+
+/** The payload every receiver gets: the event as stored. */
+export function eventPayload(event: { id: string; type: string; created_at: Date; data: unknown }): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at.toISOString(),
+    data: event.data,
+  });
+}
+
+/**
+ * One attempt of one delivery, with its bookkeeping. `lastAttempt` is true when pg-boss has
+ * no retry left. 2xx: succeeded. 410 Gone: failed at once and the webhook is disabled. Any
+ * other failure: 'retry' (the caller throws so pg-boss schedules the next attempt), or on the
+ * last attempt 'failed', and the webhook is disabled when none of its deliveries succeeded in
+ * the last 24 hours. A delivery of a deleted or disabled webhook is dropped without a request.
+ */
+export async function attemptDelivery(
+  ctx: AppContext,
+  deliveryId: string,
+  options: { lastAttempt: boolean },
+): Promise<{ result: AttemptResult; outcome?: DeliveryOutcome }> {
+  const delivery = await q.loadDelivery(ctx.db, deliveryId);
+  if (!delivery || delivery.status !== 'pending') return { result: 'skipped' };
+
+  if (
+    delivery.webhook_id !== null &&
+    (delivery.webhook_deleted_at !== null || delivery.webhook_status !== 'active')
+  ) {
+    const why = delivery.webhook_deleted_at !== null ? 'webhook deleted' : 'webhook disabled';
+    await q.recordAttempt(ctx.db, deliveryId, {
+      at: ctx.now(),
+      statusCode: null,
+      error: `not sent: ${why}`,
+      outcome: 'failed',
+      attempted: false,
+    });
+    return { result: 'skipped' };
+  }
+
+  const settings = webhookSettings(ctx);
+  const secrets =
+    delivery.webhook_id !== null
+      ? [delivery.secret as string]
+      : await q.audienceSecrets(ctx.db, delivery.workspace_id, delivery.event_type);
+  const outcome = await deliverOnce(
+    {
+      url: delivery.url,
+      msgId: delivery.event_id,
+      payload: eventPayload({
+        id: delivery.event_id,
+        type: delivery.event_type,
+        created_at: delivery.event_created_at,
+        data: delivery.event_data,
+      }),
+      secrets,
+      timestamp: ctx.now(),
+    },
+    {
+      allowLoopback: ctx.config.allowLoopbackFetch,
+      resolve: settings.resolve,
+      ca: settings.ca,
+      timeoutMs: settings.attemptTimeoutMs,
+    },
+  );
+
+  const at = ctx.now();
+  const final = outcome.ok || outcome.permanent || options.lastAttempt;
+  const status = outcome.ok ? 'succeeded' : final ? 'failed' : 'pending';
+  await q.recordAttempt(ctx.db, deliveryId, {
+    at,
+    statusCode: outcome.statusCode,
+    error: outcome.error,
+    outcome: status,
+    attempted: true,
+  });
+  if (outcome.ok) return { result: 'succeeded', outcome };
+  if (!final) return { result: 'retry', outcome };
+
+  if (delivery.webhook_id !== null) {
+    if (outcome.statusCode === 410) {
+      await q.disableWebhook(
+        ctx.db,
+        delivery.webhook_id,
+        `The endpoint answered 410 Gone on ${at.toISOString()}.`,
+      );
+    } else if (
+      !(await q.succeededSince(
+        ctx.db,
+        delivery.webhook_id,
+        new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
+      ))
+    ) {
+      await q.disableWebhook(
+        ctx.db,
+        delivery.webhook_id,
+        `Disabled on ${at.toISOString()}: a delivery failed all its attempts (last error: ${outcome.error}) ` +
+          'and no delivery succeeded in the previous 24 hours.',
+      );
+    }
+  }
+  return { result: 'failed', outcome };
+}

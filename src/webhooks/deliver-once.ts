@@ -1,0 +1,178 @@
+import https from 'node:https';
+import { isIP, type Socket } from 'node:net';
+import type { SecureContextOptions } from 'node:tls';
+import { ProblemError } from '../infra/http/problem.ts';
+import {
+  checkDestination,
+  pinnedLookup,
+  RefusedDestinationError,
+  type CheckedDestination,
+  type Resolver,
+} from '../infra/net/destination.ts';
+import { signatureHeader } from './secrets.ts';
+import { ATTEMPT_TIMEOUT_MS } from './settings.ts';
+import { parseWebhookUrl } from './url-policy.ts';
+
+export interface OutgoingWebhook {
+  url: string;
+  /** `webhook-id`: the event id, the same on every attempt so receivers can drop duplicates. */
+  msgId: string;
+  /** The exact JSON body; it is what gets signed. */
+  payload: string;
+  /** Signing secrets; none means no `webhook-signature` header. */
+  secrets: string[];
+  /** `webhook-timestamp` (also signed). */
+  timestamp: Date;
+}
+
+export interface DeliverOptions {
+  allowLoopback?: boolean;
+  resolve?: Resolver;
+  /** Trusted CAs replacing the system roots (tests). */
+  ca?: SecureContextOptions['ca'];
+  /** Whole attempt, DNS to response headers; default 10 s. */
+  timeoutMs?: number;
+}
+
+export interface DeliveryOutcome {
+  /** 2xx */
+  ok: boolean;
+  statusCode: number | null;
+  /** What went wrong, for the delivery row: never the URL, a header or a secret. */
+  error: string | null;
+  /** Retrying cannot help: an invalid URL, or 410 Gone. */
+  permanent: boolean;
+  durationMs: number;
+}
+
+const MAX_DRAINED_BYTES = 64 * 1024;
+
+type PostResult = { statusCode: number } | { error: string };
+
+function describeSocketError(error: NodeJS.ErrnoException): string {
+  const code = error.code ?? 'unknown error';
+  if (/CERT|SSL|TLS|SELF_SIGNED|ALTNAME|UNABLE_TO/i.test(code)) return `TLS handshake failed (${code})`;
+  return `connection failed (${code})`;
+}
+
+/** One HTTPS POST to the checked address, pinned; resolves when the status line arrives. */
+function post(
+  url: URL,
+  destination: CheckedDestination,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  ca: SecureContextOptions['ca'] | undefined,
+  timeoutLabel: number,
+): Promise<PostResult> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: PostResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const request = https.request({
+      method: 'POST',
+      host: destination.hostname,
+      port: url.port ? Number(url.port) : 443,
+      path: `${url.pathname}${url.search}`,
+      headers: { ...headers, host: url.host, 'content-length': String(Buffer.byteLength(body)) },
+      // Connect to the address that was checked, never to a second DNS answer; the TLS
+      // certificate is still verified against the host name (SNI and identity check).
+      lookup: pinnedLookup(destination.address),
+      family: isIP(destination.address),
+      ...(isIP(destination.hostname) ? {} : { servername: destination.hostname }),
+      // A fresh connection per attempt: no pooled socket to an earlier address, no env proxy.
+      agent: false,
+      ...(ca ? { ca } : {}),
+    });
+    const deadline = setTimeout(() => {
+      finish({ error: `timed out after ${timeoutLabel} ms` });
+      request.destroy();
+    }, timeoutMs);
+    request.on('socket', (socket: Socket) => {
+      socket.once('secureConnect', () => {
+        // The pinned lookup makes this impossible; kept so a regression cannot reach another host.
+        const peer = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '');
+        if (peer !== undefined && peer !== destination.address.replace(/^::ffff:(?=\d+\.)/, '')) {
+          finish({ error: 'connected to an address other than the checked one' });
+          request.destroy();
+        }
+      });
+    });
+    request.on('response', (response) => {
+      finish({ statusCode: response.statusCode ?? 0 });
+      // The body is not used; read a little so a small answer completes cleanly, then hang up.
+      let drained = 0;
+      response.on('data', (chunk: Buffer) => {
+        drained += chunk.length;
+        if (drained > MAX_DRAINED_BYTES) request.destroy();
+      });
+      response.on('error', () => {});
+      response.on('close', () => clearTimeout(deadline));
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(deadline);
+      finish({ error: describeSocketError(error) });
+    });
+    request.on('close', () => clearTimeout(deadline));
+    request.end(body);
+  });
+}
+
+/**
+ * One delivery attempt of a signed Standard Webhooks message: checks the URL, resolves the
+ * host and checks every address again (DNS may have changed since registration), then POSTs
+ * to the checked address. Redirects are not followed (a 3xx is a failure). Never throws for a
+ * network or HTTP failure; the outcome says what happened.
+ */
+export async function deliverOnce(
+  message: OutgoingWebhook,
+  options: DeliverOptions = {},
+): Promise<DeliveryOutcome> {
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const done = (outcome: Omit<DeliveryOutcome, 'durationMs'>): DeliveryOutcome => ({
+    ...outcome,
+    durationMs: Math.round(performance.now() - started),
+  });
+
+  let url: URL;
+  try {
+    url = parseWebhookUrl(message.url);
+  } catch (error) {
+    const detail = error instanceof ProblemError ? error.detail : 'the URL is invalid';
+    return done({ ok: false, statusCode: null, error: detail, permanent: true });
+  }
+  let destination: CheckedDestination;
+  try {
+    destination = await checkDestination(url.hostname, {
+      allowLoopback: options.allowLoopback,
+      resolve: options.resolve,
+      resolveTimeoutMs: timeoutMs,
+    });
+  } catch (error) {
+    if (!(error instanceof RefusedDestinationError)) throw error;
+    return done({ ok: false, statusCode: null, error: error.message, permanent: false });
+  }
+
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'brand-health-webhooks/1.0',
+    'webhook-id': message.msgId,
+    'webhook-timestamp': String(Math.floor(message.timestamp.getTime() / 1000)),
+  };
+  const signature = signatureHeader(message.secrets, message.msgId, message.timestamp, message.payload);
+  if (signature) headers['webhook-signature'] = signature;
+
+  const remaining = Math.max(1, timeoutMs - (performance.now() - started));
+  const result = await post(url, destination, headers, message.payload, remaining, options.ca, timeoutMs);
+  if ('error' in result) return done({ ok: false, statusCode: null, error: result.error, permanent: false });
+  const status = result.statusCode;
+  if (status >= 200 && status <= 299)
+    return done({ ok: true, statusCode: status, error: null, permanent: false });
+  const note =
+    status === 410 ? ' Gone' : status >= 300 && status <= 399 ? ' (redirects are not followed)' : '';
+  return done({ ok: false, statusCode: status, error: `HTTP ${status}${note}`, permanent: status === 410 });
+}

@@ -1,0 +1,175 @@
+import type { AppContext } from '../context.ts';
+import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
+import { EVENT_TYPES, type EventType } from '../infra/db/types.ts';
+import { ProblemError, problems } from '../infra/http/problem.ts';
+import { newId } from '../infra/ids.ts';
+import * as q from './queries.ts';
+import { generateSecret, validateSecret } from './secrets.ts';
+import { MAX_WEBHOOKS_PER_WORKSPACE, webhookSettings } from './settings.ts';
+import { parseWebhookUrl, validateWebhookUrl } from './url-policy.ts';
+
+export interface WebhookResource {
+  id: string;
+  url: string;
+  events: EventType[];
+  status: 'active' | 'disabled';
+  /** Our extension: why a webhook was disabled (410 Gone, deliveries failing). */
+  disabled_reason: string | null;
+  created_at: string;
+}
+
+type WebhookRow = {
+  id: string;
+  url: string;
+  events: EventType[];
+  status: 'active' | 'disabled';
+  disabled_reason: string | null;
+  created_at: Date;
+};
+
+function toResource(row: WebhookRow): WebhookResource {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    status: row.status,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * The subscribed event names, duplicates dropped (first occurrence kept). Unknown names, or
+ * none at all, are the spec's 422 "Invalid Events", naming each unknown one.
+ */
+export function parseEvents(events: string[]): EventType[] {
+  const unknown = [...new Set(events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e)))];
+  if (unknown.length > 0) {
+    const names = unknown.map((e) => JSON.stringify(e)).join(', ');
+    throw new ProblemError(
+      422,
+      'Invalid Events',
+      `Unrecognised event name${unknown.length > 1 ? 's' : ''} ${names}; use ${EVENT_TYPES.join(', ')}.`,
+      {
+        errors: [{ parameter: 'events', message: `not recognised: ${names}` }],
+        extensions: { invalid_events: unknown },
+      },
+    );
+  }
+  if (events.length === 0) {
+    throw new ProblemError(
+      422,
+      'Invalid Events',
+      `events must name at least one of ${EVENT_TYPES.join(', ')}.`,
+      {
+        errors: [{ parameter: 'events', message: 'must not be empty' }],
+        extensions: { invalid_events: [] },
+      },
+    );
+  }
+  return [...new Set(events)] as EventType[];
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  events: string[];
+  secret?: string;
+}
+
+/** Registers a webhook on the key's own workspace; the secret is returned here and never again. */
+export async function createWebhook(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  input: CreateWebhookInput,
+): Promise<WebhookResource & { secret: string }> {
+  // Cheap checks first, in the spec's order of statuses: 400 URL, 422 events, then the rest.
+  parseWebhookUrl(input.url);
+  const events = parseEvents(input.events);
+  if (input.secret !== undefined) validateSecret(input.secret);
+  const url = await validateWebhookUrl(input.url, {
+    allowLoopback: ctx.config.allowLoopbackFetch,
+    resolve: webhookSettings(ctx).resolve,
+  });
+  const secret = input.secret ?? generateSecret();
+
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    await q.lockWorkspace(trx, principal.workspaceId);
+    if ((await q.countLiveWebhooks(trx, principal.workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE) {
+      throw problems.unprocessable(
+        'Webhook Limit Reached',
+        `A workspace can have at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first.`,
+      );
+    }
+    return q.insertWebhook(trx, {
+      id: newId('wh'),
+      workspaceId: principal.workspaceId,
+      url,
+      events,
+      secret,
+      createdAt: ctx.now(),
+    });
+  });
+  return { ...toResource(row), secret };
+}
+
+export async function listWebhooks(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+): Promise<WebhookResource[]> {
+  return (await q.listLiveWebhooks(ctx.db, principal.workspaceId)).map(toResource);
+}
+
+function notFound(id: string): ProblemError {
+  return problems.notFound(`No webhook "${id}" is visible to this API key.`);
+}
+
+/** Soft delete: deliveries already made stay readable for support; pending ones are dropped. */
+export async function deleteWebhook(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  id: string,
+): Promise<void> {
+  const deleted = await q.softDeleteWebhook(ctx.db, principal.workspaceId, id, ctx.now());
+  if (!deleted) throw notFound(id);
+}
+
+export interface DeliveryResource {
+  id: string;
+  event_id: string;
+  event_type: EventType;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+export async function listDeliveries(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  webhookId: string,
+  page: { limit: number; offset: number },
+): Promise<{ deliveries: DeliveryResource[]; total: number; limit: number; offset: number }> {
+  const webhook = await q.findLiveWebhook(ctx.db, principal.workspaceId, webhookId);
+  if (!webhook) throw notFound(webhookId);
+  const { rows, total } = await q.listDeliveries(ctx.db, webhook.id, page.limit, page.offset);
+  return {
+    deliveries: rows.map((r) => ({
+      id: r.id,
+      event_id: r.event_id,
+      event_type: r.event_type,
+      status: r.status,
+      attempts: r.attempts,
+      last_status_code: r.last_status_code,
+      last_error: r.last_error,
+      created_at: r.created_at.toISOString(),
+      last_attempt_at: r.last_attempt_at?.toISOString() ?? null,
+      delivered_at: r.delivered_at?.toISOString() ?? null,
+    })),
+    total,
+    limit: page.limit,
+    offset: page.offset,
+  };
+}

@@ -1,0 +1,65 @@
+import { ProblemError } from '../infra/http/problem.ts';
+import { checkDestination, RefusedDestinationError, type Resolver } from '../infra/net/destination.ts';
+
+export const MAX_URL_LENGTH = 2048;
+
+function invalid(detail: string, parameter: string): ProblemError {
+  return new ProblemError(400, 'Invalid URL', detail, { errors: [{ parameter, message: detail }] });
+}
+
+/**
+ * The checks that need no network: an absolute https URL of at most 2048 characters, with a
+ * host and without credentials. Returns the normalised URL (WHATWG: lower-case host, numeric
+ * IPv4 forms such as `https://2130706433/` rewritten to dotted form, so they are judged right).
+ */
+export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
+  const text = raw.trim();
+  if (text.length === 0 || text.length > MAX_URL_LENGTH) {
+    throw invalid(`${parameter} must be an https URL of 1 to ${MAX_URL_LENGTH} characters.`, parameter);
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid(`${parameter} is not a valid absolute URL.`, parameter);
+  }
+  if (url.protocol !== 'https:') {
+    throw invalid(`${parameter} must use https, not ${url.protocol.replace(/:$/, '')}.`, parameter);
+  }
+  if (url.username || url.password)
+    throw invalid(`${parameter} must not contain credentials (user:password@).`, parameter);
+  if (!url.hostname) throw invalid(`${parameter} has no host.`, parameter);
+  return url;
+}
+
+export interface WebhookUrlOptions {
+  /** ctx.config.allowLoopbackFetch: accept loopback addresses (tests only). Private ranges never pass. */
+  allowLoopback: boolean;
+  /** DNS resolver override (tests); the system resolver otherwise. */
+  resolve?: Resolver;
+  /** Name of the request field, for the error (`url`, `webhook_url`). */
+  parameter?: string;
+}
+
+/**
+ * Validates a caller-supplied webhook destination: `parseWebhookUrl`, then the host must
+ * resolve, and only to public addresses (no loopback, private, link-local, CGNAT, cloud
+ * metadata, multicast or reserved address, IPv4 or IPv6, IPv4-mapped included). Throws a 400
+ * "Invalid URL" problem otherwise; returns the normalised URL string to store. Delivery checks
+ * again (DNS can change), so this is the early answer to the caller, not the only guard.
+ */
+export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions): Promise<string> {
+  const parameter = options.parameter ?? 'url';
+  const url = parseWebhookUrl(raw, parameter);
+  try {
+    await checkDestination(url.hostname, { allowLoopback: options.allowLoopback, resolve: options.resolve });
+  } catch (error) {
+    if (!(error instanceof RefusedDestinationError)) throw error;
+    const why =
+      error.kind === 'refused'
+        ? `${error.message}; webhooks are only delivered to public internet addresses.`
+        : `${error.message}.`;
+    throw invalid(`${parameter} is not deliverable: ${why}`, parameter);
+  }
+  return url.href;
+}

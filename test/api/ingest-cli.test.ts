@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+const execFileAsync = promisify(execFile);
+const CLI = path.resolve('src/cli/main.ts');
+
+let testDb: TestDatabase;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-ingest-cli-'));
+  env = {
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: path.join(dir, 'data'),
+    DATABASE_URL: testDb.databaseUrl ?? '',
+  };
+});
+afterAll(async () => {
+  await testDb?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(...args: string[]) {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [CLI, ...args], {
+      env,
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error: any) {
+    return { code: error.code ?? 1, stdout: String(error.stdout ?? ''), stderr: String(error.stderr ?? '') };
+  }
+}
+
+it('brandhealth metrics import: all or nothing, exit 1 with a line report, --skip-invalid imports the rest', async () => {
+  const created = await cli('--json', 'workspace', 'create', '--name', 'CLI import', '--plan', 'pro');
+  expect(created.code).toBe(0);
+  const id = JSON.parse(created.stdout).id as string;
+  const file = path.join(dir, 'metrics.csv');
+  fs.writeFileSync(
+    file,
+    [
+      'workspace_id,platform,day,followers,posts,impressions,likes,comments,shares,saves,mentions,text',
+      `${id},instagram,2025-01-01,1000,1,500,40,4,2,1,0,Love it`,
+      `${id},instagram,2025-01-02,abc,1,500,40,4,2,1,0,`,
+    ].join('\n'),
+  );
+
+  const refused = await cli('metrics', 'import', file);
+  expect(refused.code).toBe(1);
+  expect(refused.stdout).toContain('line 3: followers must be a whole number >= 0, got "abc"');
+  expect(refused.stdout).toContain('1 of 2 rows rejected; nothing was imported');
+  expect(refused.stderr).toContain('--skip-invalid');
+
+  const partial = await cli('--json', 'metrics', 'import', file, '--skip-invalid');
+  expect(partial.code).toBe(0);
+  expect(JSON.parse(partial.stdout)).toMatchObject({
+    format: 'csv',
+    rows: 2,
+    imported: 1,
+    committed: true,
+    rejected: [{ line: 3, reason: 'followers must be a whole number >= 0, got "abc"' }],
+  });
+
+  const unknown = await cli('metrics', 'import', path.join(dir, 'metrics.txt'));
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('cannot tell the format');
+}, 120_000);

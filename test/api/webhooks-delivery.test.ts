@@ -1,0 +1,267 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspace } from '../../src/admin/workspaces.ts';
+import { deliverOnce } from '../../src/webhooks/deliver-once.ts';
+import { fanOutEvent } from '../../src/webhooks/fanout.ts';
+import { configureWebhooks } from '../../src/webhooks/settings.ts';
+import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { emit, eventually, startReceiver, type Receiver } from './webhooks-receiver.ts';
+
+let t: TestService;
+let rx: Receiver;
+beforeAll(async () => {
+  rx = await startReceiver();
+  t = await startTestService({ allowLoopbackFetch: true, runWorkers: true });
+  // Trust the receiver's certificate; retry at once, twice (three attempts in all).
+  configureWebhooks(t.ctx, { ca: rx.cert, retry: { retryLimit: 2, retryDelay: 0, retryBackoff: false } });
+  await t.service.startWorkers();
+});
+afterAll(async () => {
+  await t?.close();
+  await rx?.close();
+});
+
+async function register(key: string, path: string, events: string[], secret?: string) {
+  const res = await t.request({
+    method: 'POST',
+    url: '/v1/webhooks',
+    key,
+    payload: { url: rx.url(path), events, ...(secret ? { secret } : {}) },
+  });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { id: string; secret: string };
+}
+
+async function settled(deliveryWhere: { webhookId?: string; eventId: string }) {
+  return eventually(
+    async () => {
+      let q = t.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', deliveryWhere.eventId);
+      q = deliveryWhere.webhookId
+        ? q.where('webhook_id', '=', deliveryWhere.webhookId)
+        : q.where('webhook_id', 'is', null);
+      const row = await q.executeTakeFirst();
+      return row && row.status !== 'pending' ? row : undefined;
+    },
+    20_000,
+    'the delivery to settle',
+  );
+}
+
+const webhookRow = (id: string) =>
+  t.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+describe('delivery', () => {
+  it('POSTs the event signed with the webhook secret (Standard Webhooks) to a subscribed HTTPS endpoint', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
+    const hook = await register(key, '/ok', ['audit.completed']);
+    const other = await register(key, '/not-subscribed', ['campaign.phase_changed']);
+    const data = {
+      audit_id: 'aud_1',
+      workspace_id: workspace.id,
+      score: 71.5,
+      grade: 'strong',
+      completed_at: '2030-01-01T00:00:00.000Z',
+    };
+    const eventId = await emit(t.ctx, workspace.id, 'audit.completed', data);
+
+    const row = await settled({ webhookId: hook.id, eventId });
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 200, last_error: null });
+    expect(row.delivered_at).toBeInstanceOf(Date);
+
+    const [request] = rx.requestsTo('/ok');
+    expect(request).toBeDefined();
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['webhook-id']).toBe(eventId);
+    const payload = new Webhook(hook.secret).verify(request!.body, request!.headers) as Record<
+      string,
+      unknown
+    >;
+    expect(payload).toEqual({ id: eventId, type: 'audit.completed', created_at: expect.any(String), data });
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(request!.body, request!.headers),
+    ).toThrow();
+
+    expect(rx.requestsTo('/not-subscribed')).toHaveLength(0);
+    const listed = await t.request({ method: 'GET', url: `/v1/webhooks/${hook.id}/deliveries`, key });
+    expect(listed.json().deliveries[0]).toMatchObject({
+      event_id: eventId,
+      status: 'succeeded',
+      attempts: 1,
+      last_status_code: 200,
+    });
+    expect(
+      (await t.request({ method: 'GET', url: `/v1/webhooks/${other.id}/deliveries`, key })).json().total,
+    ).toBe(0);
+  });
+
+  it('retries a failing endpoint with the same webhook-id until it answers 2xx', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const secret = 'a-shared-secret-of-32-characters!';
+    const hook = await register(key, '/flaky', ['score.changed'], secret);
+    rx.answer('/flaky', 500, 500, 200);
+    const eventId = await emit(t.ctx, workspace.id, 'score.changed', {
+      score: 60,
+      previous_score: 55,
+      change: '+5.0',
+    });
+
+    const row = await settled({ webhookId: hook.id, eventId });
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 3, last_status_code: 200, last_error: null });
+    const requests = rx.requestsTo('/flaky');
+    expect(requests).toHaveLength(3);
+    for (const r of requests) {
+      expect(r.headers['webhook-id']).toBe(eventId);
+      // A plain-string secret is used as raw bytes.
+      expect(new Webhook(secret, { format: 'raw' }).verify(r.body, r.headers)).toMatchObject({ id: eventId });
+    }
+    expect((await webhookRow(hook.id)).status).toBe('active');
+  });
+
+  it('disables the webhook at once when the endpoint answers 410 Gone', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const hook = await register(key, '/gone', ['score.changed']);
+    rx.answer('/gone', 410);
+    const first = await emit(t.ctx, workspace.id, 'score.changed', { score: 1 });
+    expect(await settled({ webhookId: hook.id, eventId: first })).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      last_status_code: 410,
+      last_error: 'HTTP 410 Gone',
+    });
+    const listed = (await t.request({ method: 'GET', url: '/v1/webhooks', key })).json().webhooks[0];
+    expect(listed).toMatchObject({ id: hook.id, status: 'disabled' });
+    expect(listed.disabled_reason).toMatch(/410 Gone/);
+
+    // A disabled webhook gets no new deliveries.
+    const second = await emit(t.ctx, workspace.id, 'score.changed', { score: 2 });
+    expect(await fanOutEvent(t.ctx, { eventId: second })).toEqual([]);
+    const rows = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('event_id', '=', second)
+      .execute();
+    expect(rows).toHaveLength(0);
+    expect(rx.requestsTo('/gone')).toHaveLength(1);
+  });
+
+  it('marks a delivery failed after its last attempt and disables a webhook with no recent success', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const hook = await register(key, '/down', ['campaign.phase_changed']);
+    rx.answer('/down', 503);
+    const eventId = await emit(t.ctx, workspace.id, 'campaign.phase_changed', { campaign_id: 'cmp_1' });
+    const row = await settled({ webhookId: hook.id, eventId });
+    expect(row).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      last_status_code: 503,
+      last_error: 'HTTP 503',
+    });
+    const webhook = await webhookRow(hook.id);
+    expect(webhook.status).toBe('disabled');
+    expect(webhook.disabled_reason).toMatch(/failed all its attempts .*HTTP 503.*24 hours/);
+    expect(webhook.disabled_reason).not.toContain(webhook.secret);
+  });
+
+  it('delivers one-off URLs signed with the secrets of the webhooks subscribed to the event, once per fan-out', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const a = await register(key, '/sub-a', ['audit.completed']);
+    const b = await register(key, '/sub-b', ['score.changed', 'audit.completed']);
+    const c = await register(key, '/sub-c', ['campaign.phase_changed']);
+    const eventId = await emit(t.ctx, workspace.id, 'audit.completed', { audit_id: 'aud_x' }, [
+      rx.url('/one-off'),
+    ]);
+    const row = await settled({ eventId });
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 1, url: rx.url('/one-off') });
+    const [request] = rx.requestsTo('/one-off');
+    expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    for (const secret of [a.secret, b.secret]) {
+      expect(new Webhook(secret).verify(request!.body, request!.headers)).toMatchObject({
+        id: eventId,
+        type: 'audit.completed',
+      });
+    }
+    expect(() => new Webhook(c.secret).verify(request!.body, request!.headers)).toThrow();
+    // Running the fan-out again (a retried job) creates nothing new.
+    expect(await fanOutEvent(t.ctx, { eventId, extraUrls: [rx.url('/one-off')] })).toEqual([]);
+    const rows = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('event_id', '=', eventId)
+      .execute();
+    expect(rows).toHaveLength(3); // a, b and the one-off URL
+  });
+
+  it("delivers a client workspace's events to its agency's webhooks too", async () => {
+    const agency = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
+    const client = await createWorkspace(t.db, {
+      name: 'Client',
+      plan: 'pro',
+      parentId: agency.workspace.id,
+    });
+    const stranger = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
+    const hook = await register(agency.key, '/agency', ['score.changed']);
+    const strangerHook = await register(stranger.key, '/stranger', ['score.changed']);
+    const eventId = await emit(t.ctx, client.id, 'score.changed', { workspace_id: client.id, score: 40 });
+    expect(await settled({ webhookId: hook.id, eventId })).toMatchObject({ status: 'succeeded' });
+    expect(JSON.parse(rx.requestsTo('/agency')[0]!.body).data.workspace_id).toBe(client.id);
+    const strangers = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('webhook_id', '=', strangerHook.id)
+      .execute();
+    expect(strangers).toHaveLength(0);
+  });
+});
+
+describe('deliverOnce', () => {
+  const message = (url: string) => ({
+    url,
+    msgId: 'evt_test',
+    payload: '{"id":"evt_test"}',
+    secrets: [],
+    timestamp: new Date(),
+  });
+
+  it('does not follow redirects and sends no signature without a secret', async () => {
+    // (A one-off URL of a workspace without a subscribed webhook goes out like this: unsigned.)
+    rx.answer('/moved', 301);
+    const outcome = await deliverOnce(message(rx.url('/moved')), { allowLoopback: true, ca: rx.cert });
+    expect(outcome).toMatchObject({
+      ok: false,
+      statusCode: 301,
+      error: 'HTTP 301 (redirects are not followed)',
+    });
+    const [request] = rx.requestsTo('/moved');
+    expect(request!.headers['webhook-signature']).toBeUndefined();
+    expect(request!.headers['webhook-id']).toBe('evt_test');
+  });
+
+  it('refuses loopback unless allowed, and an untrusted certificate', async () => {
+    const before = rx.received.length;
+    const refused = await deliverOnce(message(rx.url('/x')), { ca: rx.cert });
+    expect(refused).toMatchObject({ ok: false, statusCode: null, permanent: false });
+    expect(refused.error).toMatch(/loopback/);
+    const untrusted = await deliverOnce(message(rx.url('/x')), { allowLoopback: true });
+    expect(untrusted.error).toMatch(/^TLS handshake failed/);
+    expect(rx.received.length).toBe(before);
+    const http = await deliverOnce(message(rx.url('/x').replace('https:', 'http:')), { allowLoopback: true });
+    expect(http).toMatchObject({ ok: false, permanent: true });
+  });
+
+  it('gives up on a slow endpoint after the attempt timeout', async () => {
+    const net = await import('node:net');
+    const silent = net.createServer(() => {}); // accepts, never answers the TLS handshake
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const outcome = await deliverOnce(message(`https://127.0.0.1:${port}/`), {
+        allowLoopback: true,
+        timeoutMs: 300,
+      });
+      expect(outcome).toMatchObject({ ok: false, error: 'timed out after 300 ms' });
+      expect(outcome.durationMs).toBeLessThan(2_000);
+    } finally {
+      silent.close();
+    }
+  });
+});

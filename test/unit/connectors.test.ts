@@ -1,0 +1,237 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, CONNECTORS, ConnectorError } from '../../src/ingest/connectors/index.ts';
+import type { Platform } from '../../src/infra/db/types.ts';
+import { fixtureServer, loadFixture, type Route } from './connectors-fixtures/server.ts';
+
+const range = { since: '2025-03-01', until: '2025-03-03' };
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function run(
+  platform: Platform,
+  routes: Route[],
+  handle: string,
+  bases: (origin: string) => Record<string, string>,
+) {
+  const server = await fixtureServer(routes);
+  close = server.close;
+  const connector = CONNECTORS[platform];
+  const api = new ApiClient({
+    platform,
+    baseUrls: bases(server.origin),
+    headers: connector.authHeaders('tok_123'),
+    timeoutMs: 5000,
+    maxBytes: 1_000_000,
+    fetch,
+  });
+  const result = await connector.fetchSnapshots(api, { handle }, range);
+  return { ...result, seen: server.seen };
+}
+
+/** Columns of the snapshots, one array per metric, in day order. */
+function columns(snapshots: Array<Record<string, unknown>>, keys: string[]) {
+  return Object.fromEntries(keys.map((k) => [k, snapshots.map((s) => s[k])]));
+}
+
+const ALL = [
+  'day',
+  'followers',
+  'posts',
+  'impressions',
+  'likes',
+  'comments',
+  'shares',
+  'saves',
+  'mentions',
+  'sentimentPositive',
+  'sentimentNegative',
+  'profileCompleteness',
+];
+
+describe('platform connectors against recorded API responses', () => {
+  it('instagram: user node, day insights (end_time is the next day), paged media and comment sentiment', async () => {
+    const r = await run('instagram', loadFixture('instagram'), 'acme', (o) => ({ graph: `${o}/v21.0` }));
+    expect(r.followers).toBe(10500);
+    expect(columns(r.snapshots as never, ALL)).toEqual({
+      day: ['2025-03-01', '2025-03-02', '2025-03-03'],
+      // 10500 now; 50 gained on the 3rd and 30 on the 2nd.
+      followers: [10420, 10450, 10500],
+      posts: [1, 0, 2],
+      impressions: [1200, 1500, 900],
+      likes: [100, 0, 60],
+      comments: [2, 0, 1],
+      shares: [0, 0, 0],
+      saves: [0, 0, 0],
+      mentions: [0, 0, 0],
+      sentimentPositive: [1, 0, 0],
+      sentimentNegative: [0, 1, 0],
+      profileCompleteness: [1, 1, 1],
+    });
+    expect(r.snapshots.every((s) => s.platform === 'instagram')).toBe(true);
+    const insights = r.seen.find((s) => s.path.endsWith('/insights'))!;
+    expect(insights.query).toMatchObject({ period: 'day', since: '1740787200', until: '1741046400' });
+    expect(insights.headers.authorization).toBe('Bearer tok_123');
+    expect(r.seen.filter((s) => s.path.endsWith('/media'))).toHaveLength(2);
+  });
+
+  it('facebook: page insights with follows minus unfollows, posts with reactions, comments and shares', async () => {
+    const r = await run('facebook', loadFixture('facebook'), 'acmepage', (o) => ({ graph: `${o}/v21.0` }));
+    expect(r.followers).toBe(30000);
+    expect(columns(r.snapshots as never, ALL)).toEqual({
+      day: ['2025-03-01', '2025-03-02', '2025-03-03'],
+      followers: [29960, 29980, 30000],
+      posts: [1, 1, 0],
+      impressions: [4000, 5200, 3100],
+      likes: [10, 60, 0],
+      comments: [0, 3, 0],
+      shares: [0, 4, 0],
+      saves: [0, 0, 0],
+      mentions: [0, 0, 0],
+      sentimentPositive: [0, 1, 0],
+      sentimentNegative: [0, 0, 1],
+      profileCompleteness: [0.75, 0.75, 0.75],
+    });
+  });
+
+  it('tiktok: business/get daily metrics, video list paged by cursor until before the range, Access-Token header', async () => {
+    const r = await run('tiktok', loadFixture('tiktok'), 'acme', (o) => ({ business: `${o}/open_api/v1.3` }));
+    expect(r.followers).toBe(8000);
+    expect(columns(r.snapshots as never, ALL)).toEqual({
+      day: ['2025-03-01', '2025-03-02', '2025-03-03'],
+      followers: [7900, 7950, 8000],
+      posts: [1, 1, 0],
+      impressions: [3000, 4100, 2500],
+      likes: [200, 260, 150],
+      comments: [12, 20, 8],
+      shares: [5, 9, 2],
+      saves: [0, 0, 0],
+      mentions: [0, 0, 0],
+      sentimentPositive: [0, 0, 0],
+      sentimentNegative: [0, 0, 0],
+      profileCompleteness: [2 / 3, 2 / 3, 2 / 3],
+    });
+    const get = r.seen.find((s) => s.path.endsWith('/business/get/'))!;
+    expect(get.query).toMatchObject({
+      business_id: 'acme',
+      start_date: '2025-03-01',
+      end_date: '2025-03-03',
+    });
+    expect(get.headers['access-token']).toBe('tok_123');
+    expect(r.seen.filter((s) => s.path.endsWith('/video/list/'))).toHaveLength(2);
+  });
+
+  it('youtube: channel by handle (string statistics), analytics day report by column name, uploads playlist', async () => {
+    const r = await run('youtube', loadFixture('youtube'), 'acme', (o) => ({
+      data: `${o}/youtube/v3`,
+      analytics: `${o}/v2`,
+    }));
+    expect(r.followers).toBe(25000);
+    expect(columns(r.snapshots as never, ALL)).toEqual({
+      day: ['2025-03-01', '2025-03-02', '2025-03-03'],
+      // Net subscribers: +35, +50, +10.
+      followers: [24940, 24990, 25000],
+      posts: [1, 0, 1],
+      impressions: [5000, 6200, 4800],
+      likes: [200, 260, 180],
+      comments: [30, 41, 22],
+      shares: [10, 12, 6],
+      saves: [0, 0, 0],
+      mentions: [0, 0, 0],
+      sentimentPositive: [0, 0, 0],
+      sentimentNegative: [0, 0, 0],
+      profileCompleteness: [1, 1, 1],
+    });
+    const report = r.seen.find((s) => s.path === '/v2/reports')!;
+    expect(report.query).toMatchObject({
+      ids: 'channel==UCacme000000000000000000',
+      startDate: '2025-03-01',
+      endDate: '2025-03-03',
+      dimensions: 'day',
+    });
+  });
+
+  it('twitter (X API v2): public_metrics of posts, paged by next_token, mentions classified for sentiment', async () => {
+    const r = await run('twitter', loadFixture('twitter'), 'acme', (o) => ({ api: `${o}/2` }));
+    expect(r.followers).toBe(4200);
+    expect(columns(r.snapshots as never, ALL)).toEqual({
+      day: ['2025-03-01', '2025-03-02', '2025-03-03'],
+      followers: [4200, 4200, 4200],
+      posts: [0, 1, 1],
+      impressions: [0, 900, 700],
+      likes: [0, 20, 15],
+      comments: [0, 4, 2],
+      shares: [0, 4, 1],
+      saves: [0, 2, 1],
+      mentions: [1, 0, 1],
+      sentimentPositive: [1, 0, 0],
+      sentimentNegative: [0, 0, 1],
+      profileCompleteness: [1, 1, 1],
+    });
+    const tweets = r.seen.find((s) => s.path.endsWith('/tweets'))!;
+    expect(tweets.query).toMatchObject({
+      start_time: '2025-03-01T00:00:00Z',
+      end_time: '2025-03-04T00:00:00Z',
+    });
+  });
+
+  it('reports platform errors, unknown accounts and empty channels as ConnectorError', async () => {
+    await expect(
+      run('twitter', loadFixture('twitter'), 'nobody', (o) => ({ api: `${o}/2` })),
+    ).rejects.toThrow(/Could not find user with username/);
+    await close?.();
+    await expect(
+      run('youtube', loadFixture('youtube'), 'ghost', (o) => ({
+        data: `${o}/youtube/v3`,
+        analytics: `${o}/v2`,
+      })),
+    ).rejects.toThrow(/no YouTube channel for @ghost/);
+    await close?.();
+    const oauth: Route[] = [
+      {
+        method: 'GET',
+        path: '/v21.0/acme',
+        status: 400,
+        body: {
+          error: {
+            message: 'Invalid OAuth access token - Cannot parse access token',
+            type: 'OAuthException',
+            code: 190,
+            fbtrace_id: 'A1',
+          },
+        },
+      },
+    ];
+    const error = await run('instagram', oauth, 'acme', (o) => ({ graph: `${o}/v21.0` })).catch((e) => e);
+    expect(error).toBeInstanceOf(ConnectorError);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('Invalid OAuth access token');
+    await close?.();
+    const tiktokDenied: Route[] = [
+      {
+        method: 'GET',
+        path: '/open_api/v1.3/business/get/',
+        body: { code: 40105, message: 'Access token is invalid or expired.', request_id: 'x', data: {} },
+      },
+    ];
+    await expect(
+      run('tiktok', tiktokDenied, 'acme', (o) => ({ business: `${o}/open_api/v1.3` })),
+    ).rejects.toThrow(/Access token is invalid or expired/);
+  });
+
+  it('never follows a pagination link outside the configured API base', async () => {
+    const routes = loadFixture('instagram').map((r) =>
+      r.path.endsWith('/media') && !r.query
+        ? {
+            ...r,
+            body: { ...(r.body as object), paging: { next: 'http://169.254.169.254/latest/meta-data?x=1' } },
+          }
+        : r,
+    );
+    await expect(run('instagram', routes, 'acme', (o) => ({ graph: `${o}/v21.0` }))).rejects.toThrow(
+      /refusing a next-page link/,
+    );
+  });
+});
