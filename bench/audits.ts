@@ -101,6 +101,9 @@ export async function runAuditScenario(
     rowsPerRead = value.rows.length;
   }
   const breakdown = await auditBreakdown(ctx, Math.min(sequential, 20), days, now);
+  // One database round trip, for scale: an audit makes about a dozen (reads, then its transaction).
+  const roundTrips: number[] = [];
+  for (let i = 0; i < 50; i++) roundTrips.push((await timed(() => sql`SELECT 1`.execute(ctx.db))).ms);
 
   // Medians: the machine is shared, and one stalled audit or read should not decide the ratio.
   const perAuditMs = median(perAudit);
@@ -134,6 +137,7 @@ export async function runAuditScenario(
       readMsMean: round(mean(reads), 2),
       rowsPerRead,
       breakdownMs: breakdown,
+      roundTripMs: round(median(roundTrips), 2),
       snapshotRows: options.snapshotRows,
       seedSeconds: round(options.seedSeconds),
     },

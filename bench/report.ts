@@ -68,8 +68,8 @@ function table(header: string[], rows: string[][]): string {
 
 const verdict = (r: Result) =>
   r.status !== 'ok' ? `${r.status}: ${r.reason}` : r.misses.length ? `MISS: ${r.misses.join('; ')}` : 'ok';
-const fixed = (x: number | undefined, digits = 2) =>
-  x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(digits);
+const fixed = (x: number | undefined) =>
+  x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(Math.abs(x) < 0.1 ? 3 : 2);
 
 /** The two tables printed at the end of a run: HTTP scenarios, then the rest. */
 export function formatReport(report: Report): string {

@@ -58,7 +58,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
         if (!config.runWorkers) return;
         await ctx.jobs.startWorkers();
         for (const domain of DOMAINS) {
-          await domain.start?.(ctx).catch((error) => app.log.warn({ err: error, domain: domain.name }, 'domain start failed'));
+          await domain
+            .start?.(ctx)
+            .catch((error) => app.log.warn({ err: error, domain: domain.name }, 'domain start failed'));
         }
       },
       async stop() {

@@ -58,7 +58,8 @@ export async function drive(
     url: baseUrl,
     connections: options.connections,
     duration: options.seconds,
-    timeout: 10,
+    // Above the queueing delay of the slowest scenario (export on PGlite), below the service's 30 s request timeout.
+    timeout: 25,
     requests: [
       {
         setupRequest(request) {

@@ -110,7 +110,7 @@ export async function runHttpScenario(
     const limit = await drive(limitUrl, scenario.rotation, { ...run, seconds: options.seconds });
     const ratio = limit.rps > 0 ? service.rps / limit.rps : 0;
     const misses: string[] = [];
-    if (ratio < scenario.minRatio) misses.push(`ratio ${ratio.toFixed(2)} < ${scenario.minRatio}`);
+    if (ratio < scenario.minRatio) misses.push(`ratio ${ratio.toFixed(ratio < 0.1 ? 3 : 2)} < ${scenario.minRatio}`);
     if (scenario.maxP99Ms !== undefined && !(service.p99 < scenario.maxP99Ms))
       misses.push(`p99 ${service.p99} ms >= ${scenario.maxP99Ms} ms`);
     if (service.errors > 0) misses.push(`${service.errors} errors ${JSON.stringify(service.statusCodes)}`);

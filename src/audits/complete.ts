@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { emitEvent, WEBHOOK_FANOUT_QUEUE } from '../events/emit.ts';
+import { emitEvent } from '../events/emit.ts';
 import type { Platform } from '../infra/db/types.ts';
 import { computeDailyScores, DAILY_WINDOW_DAYS, writeDailyScores } from '../scoring/daily-scores.ts';
 import { addDays, utcDay } from '../scoring/days.ts';
@@ -15,7 +15,6 @@ import {
 import { loadSnapshots } from '../scoring/snapshots.ts';
 import { industryBenchmark, type IndustryBenchmark } from './benchmark.ts';
 import { SCORE_CHANGED_THRESHOLD } from './policy.ts';
-import { warmQueues } from './queue-cache.ts';
 
 /** A pillar as stored on the audit: the API fields plus the one-decimal value the next audit's change is measured from. */
 export interface StoredPillar {
@@ -117,7 +116,6 @@ export async function completeAudit(
   const benchmark: IndustryBenchmark = await industryBenchmark(db, ws, result.score, asOf);
   const recommendations: Recommendation[] = result.recommendations;
   const daily = computeDailyScores(ws.id, snapshots, asOf, asOf);
-  if (options.emitEvents !== false) await warmQueues(ctx, [WEBHOOK_FANOUT_QUEUE]);
 
   return db.transaction().execute(async (trx) => {
     const updated = await trx

@@ -15,7 +15,6 @@ import {
   DEFAULT_LOOKBACK_DAYS,
   estimatedSeconds,
 } from './policy.ts';
-import { warmQueues } from './queue-cache.ts';
 import { checkAuditWebhookUrl } from './webhook-url.ts';
 
 export interface StartAuditInput {
@@ -51,8 +50,8 @@ function auditInProgress(workspaceId: string): ProblemError {
 }
 
 /**
- * Starts a Brand Audit. Checks, in order (docs/audits.md): the body schema (400), the workspace
- * (404), webhook_url (400 Invalid URL), duplicate platform names (400), then under a lock on the
+ * Starts a Brand Audit. Checks, in order (docs/audits.md): the body schema and platform names
+ * (400), the workspace (404), webhook_url (400 Invalid URL), then under a lock on the
  * workspace row: no platform connected (422), requested platforms not connected (400), an audit
  * already processing (409), the monthly quota (402). The audit row and its job commit together.
  */
@@ -61,10 +60,6 @@ export async function startAudit(
   principal: WorkspacePrincipal,
   input: StartAuditInput,
 ): Promise<AuditStartResult> {
-  const ws = await resolveWorkspace(ctx.db, principal, input.workspace_id);
-  const webhookUrl =
-    input.webhook_url === undefined ? null : await checkAuditWebhookUrl(ctx, input.webhook_url);
-  const lookbackDays = input.lookback_days ?? DEFAULT_LOOKBACK_DAYS;
   if (input.platforms) {
     const duplicates = input.platforms.filter((p, i) => input.platforms!.indexOf(p) !== i);
     if (duplicates.length) {
@@ -74,8 +69,11 @@ export async function startAudit(
       );
     }
   }
+  const ws = await resolveWorkspace(ctx.db, principal, input.workspace_id);
+  const webhookUrl =
+    input.webhook_url === undefined ? null : await checkAuditWebhookUrl(ctx, input.webhook_url);
+  const lookbackDays = input.lookback_days ?? DEFAULT_LOOKBACK_DAYS;
 
-  await warmQueues(ctx, [AUDIT_QUEUE]);
   const now = ctx.now();
   try {
     return await ctx.db.transaction().execute(async (trx) => {

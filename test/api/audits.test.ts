@@ -66,7 +66,13 @@ describe('POST /v1/audit/run: errors', () => {
     );
     expect(body.detail).toContain('tiktok, youtube are not connected');
     expectProblem(await run(key, { platforms: [] }), 400);
-    for (const webhook_url of ['http://example.com/hook', 'not a url', 'https://user:pw@example.com/', 42]) {
+    for (const webhook_url of [
+      'http://example.com/hook',
+      'not a url',
+      'https://user:pw@example.com/',
+      'https://10.0.0.7/hook',
+      42,
+    ]) {
       body = expectProblem(await run(key, { webhook_url }), 400, 'Invalid URL');
       expect(body.errors[0].parameter).toBe('webhook_url');
     }

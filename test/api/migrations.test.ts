@@ -70,23 +70,19 @@ describe('migrations', () => {
       db.insertInto('workspaces').values({ id: 'ws_c', name: '', plan: 'pro' }),
       db.insertInto('workspaces').values({ id: 'ws_d', name: 'D', plan: 'pro', parent_id: 'ws_missing' }),
       db.insertInto('api_keys').values({ id: 'key_x', secret_hash: Buffer.alloc(32), scopes: ['read'] }),
-      db
-        .insertInto('api_keys')
-        .values({
-          id: 'key_y',
-          workspace_id: 'ws_a',
-          secret_hash: Buffer.alloc(32),
-          scopes: ['admin' as never],
-        }),
-      db
-        .insertInto('audits')
-        .values({
-          id: 'aud_1',
-          workspace_id: 'ws_a',
-          platforms: ['instagram'],
-          lookback_days: 400,
-          estimated_completion: new Date(),
-        }),
+      db.insertInto('api_keys').values({
+        id: 'key_y',
+        workspace_id: 'ws_a',
+        secret_hash: Buffer.alloc(32),
+        scopes: ['admin' as never],
+      }),
+      db.insertInto('audits').values({
+        id: 'aud_1',
+        workspace_id: 'ws_a',
+        platforms: ['instagram'],
+        lookback_days: 400,
+        estimated_completion: new Date(),
+      }),
     ];
     for (const query of bad) await expect(query.execute()).rejects.toThrow();
 

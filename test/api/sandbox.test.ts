@@ -52,7 +52,9 @@ describe('the sandbox manifest', () => {
       .where('sector_slug', 'is not', null)
       .groupBy('sector_slug')
       .execute();
-    const bySector: Record<string, number> = Object.fromEntries(counts.map((c) => [c.sector_slug, Number(c.n)]));
+    const bySector: Record<string, number> = Object.fromEntries(
+      counts.map((c) => [c.sector_slug, Number(c.n)]),
+    );
     expect(bySector[m.tacsi.smallSector]).toBeLessThan(50);
     expect(Object.values(bySector).filter((n) => n >= 120).length).toBeGreaterThanOrEqual(3);
     const span = await t.db

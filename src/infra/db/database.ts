@@ -90,6 +90,11 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   });
   // An idle client losing its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Nor may a checked-out one: pg emits 'error' on a client whose server goes away mid-query,
+  // and the pool listens only while the client is idle (an unhandled 'error' event would kill
+  // the process on every PostgreSQL restart). The query itself still fails and the pool drops
+  // the broken client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let closed = false;
   return {

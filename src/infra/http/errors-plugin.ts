@@ -49,14 +49,22 @@ function isDatabaseUnavailable(error: any): boolean {
       'ECONNRESET',
       'ETIMEDOUT',
       'EPIPE',
-      '57P01',
+      'EHOSTUNREACH',
+      'ENETUNREACH',
+      'EAI_AGAIN',
+      '57P01', // admin_shutdown: the backend was terminated
       '57P02',
-      '57P03',
+      '57P03', // cannot_connect_now
+      '53300', // too_many_connections
       '08000',
+      '08001',
       '08003',
+      '08004',
       '08006',
     ].includes(code) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed|database system is (starting up|shutting down)/i.test(
+    // 55000 is a broad SQLSTATE, so the refused-connection case is matched by its message:
+    // the database exists but is closed to connections (ALTER DATABASE ... ALLOW_CONNECTIONS false).
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|PGlite is closed|database system is (starting up|shutting down|in recovery mode)|is not currently accepting connections/i.test(
       message,
     )
   );
@@ -88,7 +96,8 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
       const first = error.validation[0];
       const key = first ? `/${parameter.replace(/\./g, '/')}` : '';
       // A missing field is a plain 400 naming it; a present but wrong value gets the route's own error.
-      const mapped = first?.keyword === 'required' ? undefined : request.routeOptions.config.validationProblems?.[key];
+      const mapped =
+        first?.keyword === 'required' ? undefined : request.routeOptions.config.validationProblems?.[key];
       const message =
         (first?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues !== undefined
           ? `must be one of ${((first?.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`
