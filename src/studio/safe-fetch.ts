@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
-import { refusedAddressReason, refusedHostnameReason } from './address-policy.ts';
+import { refusedAddressReason, refusedHostnameReason } from '../infra/net/address-policy.ts';
 import { StudioError } from './errors.ts';
 
 /**

@@ -196,7 +196,7 @@ describe('safe media fetch', () => {
       fetchMedia('http://mixed.test/a.png', new Collect(), { resolve, timeouts: FAST }),
     );
     expect(error.kind).toBe('media_refused');
-    expect(error.detail).toBe('host "mixed.test" resolves to a private (10.0.0.0/8) address');
+    expect(error.detail).toContain('host "mixed.test" resolves to a private');
   });
 
   it('refuses a declared Content-Length over the cap without reading the body', async () => {
