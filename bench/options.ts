@@ -5,6 +5,7 @@ import path from 'node:path';
 export type Backend = 'pglite' | 'postgres';
 
 export const SCENARIOS = [
+  'healthz',
   'score',
   'tacsi-weekly',
   'tacsi-history',

@@ -101,7 +101,9 @@ export function formatReport(report: Report): string {
       String(r.limit?.rps ?? '-'),
       String(r.limit?.p99 ?? '-'),
       fixed(r.ratio),
-      `>= ${r.target.minRatio}${r.target.maxP99Ms ? `, p99 < ${r.target.maxP99Ms} ms` : ''}`,
+      r.target.minRatio
+        ? `>= ${r.target.minRatio}${r.target.maxP99Ms ? `, p99 < ${r.target.maxP99Ms} ms` : ''}`
+        : 'report',
       verdict(r),
     ]),
   );

@@ -27,7 +27,7 @@ import { runPublicationScenario } from './tacsi-publication.ts';
 import { createBenchDatabase, type BenchDatabase } from './target.ts';
 
 const RSS_LIMIT_MB = 300;
-const HTTP: ScenarioName[] = ['score', 'tacsi-weekly', 'tacsi-history', 'export-scores'];
+const HTTP: ScenarioName[] = ['healthz', 'score', 'tacsi-weekly', 'tacsi-history', 'export-scores'];
 
 const options = benchOptions();
 const started = performance.now();

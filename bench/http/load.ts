@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 
-/** One request of a rotation: its path (with query) and Authorization header. */
+/** One request of a rotation: its path (with query) and Authorization header ('' for none). */
 export interface RotatedRequest {
   path: string;
   authorization: string;
@@ -65,7 +65,9 @@ export async function drive(
         setupRequest(request) {
           const pick = rotation[next++ % rotation.length]!;
           request.path = pick.path;
-          request.headers = { ...request.headers, authorization: pick.authorization };
+          request.headers = pick.authorization
+            ? { ...request.headers, authorization: pick.authorization }
+            : request.headers;
           return request;
         },
       },

@@ -35,6 +35,7 @@ export class ServerProcess {
   readonly ready: RssSnapshot;
   readonly #child: ChildProcess;
   readonly #pending = new Map<number, (reply: ServerReply) => void>();
+  readonly #exited: Promise<void>;
   #next = 1;
 
   private constructor(child: ChildProcess, url: string, ready: RssSnapshot) {
@@ -47,6 +48,15 @@ export class ServerProcess {
       this.#pending.delete(reply.id);
       resolve?.(reply);
     });
+    // A service that dies mid-run fails whatever the bench was waiting for, instead of hanging it.
+    this.#exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        for (const [id, settle] of this.#pending)
+          settle({ id, error: `bench server exited (${signal ?? code})` });
+        this.#pending.clear();
+        resolve();
+      }),
+    );
   }
 
   static async start(options: ServerOptions): Promise<ServerProcess> {
@@ -76,6 +86,10 @@ export class ServerProcess {
   #ask(request: Without<ServerRequest, 'id'>): Promise<ServerReply> {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
+      if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
+        reject(new Error('bench server is not running'));
+        return;
+      }
       this.#pending.set(id, (reply) => (reply.error ? reject(new Error(reply.error)) : resolve(reply)));
       this.#child.send({ ...request, id } as ServerRequest);
     });
@@ -110,9 +124,8 @@ export class ServerProcess {
 
   /** Stops the service cleanly (the PGlite folder must be closed before anyone else opens it). */
   async stop(): Promise<RssSnapshot> {
-    const exited = new Promise<void>((resolve) => this.#child.once('exit', () => resolve()));
     const reply = await this.#ask({ type: 'stop' });
-    await exited;
+    await this.#exited;
     return reply.rss!;
   }
 
