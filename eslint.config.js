@@ -2,7 +2,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', 'bench/results', 'coverage'] },
+  { ignores: ['node_modules', 'data', 'bench/results', 'coverage', '.tmp'] },
+  { files: ['bin/**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

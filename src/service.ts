@@ -28,6 +28,7 @@ export interface ServiceOptions {
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
     dataDir: options.dataDir ?? config.dataDir,
   });
   let jobs: Jobs | null = null;

@@ -45,14 +45,28 @@ export async function cohortScores(
   asOf: string,
 ): Promise<number[]> {
   const since = addDays(asOf, -(COHORT_RECENCY_DAYS - 1));
-  const sector = workspace.sector_slug ? sql`AND w.sector_slug = ${workspace.sector_slug}` : sql``;
-  const result = await sql<{ score: number }>`
-    SELECT DISTINCT ON (d.workspace_id) d.score
-    FROM daily_scores d
-    JOIN workspaces w ON w.id = d.workspace_id
-    WHERE d.workspace_id <> ${workspace.id} AND d.day BETWEEN ${since} AND ${asOf} ${sector}
-    ORDER BY d.workspace_id, d.day DESC
-  `.execute(db);
+  // With a sector, start from its workspaces (workspaces_sector_idx) and read each one's latest
+  // score by the (workspace_id, day) key: the cost follows the sector, not the daily_scores table.
+  // Peers stay in workspace id order either way, so the average sums in the same order.
+  const result = workspace.sector_slug
+    ? await sql<{ score: number }>`
+        SELECT d.score
+        FROM workspaces w
+        CROSS JOIN LATERAL (
+          SELECT score FROM daily_scores
+          WHERE workspace_id = w.id AND day BETWEEN ${since} AND ${asOf}
+          ORDER BY day DESC
+          LIMIT 1
+        ) d
+        WHERE w.sector_slug = ${workspace.sector_slug} AND w.id <> ${workspace.id}
+        ORDER BY w.id
+      `.execute(db)
+    : await sql<{ score: number }>`
+        SELECT DISTINCT ON (d.workspace_id) d.score
+        FROM daily_scores d
+        WHERE d.workspace_id <> ${workspace.id} AND d.day BETWEEN ${since} AND ${asOf}
+        ORDER BY d.workspace_id, d.day DESC
+      `.execute(db);
   return result.rows.map((r) => Number(r.score));
 }
 

@@ -12,8 +12,8 @@ import {
   type Recommendation,
   type WorkspaceScore,
 } from '../scoring/engine/index.ts';
-import { loadSnapshots } from '../scoring/snapshots.ts';
-import { industryBenchmark, type IndustryBenchmark } from './benchmark.ts';
+import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
+import { industryBenchmark } from './benchmark.ts';
 import { SCORE_CHANGED_THRESHOLD } from './policy.ts';
 
 /** A pillar as stored on the audit: the API fields plus the one-decimal value the next audit's change is measured from. */
@@ -77,18 +77,21 @@ export async function completeAudit(
   options: CompleteOptions = {},
 ): Promise<CompletionOutcome> {
   const { db } = ctx;
-  const audit = await db.selectFrom('audits').selectAll().where('id', '=', auditId).executeTakeFirst();
+  // The audit and its workspace's sector in one round trip.
+  const audit = await db
+    .selectFrom('audits')
+    .innerJoin('workspaces', 'workspaces.id', 'audits.workspace_id')
+    .selectAll('audits')
+    .select('workspaces.sector_slug')
+    .where('audits.id', '=', auditId)
+    .executeTakeFirst();
   if (!audit || audit.status !== 'processing') return 'already-finished';
-  const ws = await db
-    .selectFrom('workspaces')
-    .select(['id', 'sector_slug'])
-    .where('id', '=', audit.workspace_id)
-    .executeTakeFirstOrThrow();
+  const ws = { id: audit.workspace_id, sector_slug: audit.sector_slug };
 
   const now = options.now ?? ctx.now();
   const asOf = utcDay(now);
   const span = Math.max(audit.lookback_days, DAILY_WINDOW_DAYS);
-  const snapshots = await loadSnapshots(db, ws.id, { from: addDays(asOf, -(span - 1)), to: asOf });
+  const snapshots = await loadSnapshotsForScoring(db, ws.id, { from: addDays(asOf, -(span - 1)), to: asOf });
   const result = scoreWorkspace({
     snapshots,
     platforms: audit.platforms as Platform[],
@@ -102,18 +105,21 @@ export async function completeAudit(
     );
   }
 
-  const previous = await db
-    .selectFrom('audits')
-    .select(['score', 'grade', 'pillars'])
-    .where('workspace_id', '=', ws.id)
-    .where('status', '=', 'completed')
-    .where('id', '<>', audit.id)
-    .orderBy('completed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  // Independent reads: in flight together on PostgreSQL (PGlite runs them one after the other).
+  const [previous, benchmark] = await Promise.all([
+    db
+      .selectFrom('audits')
+      .select(['score', 'grade', 'pillars'])
+      .where('workspace_id', '=', ws.id)
+      .where('status', '=', 'completed')
+      .where('id', '<>', audit.id)
+      .orderBy('completed_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    industryBenchmark(db, ws, result.score, asOf),
+  ]);
   const pillars = pillarsFrom(result, (previous?.pillars as StoredPillars | undefined) ?? null);
-  const benchmark: IndustryBenchmark = await industryBenchmark(db, ws, result.score, asOf);
   const recommendations: Recommendation[] = result.recommendations;
   const daily = computeDailyScores(ws.id, snapshots, asOf, asOf);
 

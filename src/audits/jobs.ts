@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import { AuditFailure, completeAudit, failAudit } from './complete.ts';
 import {
   AUDIT_JOB_EXPIRE_SECONDS,
+  AUDIT_LOCAL_CONCURRENCY,
   AUDIT_QUEUE,
   AUDIT_RETRY_DELAY_SECONDS,
   AUDIT_RETRY_LIMIT,
@@ -82,7 +83,9 @@ export function auditJobs(ctx: AppContext): void {
     retryBackoff: true,
     expireInSeconds: AUDIT_JOB_EXPIRE_SECONDS,
   });
-  ctx.jobs.worker<AuditJobData>(AUDIT_QUEUE, { batchSize: 1 }, async (jobs) => {
+  // One job per fetch, so a retry concerns one audit; concurrency comes from several local workers.
+  const localConcurrency = ctx.database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1;
+  ctx.jobs.worker<AuditJobData>(AUDIT_QUEUE, { batchSize: 1, localConcurrency }, async (jobs) => {
     for (const job of jobs) await runAuditJob(ctx, job);
   });
   ctx.jobs.queue(AUDIT_SWEEP_QUEUE, { retryLimit: 0, expireInSeconds: 120 });

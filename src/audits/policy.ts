@@ -37,3 +37,10 @@ export function retryAfterSeconds(estimatedCompletion: Date, now: Date): number 
   const left = Math.ceil((estimatedCompletion.getTime() - now.getTime()) / 1000);
   return left >= 1 ? left : 5;
 }
+
+/**
+ * Audits one process runs at once on PostgreSQL: an audit spends most of its time waiting on
+ * queries, so a few in flight keep the CPU busy (they share the DATABASE_POOL_SIZE pool).
+ * PGlite is one serialised connection, where more in flight would only queue.
+ */
+export const AUDIT_LOCAL_CONCURRENCY = 4;

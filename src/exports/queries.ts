@@ -2,8 +2,7 @@
  * Agency export queries. The tenant boundary is part of every query (parent_id = the key owner,
  * or the owner itself for score logs): nothing is fetched that the caller may not see.
  */
-import type { Kysely } from 'kysely';
-import { visibleTo } from '../infra/auth/tenancy.ts';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 
 export interface ExportScope {
@@ -68,39 +67,58 @@ export async function clientsWithLatestScore(
   return q.orderBy('w.name').orderBy('w.id').execute();
 }
 
-export async function clientCount(db: Kysely<DB>, ownerId: string): Promise<number> {
-  const row = await db
-    .selectFrom('workspaces')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('parent_id', '=', ownerId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** Score-log rows of the owner and its clients, newest first (recorded_at, then id). */
-export async function scoreLogRows(
+/**
+ * The whole GET /v1/export/scores body as JSON text, built by PostgreSQL: the owner's scope (with its
+ * client count) and its newest score-log rows and its clients' (recorded_at, then id, descending).
+ * Decoding, mapping and re-serialising 1,000 rows in JavaScript cost ~11 ms of CPU per page; here the
+ * driver receives one string. row_to_json writes compact JSON (json_build_object and json_agg add
+ * spaces), keys in the column order below, numbers as numbers (real columns in their shortest form, as the
+ * driver's parseFloat reads them) and recordedAt in the toISOString format (milliseconds, truncated).
+ * null when the owner workspace no longer exists.
+ */
+export async function scoreExportJson(
   db: Kysely<DB>,
   ownerId: string,
   options: { limit: number; since: Date | null },
-) {
-  let q = db
-    .selectFrom('score_log as s')
-    .innerJoin('workspaces', 'workspaces.id', 's.workspace_id')
-    .where(visibleTo(ownerId))
-    .select([
-      's.id',
-      's.workspace_id',
-      'workspaces.name as workspace_name',
-      's.platform',
-      's.tier',
-      's.follower_count',
-      's.overall_score',
-      's.grade',
-      's.part1_score',
-      's.part2_score',
-      's.formula_version',
-      's.recorded_at',
-    ]);
-  if (options.since) q = q.where('s.recorded_at', '>=', options.since);
-  return q.orderBy('s.recorded_at', 'desc').orderBy('s.id', 'desc').limit(options.limit).execute();
+): Promise<string | null> {
+  const since = options.since ? sql`AND s.recorded_at >= ${options.since}` : sql``;
+  const { rows } = await sql<{ body: string }>`
+    WITH page AS (
+      SELECT s.id, s.recorded_at, s.workspace_id, w.name AS workspace_name, s.platform, s.tier,
+             s.follower_count, s.overall_score, s.grade, s.part1_score, s.part2_score, s.formula_version
+      FROM workspaces w
+      -- Each visible workspace's newest rows through its (workspace_id, recorded_at, id) index, then the
+      -- merge: a join on the OR made PostgreSQL hash-join and sort the whole table (14 ms on 60,000 rows).
+      CROSS JOIN LATERAL (
+        SELECT * FROM score_log s
+        WHERE s.workspace_id = w.id ${since}
+        ORDER BY s.recorded_at DESC, s.id DESC
+        LIMIT ${options.limit}
+      ) s
+      WHERE w.id = ${ownerId} OR w.parent_id = ${ownerId}
+      ORDER BY s.recorded_at DESC, s.id DESC
+      LIMIT ${options.limit}
+    )
+    SELECT '{"scope":' || (
+             SELECT row_to_json(sc)::text FROM (
+               SELECT o.id AS "workspaceId", o.name AS "workspaceName",
+                      (SELECT count(*) FROM workspaces c WHERE c.parent_id = o.id) AS "clientCount"
+             ) sc
+           )
+           || ',"count":' || (SELECT count(*) FROM page)
+           || ',"scores":[' || coalesce((
+             SELECT string_agg(row_to_json(r)::text, ',' ORDER BY p.recorded_at DESC, p.id DESC)
+             FROM page p
+             CROSS JOIN LATERAL (
+               SELECT p.workspace_id AS "workspaceId", p.workspace_name AS "workspaceName", p.platform,
+                      p.tier, p.follower_count AS "followerCount", p.overall_score AS "overallScore", p.grade,
+                      p.part1_score AS "part1Score", p.part2_score AS "part2Score",
+                      p.formula_version AS "formulaVersion",
+                      to_char(p.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "recordedAt"
+             ) r
+           ), '') || ']}' AS body
+    FROM workspaces o
+    WHERE o.id = ${ownerId}
+  `.execute(db);
+  return rows[0]?.body ?? null;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { parseIsoInstant } from '../campaigns/iso-dates.ts';
@@ -6,13 +6,7 @@ import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plu
 import { problems } from '../infra/http/problem.ts';
 import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 import { compositeGrade, round1 } from '../scoring/engine/index.ts';
-import {
-  clientCount,
-  clientsWithLatestScore,
-  exportScope,
-  scoreLogRows,
-  type ClientScoreRow,
-} from './queries.ts';
+import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 
 /** Spec: read scope and an Agency owner, denied as Forbidden (not Plan Required). */
 const EXPORT_AUTH: AuthRequirement = {
@@ -86,6 +80,15 @@ function scoreFields(row: ClientScoreRow) {
     grade: score === null ? null : compositeGrade(score),
     scoredAt: row.completed_at ? row.completed_at.toISOString() : null,
   };
+}
+
+/**
+ * A string with a JSON content type is sent as is: Fastify skips the response serializer for strings,
+ * while the route's response schema still documents the body in OpenAPI. Typed as a plain reply because
+ * the type provider types send() as the schema's object, not its JSON text.
+ */
+function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json').send(json);
 }
 
 export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
@@ -200,7 +203,7 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ownerId = workspacePrincipal(request).workspaceId;
       const { limit, since } = request.query;
       let sinceInstant: Date | null = null;
@@ -210,29 +213,10 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           throw problems.invalidParameter('since', 'must be an ISO 8601 date (YYYY-MM-DD) or date-time');
         sinceInstant = parsed.instant;
       }
-      const { db } = app.ctx;
-      const [scope, clients, rows] = await Promise.all([
-        scopeOf(ownerId),
-        clientCount(db, ownerId),
-        scoreLogRows(db, ownerId, { limit, since: sinceInstant }),
-      ]);
-      return {
-        scope: { ...scope, clientCount: clients },
-        count: rows.length,
-        scores: rows.map((r) => ({
-          workspaceId: r.workspace_id,
-          workspaceName: r.workspace_name,
-          platform: r.platform,
-          tier: r.tier,
-          followerCount: r.follower_count,
-          overallScore: r.overall_score,
-          grade: r.grade,
-          part1Score: r.part1_score,
-          part2Score: r.part2_score,
-          formulaVersion: r.formula_version,
-          recordedAt: r.recorded_at.toISOString(),
-        })),
-      };
+      const body = await scoreExportJson(app.ctx.db, ownerId, { limit, since: sinceInstant });
+      // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
+      if (body === null) throw problems.notFound('The workspace of this API key no longer exists.');
+      return sendJsonText(reply, body);
     },
   );
 }

@@ -8,6 +8,8 @@ export interface Config {
   dataDir: string;
   /** postgres://... for a real PostgreSQL server; null means embedded PGlite in dataDir. */
   databaseUrl: string | null;
+  /** Connections of the PostgreSQL pool (ignored on PGlite, which is one connection). */
+  databasePoolSize: number;
   /** redis://... to share rate-limit state between instances; null means in-process. */
   redisUrl: string | null;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -19,6 +21,10 @@ export interface Config {
   runWorkers: boolean;
   /** Public base URL used in manifests and links. */
   publicUrl: string | null;
+  /** A connection idle this long (no bytes either way) is closed. */
+  connectionTimeoutMs: number;
+  /** A request whose headers and body have not all arrived this long after it started is answered 408 and closed. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -72,11 +78,14 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     logLevel,
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 300_000),
     allowLoopbackFetch: boolean(env, 'ALLOW_LOOPBACK_FETCH', false),
     runWorkers: boolean(env, 'RUN_WORKERS', true),
     publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
+    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 30_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
   };
 }

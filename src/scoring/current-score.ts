@@ -1,11 +1,11 @@
+import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { planAtLeast } from '../infra/auth/plans.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { resolveWorkspace } from '../infra/auth/tenancy.ts';
 import { problems } from '../infra/http/problem.ts';
 import { addDays, utcDay } from './days.ts';
 import { DEFAULT_LOOKBACK_DAYS, PILLARS, scoreWorkspace, type PillarScores } from './engine/index.ts';
-import { connectedPlatforms, loadSnapshots } from './snapshots.ts';
+import { connectedPlatforms, loadSnapshotsForScoring } from './snapshots.ts';
 
 export interface ScoreView {
   score: number;
@@ -23,7 +23,7 @@ async function liveScore(ctx: AppContext, workspaceId: string) {
   const now = ctx.now();
   const asOf = utcDay(now);
   const platforms = await connectedPlatforms(ctx.db, workspaceId);
-  const snapshots = await loadSnapshots(ctx.db, workspaceId, {
+  const snapshots = await loadSnapshotsForScoring(ctx.db, workspaceId, {
     from: addDays(asOf, -(DEFAULT_LOOKBACK_DAYS - 1)),
     to: asOf,
     ...(platforms.length ? { platforms } : {}),
@@ -39,17 +39,48 @@ async function liveScore(ctx: AppContext, workspaceId: string) {
   };
 }
 
-async function latestAudit(ctx: AppContext, workspaceId: string) {
-  const row = await ctx.db
-    .selectFrom('audits')
-    .select(['score', 'grade', 'pillars', 'formula_version', 'completed_at'])
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'completed')
-    .orderBy('completed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!row) return null;
+interface ScoreRow {
+  id: string;
+  plan: string;
+  realtime_scoring: boolean;
+  score: number | null;
+  grade: string | null;
+  pillars: unknown;
+  formula_version: string | null;
+  completed_at: Date | null;
+}
+
+/**
+ * The workspace inside the tenant boundary (visibleTo: the key owner or a child of it) and its
+ * latest completed audit, in one round trip. No row: the workspace is not visible; a row with a
+ * null completed_at: visible but never audited. Static text, so nothing is built per request.
+ */
+const SCORE_QUERY = `
+  SELECT w.id, w.plan, w.realtime_scoring,
+         a.score, a.grade, a.pillars, a.formula_version, a.completed_at
+  FROM workspaces w
+  LEFT JOIN LATERAL (
+    SELECT score, grade, pillars, formula_version, completed_at
+    FROM audits
+    WHERE workspace_id = w.id AND status = 'completed'
+    ORDER BY completed_at DESC, id DESC
+    LIMIT 1
+  ) a ON true
+  WHERE w.id = $1 AND (w.id = $2 OR w.parent_id = $2)`;
+
+async function workspaceWithLatestAudit(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  workspaceId: string,
+): Promise<ScoreRow | undefined> {
+  const result = await ctx.db.executeQuery<ScoreRow>(
+    CompiledQuery.raw(SCORE_QUERY, [workspaceId, principal.workspaceId]),
+  );
+  return result.rows[0];
+}
+
+function auditScore(row: ScoreRow) {
+  if (row.completed_at === null) return null;
   const stored = row.pillars as Record<string, { value: number }>;
   const pillars = {} as PillarScores;
   for (const k of PILLARS) pillars[k] = stored[k]!.value;
@@ -58,7 +89,7 @@ async function latestAudit(ctx: AppContext, workspaceId: string) {
     pillars,
     grade: row.grade ?? '',
     version: row.formula_version ?? '',
-    at: row.completed_at!,
+    at: row.completed_at,
   };
 }
 
@@ -73,10 +104,13 @@ export async function currentScore(
   workspaceId: string | undefined,
   includePillars: boolean,
 ): Promise<ScoreView> {
-  const ws = await resolveWorkspace(ctx.db, principal, workspaceId);
+  const id = workspaceId ?? principal.workspaceId;
+  const ws = await workspaceWithLatestAudit(ctx, principal, id);
+  // Same answer as resolveWorkspace (src/infra/auth/tenancy.ts): invisible means not found.
+  if (!ws) throw problems.notFound(`No workspace "${id}" is visible to this API key.`);
   const realtime = ws.realtime_scoring && planAtLeast(principal.plan, 'agency');
   const live = realtime ? await liveScore(ctx, ws.id) : null;
-  const found = live ?? (await latestAudit(ctx, ws.id));
+  const found = live ?? auditScore(ws);
   if (!found) {
     throw problems.notFound(
       `Workspace ${ws.id} has no score yet: run an audit with POST /v1/audit/run first.`,

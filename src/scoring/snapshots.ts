@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { PLATFORMS, type DB, type MetricSnapshotsTable, type Platform } from '../infra/db/types.ts';
 import type { DailySnapshot } from './engine/index.ts';
 
@@ -57,6 +57,8 @@ export function toDailySnapshot(row: SnapshotRow): DailySnapshot {
   };
 }
 
+type SnapshotFilter = { platforms?: readonly Platform[]; from?: string; to?: string };
+
 /**
  * A workspace's snapshots, oldest first, optionally limited to some platforms and to days in
  * [from, to]. Served by the (workspace_id, platform, day) primary key.
@@ -64,7 +66,7 @@ export function toDailySnapshot(row: SnapshotRow): DailySnapshot {
 export async function loadSnapshots(
   db: Kysely<DB>,
   workspaceId: string,
-  options: { platforms?: readonly Platform[]; from?: string; to?: string } = {},
+  options: SnapshotFilter = {},
 ): Promise<DailySnapshot[]> {
   let q = db.selectFrom('metric_snapshots').select(COLUMNS).where('workspace_id', '=', workspaceId);
   if (options.platforms) {
@@ -75,6 +77,65 @@ export async function loadSnapshots(
   if (options.to) q = q.where('day', '<=', options.to);
   const rows = await q.orderBy('day').orderBy('platform').execute();
   return rows.map(toDailySnapshot);
+}
+
+/** One snapshot as loadSnapshotsForScoring receives it: the COLUMNS values, in order. */
+type PackedSnapshot = [
+  Platform,
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+  number,
+];
+
+/**
+ * The same rows for the scoring engine, in (platform, day) order, the primary key's own. They come
+ * back as ONE json value that JSON.parse decodes natively: decoding 1,825 rows x 14 columns field
+ * by field in the pg driver cost about 6 ms of CPU per audit. The engine indexes snapshots by
+ * platform and day and lists platforms in canonical order, so its results do not depend on order.
+ */
+export async function loadSnapshotsForScoring(
+  db: Kysely<DB>,
+  workspaceId: string,
+  options: SnapshotFilter = {},
+): Promise<DailySnapshot[]> {
+  const packed = sql<PackedSnapshot[] | null>`json_agg(json_build_array(${sql.join(
+    COLUMNS.map((c) => sql.ref(c)),
+  )}) ORDER BY platform, day)`;
+  let q = db.selectFrom('metric_snapshots').select(packed.as('rows')).where('workspace_id', '=', workspaceId);
+  if (options.platforms) {
+    if (options.platforms.length === 0) return [];
+    q = q.where('platform', 'in', [...options.platforms]);
+  }
+  if (options.from) q = q.where('day', '>=', options.from);
+  if (options.to) q = q.where('day', '<=', options.to);
+  const { rows } = await q.executeTakeFirstOrThrow();
+  if (!rows) return [];
+  return rows.map((r) => ({
+    platform: r[0],
+    day: r[1],
+    followers: r[2],
+    posts: r[3],
+    impressions: r[4],
+    likes: r[5],
+    comments: r[6],
+    shares: r[7],
+    saves: r[8],
+    mentions: r[9],
+    sentimentPositive: r[10],
+    sentimentNeutral: r[11],
+    sentimentNegative: r[12],
+    profileCompleteness: r[13],
+  }));
 }
 
 /** Platforms with a live connection, in canonical order. */

@@ -5,6 +5,11 @@
 // a workspace key all get the same 403, and reach it doing the same work: one query that loads the
 // caller's entitlements, every active exclusivity lock and the consumer sector list (whatever sector
 // was asked for), then an evaluation in memory that looks at every rule before deciding.
+//
+// The loaded rows are cached per subscriber (never per sector) for the auth cache TTL, so a hot key's
+// check costs no database round trip. Whether a request hits the cache depends only on who asks, never
+// on what is asked for, so the denial stays uniform; the price is that a grant, revocation or new
+// exclusive lock takes up to that TTL to be seen by a subscriber already cached.
 import { sql, type Kysely } from 'kysely';
 import type { Principal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
@@ -42,13 +47,12 @@ export interface AccessSnapshot {
 // sectors, and no grant: the same work as any other denial.
 const NO_SUBSCRIBER = '';
 
-/** Loads the caller's grants, every active exclusive lock held by others, and the consumer sectors. */
-export async function loadAccess(
-  db: Kysely<DB>,
-  principal: Principal,
-  today: string,
-): Promise<AccessSnapshot> {
-  const subscriberId = principal.kind === 'subscriber' ? principal.subscriberId : NO_SUBSCRIBER;
+function subscriberOf(principal: Principal): string {
+  return principal.kind === 'subscriber' ? principal.subscriberId : NO_SUBSCRIBER;
+}
+
+/** The caller's grants, every active exclusive lock held by others, and the consumer sectors. */
+async function queryAccessRows(db: Kysely<DB>, subscriberId: string): Promise<AccessRow[]> {
   const result = await sql<AccessRow>`
     SELECT 'grant' AS source, kind, sector_slug AS sector, pillar, valid_from, valid_until
       FROM tacsi_entitlements
@@ -60,12 +64,82 @@ export async function loadAccess(
     UNION ALL
     SELECT 'sector', NULL, slug, NULL, NULL, NULL FROM sectors WHERE is_consumer
   `.execute(db);
+  return result.rows;
+}
+
+function snapshot(principal: Principal, today: string, rows: AccessRow[]): AccessSnapshot {
+  // Scopes belong to the key, not the subscriber: taken from the principal on every request.
   return {
     isSubscriber: principal.kind === 'subscriber',
     canRead: principal.scopes.includes('read'),
     today,
-    rows: result.rows,
+    rows,
   };
+}
+
+/** Loads the caller's grants, every active exclusive lock held by others, and the consumer sectors. */
+export async function loadAccess(
+  db: Kysely<DB>,
+  principal: Principal,
+  today: string,
+): Promise<AccessSnapshot> {
+  return snapshot(principal, today, await queryAccessRows(db, subscriberOf(principal)));
+}
+
+interface CachedRows {
+  rows: Promise<AccessRow[]>;
+  expiresAt: number;
+}
+
+const MAX_CACHED_SUBSCRIBERS = 10_000;
+
+/**
+ * `loadAccess` with the rows kept in memory per subscriber for `ttlMs` (0 = no caching). Validity
+ * dates are still checked against `today` on every request, so an entitlement that starts or ends is
+ * seen at once; only grants, revocations and locks written since the load wait for the TTL.
+ * Concurrent misses for one subscriber share one query; a failed query is not cached.
+ */
+export class AccessCache {
+  readonly #db: Kysely<DB>;
+  readonly #ttlMs: number;
+  readonly #clock: () => number;
+  readonly #entries = new Map<string, CachedRows>();
+
+  constructor(db: Kysely<DB>, ttlMs: number, clock: () => number = () => performance.now()) {
+    this.#db = db;
+    this.#ttlMs = ttlMs;
+    this.#clock = clock;
+  }
+
+  async load(principal: Principal, today: string): Promise<AccessSnapshot> {
+    const subscriberId = subscriberOf(principal);
+    if (this.#ttlMs <= 0) return snapshot(principal, today, await queryAccessRows(this.#db, subscriberId));
+    const now = this.#clock();
+    let entry = this.#entries.get(subscriberId);
+    if (!entry || entry.expiresAt <= now) {
+      entry = this.#remember(subscriberId, now);
+    }
+    return snapshot(principal, today, await entry.rows);
+  }
+
+  /** Forgets every cached subscriber (in-process grants and revocations can call it). */
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  #remember(subscriberId: string, now: number): CachedRows {
+    this.#entries.delete(subscriberId);
+    if (this.#entries.size >= MAX_CACHED_SUBSCRIBERS) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    const entry: CachedRows = { rows: queryAccessRows(this.#db, subscriberId), expiresAt: now + this.#ttlMs };
+    this.#entries.set(subscriberId, entry);
+    entry.rows.catch(() => {
+      if (this.#entries.get(subscriberId) === entry) this.#entries.delete(subscriberId);
+    });
+    return entry;
+  }
 }
 
 /** Entitlements hold from valid_from to valid_until inclusive (UTC dates); revoked rows never load. */
@@ -120,13 +194,12 @@ export function notLicensed(): ProblemError {
   return new ProblemError(403, 'Not Licensed', 'This key is not licensed for the requested TACSI feed.');
 }
 
-/** Loads and decides in one step; throws the uniform denial. */
+/** Loads (through the cache) and decides in one step; throws the uniform denial. */
 export async function assertLicensed(
-  db: Kysely<DB>,
+  access: AccessCache,
   principal: Principal,
   today: string,
   request: FeedRequest,
 ): Promise<void> {
-  const access = await loadAccess(db, principal, today);
-  if (!isLicensed(access, request)) throw notLicensed();
+  if (!isLicensed(await access.load(principal, today), request)) throw notLicensed();
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace, setParent } from '../../src/admin/workspaces.ts';
@@ -254,6 +255,82 @@ describe('GET /v1/export/scores', () => {
       const problem = expectProblem(await get(alpha.key, `/v1/export/scores?${query}`), 400);
       expect(problem.errors[0].parameter, query).toBe(parameter);
     }
+  });
+  it('sends the JSON PostgreSQL builds, identical to the rows as the driver reads them', async () => {
+    // An agency of its own, with awkward values: real scores with no exact binary form, microsecond
+    // timestamps (truncated to milliseconds, as Date does), a big follower count, a name to escape.
+    const gamma = await workspaceWithKey(t.db, {
+      plan: 'agency',
+      accountType: 'agency',
+      name: 'Gamma "G" \\ Ω',
+    });
+    const client = await createWorkspace(t.db, {
+      name: 'Tab\tNew\nline \u0001 ünïcode 🎉',
+      plan: 'pro',
+      parentId: gamma.workspace.id,
+    });
+    const values = [
+      [gamma.workspace.id, 63.4, 33.33, 0.1, '2030-03-01 10:00:00.123987+00', 0],
+      [client.id, 99.95, 100, 0, '2030-03-01 10:00:00.029+00', 9_007_199_254_740_991],
+      [client.id, 12.345678, 50.5, 66.6, '2030-03-01 09:59:59.999999+00', 1],
+      [client.id, 70, 1e-3, 7.7, '1999-12-31 23:59:59+00', 42],
+    ] as const;
+    for (const [workspaceId, overall, part1, part2, at, followers] of values) {
+      await t.db
+        .insertInto('score_log')
+        .values({
+          workspace_id: workspaceId,
+          platform: 'facebook',
+          tier: 'nano',
+          follower_count: followers,
+          overall_score: overall,
+          grade: 'weak',
+          part1_score: part1,
+          part2_score: part2,
+          formula_version: 'v2',
+          recorded_at: sql<Date>`${at}::timestamptz`,
+        })
+        .execute();
+    }
+    const rows = await t.db
+      .selectFrom('score_log as s')
+      .innerJoin('workspaces as w', 'w.id', 's.workspace_id')
+      .selectAll('s')
+      .select('w.name')
+      .where('s.workspace_id', 'in', [gamma.workspace.id, client.id])
+      .orderBy('s.recorded_at', 'desc')
+      .orderBy('s.id', 'desc')
+      .execute();
+    const expected = {
+      scope: { workspaceId: gamma.workspace.id, workspaceName: 'Gamma "G" \\ Ω', clientCount: 1 },
+      count: 4,
+      scores: rows.map((r) => ({
+        workspaceId: r.workspace_id,
+        workspaceName: r.name,
+        platform: r.platform,
+        tier: r.tier,
+        followerCount: r.follower_count,
+        overallScore: r.overall_score,
+        grade: r.grade,
+        part1Score: r.part1_score,
+        part2Score: r.part2_score,
+        formulaVersion: r.formula_version,
+        recordedAt: r.recorded_at.toISOString(),
+      })),
+    };
+    const res = await get(gamma.key, '/v1/export/scores');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body).toBe(JSON.stringify(expected));
+    expect(res.json().scores.map((s: any) => [s.overallScore, s.recordedAt])).toEqual([
+      [63.4, '2030-03-01T10:00:00.123Z'],
+      [99.95, '2030-03-01T10:00:00.029Z'],
+      [12.345678, '2030-03-01T09:59:59.999Z'],
+      [70, '1999-12-31T23:59:59.000Z'],
+    ]);
+    expect((await get(gamma.key, '/v1/export/scores?limit=1&since=2030-03-01T10:00:00.1Z')).body).toBe(
+      JSON.stringify({ ...expected, count: 1, scores: expected.scores.slice(0, 1) }),
+    );
   });
 });
 

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { addDays } from '../../src/scoring/days.ts';
+import { scoreWorkspace, type DailySnapshot } from '../../src/scoring/engine/index.ts';
+import { loadSnapshots, loadSnapshotsForScoring } from '../../src/scoring/snapshots.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 
@@ -13,7 +15,10 @@ afterAll(async () => t?.close());
 
 const get = (key: string, url: string) => t.request({ method: 'GET', url, key });
 
-async function audited(plan: 'pro' | 'agency' = 'pro', extra: { realtimeScoring?: boolean } = {}) {
+async function audited(
+  plan: 'pro' | 'agency' = 'pro',
+  extra: { realtimeScoring?: boolean; accountType?: 'agency' } = {},
+) {
   const fixture = await workspaceWithKey(
     t.db,
     { plan, ...extra },
@@ -104,6 +109,46 @@ describe('GET /v1/score', () => {
     expect((await get(pro.key, '/v1/score')).json().source).toBe('audit');
     const agency = await audited('agency');
     expect((await get(agency.key, '/v1/score')).json()).toMatchObject({ source: 'audit', tier: 'agency' });
+  });
+
+  it("an agency key reads its client's audited score; the client's key cannot read the agency's", async () => {
+    const agency = await audited('agency', { accountType: 'agency' });
+    const client = await workspaceWithKey(
+      t.db,
+      { plan: 'pro', parentId: agency.workspace.id },
+      { platforms: [{ platform: 'instagram' }] },
+    );
+    await seedMetrics(t.db, client.workspace.id, { platforms: ['instagram'] });
+    const run = await t.request({
+      method: 'POST',
+      url: '/v1/audit/run',
+      key: agency.key,
+      payload: { workspace_id: client.workspace.id },
+    });
+    await runJob(t.ctx, run.json().audit_id);
+    const clientAudit = (await get(agency.key, `/v1/audit/${run.json().audit_id}`)).json();
+    const seen = (await get(agency.key, `/v1/score?workspace_id=${client.workspace.id}`)).json();
+    expect(seen).toMatchObject({ workspace_id: client.workspace.id, score: clientAudit.score, tier: 'pro' });
+    // Visibility runs parent -> child only: the audited agency is Not Found, not No Score Available.
+    expectProblem(await get(client.key, `/v1/score?workspace_id=${agency.workspace.id}`), 404, 'Not Found');
+  });
+
+  it('loads the scoring snapshots in key order with the same rows and the same score', async () => {
+    const ws = await createWorkspace(t.db, { name: 'Order', plan: 'pro' });
+    await seedMetrics(t.db, ws.id, { platforms: ['youtube', 'instagram', 'tiktok'], days: 40 });
+    const asOf = new Date().toISOString().slice(0, 10);
+    const range = { from: addDays(asOf, -29), to: asOf };
+    const byDay = await loadSnapshots(t.db, ws.id, range);
+    const byKey = await loadSnapshotsForScoring(t.db, ws.id, range);
+    expect(byKey).toHaveLength(90);
+    const keyOrder = (a: DailySnapshot, b: DailySnapshot) =>
+      a.platform.localeCompare(b.platform) || a.day.localeCompare(b.day);
+    expect(byKey).toEqual([...byKey].sort(keyOrder));
+    expect(byKey).toEqual([...byDay].sort(keyOrder));
+    const input = { platforms: [], asOf, lookbackDays: 30 };
+    expect(scoreWorkspace({ ...input, snapshots: byKey })).toEqual(
+      scoreWorkspace({ ...input, snapshots: byDay }),
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { createSubscriber, grantEntitlement, revokeEntitlement } from '../../src/admin/tacsi.ts';
 import { createSector } from '../../src/admin/workspaces.ts';
+import { AccessCache, isLicensed } from '../../src/tacsi/entitlements.ts';
 import { addDays } from '../../src/tacsi/periods.ts';
 import { backfill, publishCells } from '../../src/tacsi/publish.ts';
 import * as S from '../../src/tacsi/schemas.ts';
@@ -230,6 +231,105 @@ describe('TACSI entitlements', () => {
       cohortBands: ['n >= 50', 'n >= 100', 'n >= 250', 'n >= 500', 'n >= 1000'],
     });
     expectProblem(await get('/v1/tacsi/methodology', keys.workspace), 403, 'Not Licensed');
+  });
+});
+
+describe('TACSI access cache', () => {
+  const FROM = '2025-01-01';
+  it("keeps a subscriber's rows for the TTL, per subscriber, with scopes and dates read per request", async () => {
+    const slug = 'cache-sector';
+    await createSector(t.db, slug, 'Cache sector');
+    const subscriberId = await createSubscriber(t.db, 'Cache subscriber');
+    const other = await createSubscriber(t.db, 'Cache other');
+    const grant = await grantEntitlement(t.db, {
+      subscriberId,
+      kind: 'sector_feed',
+      sector: slug,
+      validFrom: FROM,
+      validUntil: TODAY,
+    });
+    let clock = 0;
+    const cache = new AccessCache(t.db, 5_000, () => clock);
+    const principal = (id: string, scopes: Array<'read' | 'write'> = ['read']) => ({
+      kind: 'subscriber' as const,
+      keyId: `key-${id}`,
+      scopes,
+      subscriberId: id,
+      expiresAt: null,
+    });
+    const licensed = async (id: string, today = TODAY, scopes?: Array<'read' | 'write'>) =>
+      isLicensed(await cache.load(principal(id, scopes), today), { feed: 'weekly', sector: slug });
+
+    expect(await licensed(subscriberId)).toBe(true);
+    // The key's scopes and today's date are not part of the cached rows.
+    expect(await licensed(subscriberId, TODAY, ['write'])).toBe(false);
+    expect(await licensed(subscriberId, addDays(TODAY, 1))).toBe(false);
+
+    // Revocation and a rival's exclusive lock wait for the TTL; another subscriber loads its own rows.
+    await revokeEntitlement(t.db, grant);
+    await grantEntitlement(t.db, {
+      subscriberId: other,
+      kind: 'sector_feed',
+      sector: slug,
+      exclusive: true,
+      validFrom: FROM,
+    });
+    clock = 4_999;
+    expect(await licensed(subscriberId)).toBe(true);
+    expect(await licensed(other)).toBe(true);
+    clock = 5_000;
+    expect(await licensed(subscriberId)).toBe(false);
+
+    // A new grant is seen after the TTL too (and the rival's lock now denies it: exclusivity).
+    await grantEntitlement(t.db, { subscriberId, kind: 'full_database', validFrom: FROM });
+    expect(await licensed(subscriberId)).toBe(false);
+    expect(
+      isLicensed(await cache.load(principal(subscriberId), TODAY), { feed: 'weekly', sector: 'headline' }),
+    ).toBe(false);
+    clock = 10_000;
+    expect(
+      isLicensed(await cache.load(principal(subscriberId), TODAY), { feed: 'weekly', sector: 'headline' }),
+    ).toBe(true);
+    expect(await licensed(subscriberId)).toBe(false);
+  });
+
+  it('with a TTL of 0 every check reads the database', async () => {
+    const subscriberId = await createSubscriber(t.db, 'Uncached subscriber');
+    const cache = new AccessCache(t.db, 0, () => 0);
+    const p = {
+      kind: 'subscriber' as const,
+      keyId: 'k',
+      scopes: ['read' as const],
+      subscriberId,
+      expiresAt: null,
+    };
+    const request = { feed: 'weekly' as const, sector: 'headline' };
+    expect(isLicensed(await cache.load(p, TODAY), request)).toBe(false);
+    await grantEntitlement(t.db, { subscriberId, kind: 'full_database', validFrom: FROM });
+    expect(isLicensed(await cache.load(p, TODAY), request)).toBe(true);
+  });
+
+  it('concurrent misses for one subscriber share one query', async () => {
+    let queries = 0;
+    const counting = t.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        queries += 1;
+        return args.result;
+      },
+    });
+    const subscriberId = await createSubscriber(t.db, 'Concurrent subscriber');
+    const cache = new AccessCache(counting, 60_000, () => 0);
+    const p = {
+      kind: 'subscriber' as const,
+      keyId: 'k',
+      scopes: ['read' as const],
+      subscriberId,
+      expiresAt: null,
+    };
+    await Promise.all(Array.from({ length: 10 }, () => cache.load(p, TODAY)));
+    await cache.load(p, TODAY);
+    expect(queries).toBe(1);
   });
 });
 

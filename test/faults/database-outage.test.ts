@@ -107,12 +107,24 @@ describe.runIf(usingPostgres())('PostgreSQL restarted under load', () => {
 
   it('fails fast with 503 and Retry-After while the database refuses connections, then recovers', async () => {
     await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
-    await terminateBackends();
     try {
+      // A connection whose handshake began before the ALTER can still land: kill until none is left.
+      await until(
+        'the service to have no connection left',
+        async () => {
+          await terminateBackends();
+          const { rows } = await admin.query(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+            [dbName],
+          );
+          return rows[0].n === 0 ? true : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
       const awayUntil = Date.now() + 4000;
       const seen: HttpResult[] = [];
       while (Date.now() < awayUntil) {
-        // A fresh key-less request per round too: /readyz touches the database on every call.
+        // /readyz pings the database on every call; /v1/workspace needs it for the key and the data.
         const [ws, ready] = await Promise.all([
           http(origin, 'GET', '/v1/workspace', { key, timeoutMs: 30_000 }),
           http(origin, 'GET', '/readyz', { timeoutMs: 30_000 }),

@@ -166,7 +166,7 @@ export async function spawnService(
     );
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message}\n--- child output ---\n${output}`);
+    throw new Error(`${(error as Error).message}\n--- child output ---\n${output}`, { cause: error });
   }
   return { origin, child, output: () => output, exited };
 }
@@ -179,4 +179,58 @@ export async function killService(service: ChildService, signal: NodeJS.Signals)
     setTimeout(() => reject(new Error(`the child did not exit after ${signal}`)), 30_000).unref(),
   );
   await Promise.race([service.exited, timeout]);
+}
+
+export interface RawExchange {
+  /** Everything the server wrote, as latin1 text. */
+  response: string;
+  /** The status code of the first response line, or null when the server wrote nothing. */
+  status: number | null;
+  /** True when the server closed the connection; false when the deadline came first. */
+  closedByServer: boolean;
+  /** Milliseconds from connecting until the server closed (or the deadline). */
+  ms: number;
+}
+
+/**
+ * Writes `chunks` to a raw TCP connection, `gapMs` apart (a slow client), stopping as soon as the
+ * server closes, and collects the answer until the server closes or `deadlineMs` passes.
+ */
+export function rawExchange(
+  origin: string,
+  chunks: Array<string | Buffer>,
+  options: { gapMs?: number; deadlineMs: number },
+): Promise<RawExchange> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const received: Buffer[] = [];
+    let closed = false;
+    const socket = net.connect(Number(port), hostname);
+    const finish = (closedByServer: boolean) => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(deadline);
+      socket.destroy();
+      const response = Buffer.concat(received).toString('latin1');
+      const match = /^HTTP\/1\.[01] (\d{3})/.exec(response);
+      resolve({
+        response,
+        status: match ? Number(match[1]) : null,
+        closedByServer,
+        ms: performance.now() - started,
+      });
+    };
+    const deadline = setTimeout(() => finish(false), options.deadlineMs);
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', () => finish(true));
+    socket.on('close', () => finish(true));
+    socket.on('connect', async () => {
+      for (const chunk of chunks) {
+        if (closed || socket.destroyed || !socket.writable) return;
+        socket.write(chunk);
+        if (options.gapMs) await new Promise((r) => setTimeout(r, options.gapMs));
+      }
+    });
+  });
 }

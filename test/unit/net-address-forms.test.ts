@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ipv6Bytes as parseIPv6, refusedAddressReason, refusedHostnameReason } from '../../src/infra/net/address-policy.ts';
+import {
+  ipv6Bytes as parseIPv6,
+  refusedAddressReason,
+  refusedHostnameReason,
+} from '../../src/infra/net/address-policy.ts';
 
 describe('media fetch address policy', () => {
   it.each([

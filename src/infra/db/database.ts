@@ -34,11 +34,12 @@ export interface DatabaseOptions {
   databaseUrl: string | null;
   /** PGlite folder; 'memory://' keeps it in memory (tests). */
   dataDir: string;
+  /** PostgreSQL pool size (default 20): enough for HTTP requests and concurrent audit jobs. */
   poolSize?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20);
   return openPGlite(options.dataDir);
 }
 

@@ -1,0 +1,64 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ProblemError, problems } from './problem.ts';
+
+/**
+ * The path of the first string holding U+0000 in `value` (query, path parameters or body), or
+ * null. Iterative: a body may nest far deeper than the call stack allows.
+ */
+export function findNulCharacter(value: unknown, root: string): string | null {
+  const stack: Array<[unknown, string]> = [[value, root]];
+  while (stack.length) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === 'string') {
+      if (node.includes('\u0000')) return path;
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${path}[${i}]`]);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (key.includes('\u0000')) return path ? `${path}.${key}` : key;
+        stack.push([child, path ? `${path}.${key}` : key]);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Input no route can use, refused before any handler sees it:
+ * - U+0000 in a query, path or body string. PostgreSQL text cannot hold it, so a query with one
+ *   fails (22021) and would surface as a 500 from whichever route passed it on.
+ */
+export async function inputGuards(app: FastifyInstance): Promise<void> {
+  app.addHook('preHandler', async (request) => {
+    for (const [part, value] of [
+      ['', request.params],
+      ['', request.query],
+      ['', request.body],
+    ] as const) {
+      const path = findNulCharacter(value, part);
+      if (path !== null)
+        throw problems.invalidParameter(path || 'body', 'must not contain the character U+0000');
+    }
+  });
+}
+
+/**
+ * Fastify answers a URL it cannot decode (400) or a path parameter longer than maxParamLength
+ * (414) before routing, with its own JSON; these make them problem+json like every other error.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const problem =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new ProblemError(414, 'URI Too Long', 'A path parameter is longer than any identifier can be.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new ProblemError(400, 'Bad Request', 'The URL is not valid: check its percent-encoding.')
+        : new ProblemError(
+            500,
+            'Internal Server Error',
+            'Something went wrong on our side; it has been logged.',
+          );
+  void reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send(problem.body(request.url.split('?')[0] ?? request.url, String(request.id)));
+}
