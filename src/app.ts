@@ -21,7 +21,8 @@ const PROCESS_PREFIX = randomBytes(6).toString('base64url');
 let requestCounter = 0;
 function nextRequestId(): string {
   requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
-  return `req_${PROCESS_PREFIX}${requestCounter.toString(36)}`;
+  // Fixed width: a response's length must not vary with the request id (uniform TACSI denials).
+  return `req_${PROCESS_PREFIX}${requestCounter.toString(36).padStart(11, '0')}`;
 }
 
 /** Builds the HTTP application around an already opened context. Does not listen. */
