@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, MetricSnapshotsTable } from '../infra/db/types.ts';
 import type { DailySnapshot } from '../scoring/engine/index.ts';
+import { SNAPSHOT_METRIC_COLUMNS } from '../scoring/snapshots.ts';
 
 export type SnapshotRow = Insertable<MetricSnapshotsTable>;
 export type SnapshotSource = 'connector' | 'import' | 'sandbox';
@@ -29,21 +30,7 @@ export function snapshotRow(workspaceId: string, s: DailySnapshot, source: Snaps
   };
 }
 
-const METRICS = [
-  'followers',
-  'posts',
-  'impressions',
-  'likes',
-  'comments',
-  'shares',
-  'saves',
-  'mentions',
-  'sentiment_positive',
-  'sentiment_neutral',
-  'sentiment_negative',
-  'profile_completeness',
-  'source',
-] as const;
+const METRICS = [...SNAPSHOT_METRIC_COLUMNS, 'source'] as const;
 
 /** Inserts snapshots, replacing the stored row of the same workspace, platform and day. */
 export async function upsertSnapshots(db: Kysely<DB>, rows: readonly SnapshotRow[]): Promise<void> {

@@ -20,9 +20,8 @@ type SnapshotRow = Pick<
   | 'profile_completeness'
 >;
 
-const COLUMNS = [
-  'platform',
-  'day',
+/** The measured columns of metric_snapshots (besides its key and its source). */
+export const SNAPSHOT_METRIC_COLUMNS = [
   'followers',
   'posts',
   'impressions',
@@ -36,6 +35,8 @@ const COLUMNS = [
   'sentiment_negative',
   'profile_completeness',
 ] as const;
+
+const COLUMNS = ['platform', 'day', ...SNAPSHOT_METRIC_COLUMNS] as const;
 
 /** A stored snapshot row in the engine's shape. */
 export function toDailySnapshot(row: SnapshotRow): DailySnapshot {
