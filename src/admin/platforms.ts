@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { PLAN_LIMITS } from '../infra/auth/plans.ts';
 import { PLATFORMS, type DB, type Platform } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { connectedPlatforms } from '../platforms/queries.ts';
 import { AdminError } from './workspaces.ts';
 
 export async function connectPlatform(
@@ -28,14 +29,8 @@ export async function connectPlatform(
       .forUpdate()
       .executeTakeFirst();
     if (!ws) throw new AdminError(`workspace ${input.workspaceId} does not exist`);
-    const live = await trx
-      .selectFrom('platform_connections')
-      .select('platform')
-      .where('workspace_id', '=', ws.id)
-      .where('status', '=', 'connected')
-      .execute();
-    if (live.some((r) => r.platform === input.platform))
-      throw new AdminError(`${input.platform} is already connected`);
+    const live = await connectedPlatforms(trx, ws.id);
+    if (live.includes(input.platform)) throw new AdminError(`${input.platform} is already connected`);
     const limit = PLAN_LIMITS[ws.plan].platformLimit;
     if (limit !== null && live.length >= limit) {
       throw new AdminError(`the ${ws.plan} plan allows ${limit} connected platform(s)`);

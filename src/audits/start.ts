@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { connectedPlatforms } from '../platforms/queries.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { PLAN_LABELS, PLAN_LIMITS } from '../infra/auth/plans.ts';
 import { resolveWorkspace } from '../infra/auth/tenancy.ts';
@@ -85,13 +86,7 @@ export async function startAudit(
         .forUpdate()
         .executeTakeFirstOrThrow();
 
-      const live = await trx
-        .selectFrom('platform_connections')
-        .select('platform')
-        .where('workspace_id', '=', ws.id)
-        .where('status', '=', 'connected')
-        .execute();
-      const connected = PLATFORMS.filter((p) => live.some((r) => r.platform === p));
+      const connected = await connectedPlatforms(trx, ws.id);
       if (connected.length === 0) {
         throw problems.unprocessable(
           'No Platforms Connected',
