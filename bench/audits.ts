@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { AppContext } from '../src/context.ts';
+import { utcDay } from '../src/core/days.ts';
+import { METRIC_COLUMNS } from '../src/core/metric-snapshot.ts';
 import type { Backend } from './options.ts';
 import { startCpuProfile } from './profiler.ts';
 import type { ScenarioResult } from './report.ts';
@@ -25,10 +27,7 @@ type RunAuditJob = (
   job: { data: { auditId: string }; retryCount: number },
 ) => Promise<string>;
 
-const SNAPSHOT_COLUMNS = sql.raw(
-  'platform, day, followers, posts, impressions, likes, comments, shares, saves, mentions, ' +
-    'sentiment_positive, sentiment_neutral, sentiment_negative, profile_completeness',
-);
+const SNAPSHOT_COLUMNS = sql.raw(['platform', 'day', ...METRIC_COLUMNS].join(', '));
 
 /**
  * Audits through the real job handler (src/audits/jobs.ts runAuditJob) on processing audits inserted
@@ -89,7 +88,7 @@ export async function runAuditScenario(
 
   // The I/O limit: each audited workspace's snapshot rows (the window the audit reads), one query each.
   const from = auditReadFrom(now, days);
-  const to = now.toISOString().slice(0, 10);
+  const to = utcDay(now);
   const reads: number[] = [];
   let rowsPerRead = 0;
   for (let i = 0; i < sequential; i++) {
@@ -153,10 +152,11 @@ export async function runAuditScenario(
 async function auditBreakdown(ctx: AppContext, samples: number, days: number, now: Date) {
   try {
     const { loadSnapshots } = await import('../src/scoring/snapshots.ts');
-    const { scoreWorkspace, PLATFORMS } = await import('../src/scoring/engine/index.ts');
+    const { scoreWorkspace } = await import('../src/scoring/engine/index.ts');
+    const { PLATFORMS } = await import('../src/core/catalog.ts');
     const { industryBenchmark } = await import('../src/audits/benchmark.ts');
     const { computeDailyScores } = await import('../src/scoring/daily-scores.ts');
-    const asOf = now.toISOString().slice(0, 10);
+    const asOf = utcDay(now);
     const from = auditReadFrom(now, days);
     const parts = {
       loadSnapshots: [] as number[],
@@ -193,7 +193,7 @@ async function auditBreakdown(ctx: AppContext, samples: number, days: number, no
 export async function probeCohortQuery(ctx: AppContext, samples: number, now: Date): Promise<number | null> {
   try {
     const { industryBenchmark } = await import('../src/audits/benchmark.ts');
-    const asOf = now.toISOString().slice(0, 10);
+    const asOf = utcDay(now);
     const times: number[] = [];
     for (let i = 0; i < samples; i++) {
       const ws = { id: auditWorkspaceId(i), sector_slug: AUDIT_SECTOR };

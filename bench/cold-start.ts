@@ -49,6 +49,7 @@ export async function coldStart(store: { databaseUrl: string | null; dataDir: st
       HOME: process.env.HOME,
       PORT: String(port),
       HOST: '127.0.0.1',
+      METRICS_PORT: '0', // any free port: several services may run at once
       LOG_LEVEL: 'warn',
       DATA_DIR: store.dataDir,
       ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),

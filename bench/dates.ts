@@ -1,14 +1,6 @@
-/** UTC calendar arithmetic on YYYY-MM-DD strings, for the generated data. */
+import { addDays, utcDay } from '../src/core/days.ts';
 
-const DAY_MS = 86_400_000;
-
-export function utcDay(instant: Date): string {
-  return instant.toISOString().slice(0, 10);
-}
-
-export function addDays(day: string, days: number): string {
-  return utcDay(new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS));
-}
+/** UTC calendar arithmetic for the generated data (the days themselves are src/core/days.ts). */
 
 /** The last Sunday strictly before `instant`'s day: the end of the latest completed ISO week. */
 export function lastCompletedWeekEnd(instant: Date): string {

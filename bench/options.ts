@@ -13,6 +13,7 @@ export const SCENARIOS = [
   'audits',
   'tacsi-publication',
   'cold-start',
+  'sync',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -37,6 +38,9 @@ export interface Scale {
   /** TACSI publication: entities over sectors, 7 days of daily scores each. */
   publicationEntities: number;
   publicationSectors: number;
+  /** Sync scenario: connections of the large round, and of the small one it is compared with. */
+  syncConnections: number;
+  syncConnectionsSmall: number;
 }
 
 export interface BenchOptions {
@@ -71,6 +75,8 @@ const FULL: Scale = {
   auditConcurrency: 4,
   publicationEntities: 100_000,
   publicationSectors: 20,
+  syncConnections: 10_000,
+  syncConnectionsSmall: 1_000,
 };
 
 /**
@@ -113,6 +119,14 @@ export function benchOptions(env: Record<string, string | undefined> = process.e
       ...base,
       auditWorkspaces,
       auditSequential: Math.min(base.auditSequential, Math.floor(auditWorkspaces / 2)),
+      syncConnections: Math.round(positive(env, 'BENCH_SYNC_CONNECTIONS', base.syncConnections)),
+      syncConnectionsSmall: Math.round(
+        positive(
+          env,
+          'BENCH_SYNC_CONNECTIONS_SMALL',
+          Math.min(base.syncConnectionsSmall, base.syncConnections),
+        ),
+      ),
     },
     now: new Date('2026-01-07T12:00:00Z'),
     seed: env.BENCH_SEED?.trim() || 'brand-health-bench-1',

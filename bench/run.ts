@@ -23,6 +23,7 @@ import { seedAuditData } from './seed/audit-data.ts';
 import { seedExportData, seedScoreData, seedTacsiFeed } from './seed/http-data.ts';
 import { seedPublicationData } from './seed/publication-data.ts';
 import { round, timed } from './stats.ts';
+import { runSyncScenario } from './sync.ts';
 import { runPublicationScenario } from './tacsi-publication.ts';
 import { createBenchDatabase, type BenchDatabase } from './target.ts';
 
@@ -255,6 +256,19 @@ async function main(): Promise<Report> {
     }
   } finally {
     await service.stop();
+  }
+
+  if (wants('sync')) {
+    log(
+      `sync: ${scale.syncConnectionsSmall} then ${scale.syncConnections} connections against the simulator`,
+    );
+    const result = await runSyncScenario(database, {
+      connections: scale.syncConnections,
+      small: scale.syncConnectionsSmall,
+      now,
+    });
+    log(`  ${result.measured}; ${result.limit}`);
+    results.push(result);
   }
 
   if (wants('cold-start')) {

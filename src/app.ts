@@ -3,12 +3,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomBytes } from 'node:crypto';
+import type { DestinationStream } from 'pino';
 import type { AppContext } from './context.ts';
 import { DOMAINS } from './domains.ts';
 import { authPlugin } from './infra/auth/auth-plugin.ts';
 import { bodyDeadline } from './infra/http/body-deadline.ts';
 import { errorsPlugin } from './infra/http/errors-plugin.ts';
-import { frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
+import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
+import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
 import { healthRoutes } from './infra/http/health-routes.ts';
 import { Problem } from './infra/http/schemas.ts';
 import { metricsPlugin } from './infra/observability/metrics.ts';
@@ -25,18 +27,36 @@ function nextRequestId(): string {
   return `req_${PROCESS_PREFIX}${requestCounter.toString(36).padStart(11, '0')}`;
 }
 
+export interface AppOptions {
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: DestinationStream;
+}
+
 /** Builds the HTTP application around an already opened context. Does not listen. */
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger:
       ctx.config.logLevel === 'silent'
         ? false
         : {
             level: ctx.config.logLevel,
+            ...(options.logStream ? { stream: options.logStream } : {}),
             // Keys and secrets must never reach a log line.
             redact: {
               paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.token'],
               censor: '[redacted]',
+            },
+            serializers: {
+              // An OAuth callback's query carries the authorization code and state: credentials, not logged.
+              req: (req: { method: string; url: string; host?: string; ip?: string }) => ({
+                method: req.method,
+                url: req.url.replace(
+                  /([?&](?:code|state|access_token|refresh_token)=)[^&]*/g,
+                  '$1[redacted]',
+                ),
+                host: req.host,
+                remoteAddress: req.ip,
+              }),
             },
           },
     requestIdHeader: false,
@@ -57,9 +77,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
     frameworkErrors,
-    ajv: {
-      customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false },
-    },
+    clientErrorHandler: clientErrorHandler(nextRequestId),
+    // Bodies are validated without coercion, query strings and path parameters with it (strictly).
+    schemaController: { compilersFactory: { buildValidator } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('ctx', ctx);
@@ -82,7 +102,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       },
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: `bh_live_<id>_<secret>`' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'API key: `bh_live_<id>_<secret>` (sandbox keys: `bh_test_<id>_<secret>`)',
+          },
         },
       },
       security: [{ bearerAuth: [] }],
@@ -95,6 +119,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // handler and hooks cover every route, including the domains' own plugins.
   await errorsPlugin(app);
   await inputGuards(app);
+  closeQueryStrings(app);
   await metricsPlugin(app, ctx.metrics);
   await authPlugin(app, { authenticator: ctx.authenticator, rateLimits: ctx.rateLimits });
   await app.register(healthRoutes);

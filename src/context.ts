@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Authenticator } from './infra/auth/authenticator.ts';
 import type { Config } from './infra/config.ts';
+import type { KeyRing } from './infra/crypto/keyring.ts';
 import type { Database } from './infra/db/database.ts';
 import type { DB } from './infra/db/types.ts';
 import type { Jobs } from './infra/jobs/jobs.ts';
 import type { Metrics } from './infra/observability/metrics.ts';
 import type { RateLimitStore } from './infra/ratelimit/store.ts';
+import type { ServiceState } from './infra/state.ts';
 
 /** Everything a domain needs from the process, passed explicitly instead of imported globals. */
 export interface AppContext {
@@ -16,6 +18,10 @@ export interface AppContext {
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
   metrics: Metrics;
+  /** Seals secrets at rest (webhook secrets; platform tokens later). */
+  keyRing: KeyRing;
+  /** Domains' per-service state (caches, test settings): see infra/state.ts. */
+  state: ServiceState;
   /** Wall clock; tests may replace it to move time. */
   now: () => Date;
 }

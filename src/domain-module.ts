@@ -1,12 +1,32 @@
 import type { FastifyInstance } from 'fastify';
+import type { CliExtension } from './cli/registry.ts';
 import type { AppContext } from './context.ts';
+import type { JobDefinition } from './infra/jobs/define.ts';
+import type { SandboxManifest } from './sandbox/manifest.ts';
 
-/** A domain area plugs into the service through this: its routes and its durable jobs. */
+/**
+ * Domains extend the sandbox after the base seed (workspaces, keys, sectors, metric history).
+ * Each extension must be idempotent: `demo` may run again on the same database.
+ */
+export interface SandboxExtension {
+  name: string;
+  run: (ctx: AppContext, manifest: SandboxManifest, log: (line: string) => void) => Promise<void>;
+}
+
+/**
+ * A domain area plugs into the service, the CLI and the sandbox through this. The registries
+ * (src/domains.ts, read by app.ts, src/cli/commands.ts and src/sandbox/extensions.ts) import the
+ * domains; domains import only this module's types, so the import graph stays acyclic.
+ */
 export interface DomainModule {
   name: string;
   routes?: (app: FastifyInstance) => Promise<void>;
-  /** Declare queues, workers and schedules on ctx.jobs. Called once before start. */
-  jobs?: (ctx: AppContext) => void;
+  /** This domain's jobs (defineJob), registered on every service before it starts. */
+  jobs?: ReadonlyArray<JobDefinition<never>>;
   /** Runs once when this process starts its workers (e.g. a catch-up run after downtime). */
   start?: (ctx: AppContext) => Promise<void>;
+  /** Subcommands this domain adds to the `brandhealth` CLI. */
+  cli?: CliExtension;
+  /** Seeds this domain's sandbox data, in DOMAINS order, after the base seed. */
+  sandbox?: SandboxExtension;
 }

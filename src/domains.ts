@@ -2,22 +2,26 @@ import type { DomainModule } from './domain-module.ts';
 import { auditsModule } from './audits/module.ts';
 import { campaignsModule } from './campaigns/module.ts';
 import { exportsModule } from './exports/module.ts';
+import { ingestModule } from './ingest/module.ts';
 import { platformRoutes } from './platforms/routes.ts';
+import { connectRoutes } from './platforms/connect-routes.ts';
 import { scoringModule } from './scoring/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { workspaceRoutes } from './workspaces/routes.ts';
 import { studioRoutes } from './studio/routes.ts';
 import { tacsiModule } from './tacsi/module.ts';
 
-/** Every domain area of the service. Each owns its routes, service, queries and jobs. */
+/** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
   { name: 'workspaces', routes: workspaceRoutes },
   { name: 'platforms', routes: platformRoutes },
+  { name: 'platform-connections', routes: connectRoutes },
   { name: 'studio', routes: studioRoutes },
   scoringModule,
   auditsModule,
   campaignsModule,
   exportsModule,
+  ingestModule,
   webhooksModule,
   tacsiModule,
 ];

@@ -1,23 +1,50 @@
-import { ConfigError, loadConfig } from './infra/config.ts';
-import { createService } from './service.ts';
+import { startAdminSocket, type AdminSocket } from './infra/admin-socket.ts';
+import { loadConfig, type Config } from './infra/config.ts';
+import { describeStartupFailure } from './infra/startup-errors.ts';
+import type { MetricsListener } from './infra/observability/metrics.ts';
+import { createService, type Service } from './service.ts';
 
-let config;
+let config: Config | undefined;
+let service: Service | undefined;
+let adminSocket: AdminSocket | null = null;
+let metrics: MetricsListener | null = null;
 try {
   config = loadConfig();
+  service = await createService(config);
+  await service.startWorkers();
+  await service.app.listen({ port: config.port, host: config.host });
+  metrics = await service.listenMetrics();
+  adminSocket = await serveAdminCommands(config, service);
 } catch (error) {
-  if (error instanceof ConfigError) {
-    console.error(`brand-health: invalid configuration: ${error.message}`);
-    process.exit(78); // EX_CONFIG
-  }
-  throw error;
+  // One clean line naming the setting and the cause, and a documented exit code
+  // (src/infra/startup-errors.ts, docs/operations.md); the stack only when debugging.
+  const failure = describeStartupFailure(error, config);
+  console.error(`brand-health: ${failure.message}`);
+  if (config?.logLevel === 'debug' || config?.logLevel === 'trace') console.error(error);
+  await adminSocket?.close().catch(() => {});
+  await service?.stop().catch(() => {});
+  process.exit(failure.exitCode);
 }
 
-const service = await createService(config);
+/** The admin CLI's commands, run on this service's context for a CLI on the admin socket. */
+async function serveAdminCommands(config: Config, running: Service): Promise<AdminSocket | null> {
+  if (!config.adminSocket) return null;
+  const { runCli } = await import('./cli/program.ts');
+  return startAdminSocket(
+    config.adminSocket,
+    (argv, io) => runCli(argv, io, (fn) => fn(running.ctx)),
+    (reason) =>
+      running.app.log.warn({ reason }, 'admin socket not available; the CLI will open the database itself'),
+  );
+}
 const { app } = service;
-await service.startWorkers();
-await app.listen({ port: config.port, host: config.host });
 app.log.info(
-  { database: service.ctx.database.kind, docs: '/docs', openapi: '/openapi.json' },
+  {
+    database: service.ctx.database.kind,
+    docs: '/docs',
+    openapi: '/openapi.json',
+    metrics: metrics?.url ?? 'off',
+  },
   'brand-health is ready',
 );
 
@@ -32,7 +59,8 @@ async function shutdown(signal: string) {
   }, 30_000);
   force.unref();
   try {
-    await service.stop();
+    await adminSocket?.close();
+    await service!.stop();
     process.exit(0);
   } catch (error) {
     app.log.error({ err: error }, 'unclean shutdown');

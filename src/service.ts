@@ -1,19 +1,24 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import { buildApp, type AppOptions } from './app.ts';
 import type { AppContext } from './context.ts';
 import { DOMAINS } from './domains.ts';
 import { Authenticator } from './infra/auth/authenticator.ts';
 import type { Config } from './infra/config.ts';
+import { loadKeyRing } from './infra/crypto/keyring.ts';
+import { assertKeysPresent, sealPlaintext } from './infra/crypto/sealed-columns.ts';
 import { migrateToLatest, openDatabase } from './infra/db/database.ts';
 import { Jobs } from './infra/jobs/jobs.ts';
-import { createMetrics } from './infra/observability/metrics.ts';
+import { createMetrics, listenMetrics, type MetricsListener } from './infra/observability/metrics.ts';
 import { MemoryRateLimitStore, RedisRateLimitStore } from './infra/ratelimit/store.ts';
+import { ServiceState } from './infra/state.ts';
 
 export interface Service {
   ctx: AppContext;
   app: FastifyInstance;
   /** Starts job workers and schedules (when configured). */
   startWorkers(): Promise<void>;
+  /** Starts the Prometheus listener on METRICS_HOST:METRICS_PORT; null when METRICS_PORT=off. */
+  listenMetrics(): Promise<MetricsListener | null>;
   /** Finishes in-flight requests and jobs, then closes the database cleanly. */
   stop(): Promise<void>;
 }
@@ -22,6 +27,10 @@ export interface ServiceOptions {
   now?: () => Date;
   /** PGlite folder override (tests pass 'memory://'). */
   dataDir?: string;
+  /** Log destination instead of stdout (tests). */
+  logStream?: AppOptions['logStream'];
+  /** PGlite data-folder image to start from (see DatabaseOptions.pgliteImage). */
+  pgliteImage?: Blob;
 }
 
 /** Opens the database, migrates it, starts pg-boss and builds the HTTP app. */
@@ -30,10 +39,19 @@ export async function createService(config: Config, options: ServiceOptions = {}
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
     dataDir: options.dataDir ?? config.dataDir,
+    pgliteImage: options.pgliteImage,
   });
   let jobs: Jobs | null = null;
   try {
     await migrateToLatest(database.db);
+    const { keyRing } = loadKeyRing({
+      keys: config.encryptionKeys,
+      dataDir: options.dataDir ?? config.dataDir,
+    });
+    // Part of migrating: rows from before encryption are sealed (it needs the key ring, which a
+    // migration does not have); then every stored key id must be in the ring, or nothing starts.
+    await sealPlaintext(database.db, keyRing);
+    await assertKeysPresent(database.db, keyRing);
     jobs = new Jobs(database, { schedule: config.runWorkers, supervise: config.runWorkers });
     const ctx: AppContext = {
       config,
@@ -43,15 +61,18 @@ export async function createService(config: Config, options: ServiceOptions = {}
       authenticator: new Authenticator(database.db, config.authCacheTtlMs),
       rateLimits: config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore(),
       metrics: createMetrics(),
+      keyRing,
+      state: new ServiceState(),
       now: options.now ?? (() => new Date()),
     };
-    for (const domain of DOMAINS) domain.jobs?.(ctx);
+    for (const domain of DOMAINS) for (const job of domain.jobs ?? []) job.register(ctx);
     await jobs.start();
-    const app = await buildApp(ctx);
+    const app = await buildApp(ctx, { logStream: options.logStream });
     jobs.onError = (error) => app.log.warn({ err: error }, 'job engine error');
     await app.ready();
 
     let stopped = false;
+    let metricsListener: MetricsListener | null = null;
     return {
       ctx,
       app,
@@ -64,9 +85,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
             .catch((error) => app.log.warn({ err: error, domain: domain.name }, 'domain start failed'));
         }
       },
+      async listenMetrics() {
+        if (config.metricsPort === null) return null;
+        metricsListener ??= await listenMetrics(ctx.metrics, config.metricsPort, config.metricsHost);
+        return metricsListener;
+      },
       async stop() {
         if (stopped) return;
         stopped = true;
+        await metricsListener?.close();
         await app.close();
         await ctx.jobs.stop();
         await ctx.rateLimits.close();

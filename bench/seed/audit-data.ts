@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { createSector } from '../../src/admin/workspaces.ts';
 import type { DB } from '../../src/infra/db/types.ts';
-import { PLATFORMS } from '../../src/scoring/engine/index.ts';
-import { addDays } from '../dates.ts';
 import { sqlUniform } from './bulk.ts';
+import { addDays, utcDay } from '../../src/core/days.ts';
+import { PLATFORMS } from '../../src/core/catalog.ts';
 
 export const AUDIT_SECTOR = 'bench-audit';
 const WORKSPACES_PER_STATEMENT = 100;
@@ -37,7 +37,7 @@ export async function seedAuditData(
      WHERE w.id LIKE 'ws_bench_aud_%'
   `.execute(db);
 
-  const last = now.toISOString().slice(0, 10);
+  const last = utcDay(now);
   const u = (name: string) => sql.raw(sqlUniform(seed, 'w.id', 'p.platform', `'${name}'`));
   for (let from = 0; from < workspaces; from += WORKSPACES_PER_STATEMENT) {
     const to = Math.min(workspaces, from + WORKSPACES_PER_STATEMENT) - 1;
@@ -114,5 +114,5 @@ export async function insertProcessingAudits(
 
 /** The first day of the snapshots an audit of `lookbackDays` reads (the scoring window never goes below 90 days). */
 export function auditReadFrom(now: Date, lookbackDays: number): string {
-  return addDays(now.toISOString().slice(0, 10), -(Math.max(lookbackDays, 90) - 1));
+  return addDays(utcDay(now), -(Math.max(lookbackDays, 90) - 1));
 }

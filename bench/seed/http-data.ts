@@ -7,17 +7,17 @@ import { between, prng } from '../../src/sandbox/random.ts';
 import {
   compositeGrade,
   FORMULA_VERSION,
-  PILLARS,
-  PLATFORMS,
   pillarGrade,
   round1,
   tierFor,
 } from '../../src/scoring/engine/index.ts';
-import { addDays, lastCompletedWeekEnd } from '../dates.ts';
+import { lastCompletedWeekEnd } from '../dates.ts';
 import { CURRENT_METHODOLOGY_VERSION, cohortBand } from '../../src/tacsi/privacy/index.ts';
 import type { Scale } from '../options.ts';
 import { insertColumns } from './bulk.ts';
 import { benchKey, type BenchKey } from './keys.ts';
+import { addDays } from '../../src/core/days.ts';
+import { PILLARS, PLATFORMS } from '../../src/core/catalog.ts';
 
 export const FEED_SECTOR = 'bench-feed';
 

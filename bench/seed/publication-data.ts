@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import { createSector } from '../../src/admin/workspaces.ts';
 import type { DB } from '../../src/infra/db/types.ts';
 import { FORMULA_VERSION } from '../../src/scoring/engine/index.ts';
-import { addDays } from '../dates.ts';
 import { sqlUniform } from './bulk.ts';
+import { addDays } from '../../src/core/days.ts';
 
 export const publicationSector = (i: number) => `bench-s${String(i + 1).padStart(2, '0')}`;
 

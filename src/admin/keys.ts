@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { issueKey, keyPrefix } from '../infra/auth/api-keys.ts';
-import { SCOPES, type DB, type Scope } from '../infra/db/types.ts';
+import type { DB } from '../infra/db/types.ts';
 import { AdminError } from './workspaces.ts';
+import { type Scope, SCOPES } from '../core/catalog.ts';
 
 export interface KeyOwner {
   workspaceId?: string;
@@ -77,13 +78,14 @@ export async function listApiKeys(db: Kysely<DB>, owner: KeyOwner = {}) {
       'expires_at',
       'revoked_at',
       'created_at',
+      'mode',
     ])
     .orderBy('created_at')
     .orderBy('id');
   if (owner.workspaceId) q = q.where('workspace_id', '=', owner.workspaceId);
   if (owner.subscriberId) q = q.where('subscriber_id', '=', owner.subscriberId);
   const rows = await q.execute();
-  return rows.map((r) => ({ ...r, prefix: keyPrefix(r.id) }));
+  return rows.map((r) => ({ ...r, prefix: keyPrefix(r.id, r.mode) }));
 }
 
 export async function revokeApiKey(db: Kysely<DB>, keyId: string, at = new Date()): Promise<void> {

@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
-import { PLAN_LIMITS } from '../infra/auth/plans.ts';
-import { PLATFORMS, type DB, type Platform } from '../infra/db/types.ts';
+import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
-import { connectedPlatforms } from '../platforms/queries.ts';
 import { AdminError } from './workspaces.ts';
+import { PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
 
 export async function connectPlatform(
   db: Kysely<DB>,
@@ -29,7 +28,15 @@ export async function connectPlatform(
       .forUpdate()
       .executeTakeFirst();
     if (!ws) throw new AdminError(`workspace ${input.workspaceId} does not exist`);
-    const live = await connectedPlatforms(trx, ws.id);
+    // Every connection not disconnected holds its place (one waiting for re-authorisation too).
+    const live = (
+      await trx
+        .selectFrom('platform_connections')
+        .select('platform')
+        .where('workspace_id', '=', ws.id)
+        .where('status', '<>', 'disconnected')
+        .execute()
+    ).map((r) => r.platform);
     if (live.includes(input.platform)) throw new AdminError(`${input.platform} is already connected`);
     const limit = PLAN_LIMITS[ws.plan].platformLimit;
     if (limit !== null && live.length >= limit) {
@@ -60,10 +67,19 @@ export async function disconnectPlatform(
 ): Promise<void> {
   const result = await db
     .updateTable('platform_connections')
-    .set({ status: 'disconnected', disconnected_at: at })
+    .set({
+      status: 'disconnected',
+      disconnected_at: at,
+      reauth_at: null,
+      access_token: null,
+      access_token_key_id: null,
+      refresh_token: null,
+      refresh_token_key_id: null,
+      token_expires_at: null,
+    })
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
-    .where('status', '=', 'connected')
+    .where('status', '<>', 'disconnected')
     .executeTakeFirst();
   if (!result.numUpdatedRows)
     throw new AdminError(`${platform} is not connected to workspace ${workspaceId}`);

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import { PILLARS, type DB, type EntitlementKind, type Pillar } from '../infra/db/types.ts';
+import type { DB, EntitlementKind } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { AdminError } from './workspaces.ts';
+import { type Pillar, PILLARS } from '../core/catalog.ts';
 
 export async function createSubscriber(db: Kysely<DB>, name: string, id?: string): Promise<string> {
   const trimmed = name.trim();

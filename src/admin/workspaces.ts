@@ -1,11 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { AccountType, DB, OrgType, Plan, Workspace } from '../infra/db/types.ts';
+import { sql, type Kysely } from 'kysely';
+import type { DB, Workspace } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import type { AccountType, BillingPeriod, OrgType, Plan } from '../core/catalog.ts';
 
 export interface CreateWorkspaceInput {
   name: string;
   plan: Plan;
-  billingPeriod?: 'monthly' | 'annual';
+  billingPeriod?: BillingPeriod;
   parentId?: string | null;
   accountType?: AccountType;
   orgType?: OrgType;
@@ -110,4 +111,38 @@ export async function createSector(
     .values({ slug, name, is_consumer: isConsumer })
     .onConflict((oc) => oc.column('slug').doUpdateSet({ name, is_consumer: isConsumer }))
     .execute();
+}
+
+/**
+ * Moves a workspace to another sector (or none) from `effectiveDay` (YYYY-MM-DD, default today UTC).
+ * The membership history (workspace_sector_history, kept by a trigger on every write of
+ * workspaces.sector_slug) records the change on that day, so TACSI charges the entity both sectors'
+ * releases for the rolling year and places each of its scores in the sector it belonged to that day.
+ */
+export async function setSector(
+  db: Kysely<DB>,
+  workspaceId: string,
+  sector: string | null,
+  effectiveDay: string = new Date().toISOString().slice(0, 10),
+): Promise<void> {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(effectiveDay) || Number.isNaN(Date.parse(`${effectiveDay}T00:00:00Z`)))
+    throw new AdminError(`effective day ${effectiveDay} must be a date YYYY-MM-DD`);
+  await db.transaction().execute(async (trx) => {
+    if (sector) {
+      const row = await trx
+        .selectFrom('sectors')
+        .select('slug')
+        .where('slug', '=', sector)
+        .executeTakeFirst();
+      if (!row) throw new AdminError(`sector ${sector} does not exist`);
+    }
+    // Read by the history trigger; local to this transaction.
+    await sql`SELECT set_config('brand_health.sector_change_day', ${effectiveDay}, true)`.execute(trx);
+    const result = await trx
+      .updateTable('workspaces')
+      .set({ sector_slug: sector })
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    if (!result.numUpdatedRows) throw new AdminError(`workspace ${workspaceId} does not exist`);
+  });
 }

@@ -1,13 +1,9 @@
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../events/emit.ts';
-import type { Platform } from '../infra/db/types.ts';
 import { computeDailyScores, DAILY_WINDOW_DAYS, writeDailyScores } from '../scoring/daily-scores.ts';
-import { addDays, utcDay } from '../scoring/days.ts';
 import {
-  PILLARS,
   scoreWorkspace,
   signedDelta,
-  type Pillar,
   type PillarGrade,
   type Recommendation,
   type WorkspaceScore,
@@ -15,6 +11,8 @@ import {
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
 import { SCORE_CHANGED_THRESHOLD } from './policy.ts';
+import { addDays, utcDay } from '../core/days.ts';
+import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
 
 /** A pillar as stored on the audit: the API fields plus the one-decimal value the next audit's change is measured from. */
 export interface StoredPillar {
@@ -177,7 +175,19 @@ export async function completeAudit(
           grade: result.grade,
           completed_at: completedAt,
         },
-        ...(audit.webhook_url ? { extraUrls: [audit.webhook_url] } : {}),
+        ...(audit.webhook_url
+          ? {
+              extra: [
+                {
+                  url: audit.webhook_url,
+                  secret:
+                    audit.webhook_secret !== null && audit.webhook_secret_key_id !== null
+                      ? { ciphertext: audit.webhook_secret, keyId: audit.webhook_secret_key_id }
+                      : null,
+                },
+              ],
+            }
+          : {}),
       });
       const before =
         previous && previous.score !== null ? { score: previous.score, grade: previous.grade } : null;

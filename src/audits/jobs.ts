@@ -1,7 +1,9 @@
 import type { Job } from 'pg-boss';
 import type { AppContext } from '../context.ts';
+import { defineJob } from '../infra/jobs/define.ts';
 import { AuditFailure, completeAudit, failAudit } from './complete.ts';
 import {
+  AUDIT_HEARTBEAT_SECONDS,
   AUDIT_JOB_EXPIRE_SECONDS,
   AUDIT_LOCAL_CONCURRENCY,
   AUDIT_QUEUE,
@@ -11,7 +13,11 @@ import {
   SWEEP_GRACE_SECONDS,
   SWEEP_HARD_LIMIT_SECONDS,
 } from './policy.ts';
-import type { AuditJobData } from './start.ts';
+
+/** Job data of `audits.run`. */
+export interface AuditJobData {
+  auditId: string;
+}
 
 const LIVE_JOB_STATES = new Set(['created', 'retry', 'active']);
 
@@ -36,7 +42,7 @@ export async function runAuditJob(
       await failAudit(ctx, auditId, error.message);
       return 'failed';
     }
-    if (job.retryCount >= AUDIT_RETRY_LIMIT) {
+    if (job.retryCount >= auditRunJob.retry.retryLimit) {
       ctx.jobs.onError(error);
       await failAudit(ctx, auditId, RETRIES_EXHAUSTED);
       return 'failed';
@@ -75,22 +81,26 @@ export async function sweepStaleAudits(ctx: AppContext): Promise<string[]> {
   return failed;
 }
 
-/** Queues, workers and the sweeper schedule of the audits domain. */
-export function auditJobs(ctx: AppContext): void {
-  ctx.jobs.queue(AUDIT_QUEUE, {
-    retryLimit: AUDIT_RETRY_LIMIT,
-    retryDelay: AUDIT_RETRY_DELAY_SECONDS,
-    retryBackoff: true,
-    expireInSeconds: AUDIT_JOB_EXPIRE_SECONDS,
-  });
+/** One audit's scoring run, enqueued by startAudit in the transaction that inserts the audit. */
+export const auditRunJob = defineJob<AuditJobData>({
+  queue: AUDIT_QUEUE,
+  retry: { retryLimit: AUDIT_RETRY_LIMIT, retryDelay: AUDIT_RETRY_DELAY_SECONDS, retryBackoff: true },
+  expireInSeconds: AUDIT_JOB_EXPIRE_SECONDS,
+  heartbeatSeconds: AUDIT_HEARTBEAT_SECONDS,
   // One job per fetch, so a retry concerns one audit; concurrency comes from several local workers.
-  const localConcurrency = ctx.database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1;
-  ctx.jobs.worker<AuditJobData>(AUDIT_QUEUE, { batchSize: 1, localConcurrency }, async (jobs) => {
-    for (const job of jobs) await runAuditJob(ctx, job);
-  });
-  ctx.jobs.queue(AUDIT_SWEEP_QUEUE, { retryLimit: 0, expireInSeconds: 120 });
-  ctx.jobs.worker(AUDIT_SWEEP_QUEUE, { batchSize: 1 }, async () => {
-    await sweepStaleAudits(ctx);
-  });
-  ctx.jobs.schedule(AUDIT_SWEEP_QUEUE, '* * * * *');
-}
+  worker: {
+    batchSize: 1,
+    localConcurrency: (ctx) => (ctx.database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1),
+  },
+  handler: (ctx, job) => runAuditJob(ctx, job),
+});
+
+/** The sweeper, every minute. */
+export const auditSweepJob = defineJob<object>({
+  queue: AUDIT_SWEEP_QUEUE,
+  retry: { retryLimit: 0, retryDelay: 0, retryBackoff: false },
+  expireInSeconds: 120,
+  schedule: '* * * * *',
+  worker: { batchSize: 1 },
+  handler: (ctx) => sweepStaleAudits(ctx),
+});

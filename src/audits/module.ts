@@ -1,5 +1,9 @@
 import type { DomainModule } from '../domain-module.ts';
-import { auditJobs } from './jobs.ts';
+import { auditRunJob, auditSweepJob } from './jobs.ts';
 import { auditRoutes } from './routes.ts';
 
-export const auditsModule: DomainModule = { name: 'audits', routes: auditRoutes, jobs: auditJobs };
+export const auditsModule: DomainModule = {
+  name: 'audits',
+  routes: auditRoutes,
+  jobs: [auditRunJob, auditSweepJob],
+};

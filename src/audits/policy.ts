@@ -11,6 +11,12 @@ export const AUDIT_RETRY_LIMIT = 3;
 export const AUDIT_RETRY_DELAY_SECONDS = 5;
 /** An attempt still active after this long is taken back by pg-boss and retried. */
 export const AUDIT_JOB_EXPIRE_SECONDS = 300;
+/**
+ * A running attempt refreshes its job's heartbeat every 5 s; one not seen for this long (its
+ * process died) is failed and retried at the next maintenance pass (every 5 s) instead of
+ * waiting for the expiry above. 10 s is pg-boss's minimum.
+ */
+export const AUDIT_HEARTBEAT_SECONDS = 10;
 
 /** The composite must move by at least this many points (or change grade) to emit score.changed. */
 export const SCORE_CHANGED_THRESHOLD = 1.0;
@@ -24,18 +30,45 @@ export const SWEEP_GRACE_SECONDS = 300;
 export const SWEEP_HARD_LIMIT_SECONDS = 3600;
 
 /**
- * Estimated run time: queue pick-up (workers poll every 2 s) plus scoring, which grows with the
- * platforms and days to read. Deliberately pessimistic so a client polling at the estimate
- * rarely meets 425.
+ * Estimated run time with nothing measured yet (a new database, or no audit completed in the
+ * last ESTIMATE_WINDOW_HOURS): queue pick-up (workers poll every 2 s) plus scoring, which grows
+ * with the platforms and days to read. Also the duration the sandbox gives its seeded audits.
  */
 export function estimatedSeconds(platformCount: number, lookbackDays: number): number {
   return 10 + 5 * platformCount + Math.ceil(lookbackDays / 30);
 }
 
-/** Retry-After for a processing audit: until its estimate, at least 1 s, 5 s once overdue. */
+/** How many recent completed audits (within the window) the estimate is measured from. */
+export const ESTIMATE_SAMPLE = 20;
+export const ESTIMATE_WINDOW_HOURS = 24;
+/** Bounds of an estimate: one worker poll at least, and never past the sweeper's patience. */
+export const ESTIMATE_FLOOR_SECONDS = 2;
+export const ESTIMATE_CAP_SECONDS = 120;
+
+/**
+ * Estimated seconds until a new audit completes: the median measured duration (created to
+ * completed) of recent audits, plus the audits processing ahead of it, shared among the workers
+ * that run at once; between the floor and the cap. `medianSeconds` null: nothing measured yet.
+ */
+export function measuredEstimateSeconds(input: {
+  medianSeconds: number | null;
+  ahead: number;
+  concurrency: number;
+  platformCount: number;
+  lookbackDays: number;
+}): number {
+  const each = input.medianSeconds ?? estimatedSeconds(input.platformCount, input.lookbackDays);
+  const queued = (input.ahead / Math.max(1, input.concurrency)) * each;
+  return Math.min(ESTIMATE_CAP_SECONDS, Math.max(ESTIMATE_FLOOR_SECONDS, Math.ceil(each + queued)));
+}
+
+/** An overdue audit is usually a poll away from done: ask again soon, not at a fixed 5 s. */
+export const OVERDUE_RETRY_SECONDS = 2;
+
+/** Retry-After for a processing audit: until its estimate, at least 1 s; 2 s once overdue. */
 export function retryAfterSeconds(estimatedCompletion: Date, now: Date): number {
   const left = Math.ceil((estimatedCompletion.getTime() - now.getTime()) / 1000);
-  return left >= 1 ? left : 5;
+  return left >= 1 ? left : OVERDUE_RETRY_SECONDS;
 }
 
 /**

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { visibleTo } from '../infra/auth/tenancy.ts';
+import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import type { DB } from '../infra/db/types.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
-import { PILLARS, type Recommendation } from '../scoring/engine/index.ts';
+import type { Recommendation } from '../scoring/engine/index.ts';
 import type { IndustryBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
+import { PILLARS } from '../core/catalog.ts';
 
 export interface CompletedAuditView {
   audit_id: string;
@@ -41,11 +42,12 @@ export async function readAudit(
 ): Promise<CompletedAuditView | FailedAuditView> {
   const audit = await db
     .selectFrom('audits')
-    .selectAll()
-    .where('id', '=', auditId)
-    .where('workspace_id', 'in', (qb) =>
-      qb.selectFrom('workspaces').select('workspaces.id').where(visibleTo(principal.workspaceId)),
-    )
+    .innerJoin('workspaces', 'workspaces.id', 'audits.workspace_id')
+    .selectAll('audits')
+    .where('audits.id', '=', auditId)
+    .where(visibleTo(principal.workspaceId))
+    // An audit another agency started stays that agency's after the client moves (tenancy.ts).
+    .where(currentlyManaged('audits.created_by'))
     .executeTakeFirst();
   if (!audit) throw problems.notFound(`No audit "${auditId}" is visible to this API key.`);
 

@@ -2,13 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { PLATFORMS, type Platform } from '../infra/db/types.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { problems } from '../infra/http/problem.ts';
 import { errorResponses } from '../infra/http/schemas.ts';
 import { readAudit } from './read.ts';
 import { AuditStart, CompletedAudit, FailedAudit, StartAuditBody } from './schemas.ts';
 import { startAudit } from './start.ts';
+import { type Platform, PLATFORMS } from '../core/catalog.ts';
 
 function platformNames(values: string[] | undefined): Platform[] | undefined {
   if (!values) return undefined;

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
+import { PILLARS } from '../core/catalog.ts';
 import { PillarName, PlatformName, Timestamp } from '../infra/http/schemas.ts';
-
-const PILLAR_KEYS = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
 
 export const StartAuditBody = Type.Object(
   {
@@ -34,6 +33,12 @@ export const AuditStart = Type.Object(
     workspace_id: Type.String(),
     platforms_included: Type.Array(PlatformName),
     lookback_days: Type.Integer(),
+    webhook_secret: Type.Optional(
+      Type.String({
+        description:
+          'extension, only with webhook_url: the Standard Webhooks secret (whsec_...) that signs the audit.completed delivery to that URL. Returned only in this response; verify with new Webhook(webhook_secret).',
+      }),
+    ),
   },
   { $id: 'AuditStart' },
 );
@@ -46,6 +51,38 @@ const AuditPillar = Type.Object({
   grade: Type.String({ description: 'green (>= 65), yellow (>= 40) or red' }),
 });
 
+const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
+
+/** Where the benchmark comes from (extension of the spec). */
+export const BenchmarkBasis = Type.Object(
+  {
+    status: Type.Enum(
+      [
+        'published',
+        'no_distribution',
+        'no_sector',
+        'not_consumer_sector',
+        'not_published',
+        'exclusive_sector',
+      ],
+      { description: 'published: both fields set; no_distribution: percentile null; otherwise both null' },
+    ),
+    reason: Type.String(),
+    sector: NullableString('the workspace sector'),
+    period_end: NullableString('week end (Sunday) of the published weekly cell used as industry_average'),
+    methodology_version: NullableString('TACSI methodology of that cell'),
+    cohort_band: NullableString('banded cohort size of that cell'),
+    margin_of_error: Type.Union([Type.Number(), Type.Null()], {
+      description: '95% margin of error of industry_average (index points)',
+    }),
+    distribution_period_end: NullableString(
+      'week end of the published histogram the percentile is read from',
+    ),
+    percentile_granularity: Type.Integer({ description: 'the percentile is reported on this grid' }),
+  },
+  { description: 'what the benchmark is derived from (extension)' },
+);
+
 export const CompletedAudit = Type.Object(
   {
     audit_id: Type.String(),
@@ -55,7 +92,7 @@ export const CompletedAudit = Type.Object(
     score: Type.Number({ description: 'composite Brand Credit Score, 0-100' }),
     grade: Type.String({ description: 'elite, strong, moderate, weak or critical' }),
     formula_version: Type.String(),
-    pillars: Type.Object(Object.fromEntries(PILLAR_KEYS.map((k) => [k, AuditPillar]))),
+    pillars: Type.Object(Object.fromEntries(PILLARS.map((k) => [k, AuditPillar]))),
     recommendations: Type.Array(
       Type.Object({
         priority: Type.Integer({ description: '1 = most important' }),
@@ -64,11 +101,23 @@ export const CompletedAudit = Type.Object(
         expected_impact: Type.String(),
       }),
     ),
-    industry_benchmark: Type.Object({
-      your_score: Type.Number(),
-      industry_average: Type.Number(),
-      percentile: Type.Integer({ description: '0-100' }),
-    }),
+    industry_benchmark: Type.Object(
+      {
+        your_score: Type.Number(),
+        industry_average: Type.Union([Type.Number(), Type.Null()], {
+          description: "the sector's latest published TACSI weekly indexValue; null when none (see basis)",
+        }),
+        percentile: Type.Union([Type.Integer({ description: '0-100, on a grid of 5' }), Type.Null()], {
+          description:
+            "read from the sector's latest published peer distribution; null when none (see basis)",
+        }),
+        basis: Type.Optional(BenchmarkBasis),
+      },
+      {
+        description:
+          'derived only from published, differentially private TACSI statistics (docs/privacy.md); audits completed before that keep their stored benchmark, without basis',
+      },
+    ),
   },
   { $id: 'CompletedAudit' },
 );

@@ -1,22 +1,25 @@
+import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
+import type { DB } from '../infra/db/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { PLAN_LABELS, PLAN_LIMITS } from '../infra/auth/plans.ts';
-import { resolveWorkspace } from '../infra/auth/tenancy.ts';
-import { PLATFORMS, type Platform } from '../infra/db/types.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
 import { newId } from '../infra/ids.ts';
 import { auditsUsed } from '../workspaces/queries.ts';
 import { currentAuditPeriod } from '../workspaces/billing.ts';
+import { auditRunJob } from './jobs.ts';
 import {
-  AUDIT_JOB_EXPIRE_SECONDS,
-  AUDIT_QUEUE,
-  AUDIT_RETRY_DELAY_SECONDS,
-  AUDIT_RETRY_LIMIT,
+  AUDIT_LOCAL_CONCURRENCY,
   DEFAULT_LOOKBACK_DAYS,
-  estimatedSeconds,
+  ESTIMATE_SAMPLE,
+  ESTIMATE_WINDOW_HOURS,
+  measuredEstimateSeconds,
 } from './policy.ts';
 import { checkAuditWebhookUrl } from './webhook-url.ts';
+import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { generateSecret } from '../webhooks/secrets.ts';
+import { PLAN_LABELS, PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
+import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 export interface StartAuditInput {
   workspace_id?: string;
@@ -32,10 +35,38 @@ export interface AuditStartResult {
   workspace_id: string;
   platforms_included: Platform[];
   lookback_days: number;
+  /** With a webhook_url: the secret that signs its delivery, returned only here. */
+  webhook_secret?: string;
 }
 
-export interface AuditJobData {
-  auditId: string;
+/**
+ * Seconds until a new audit should be done, from what the service measured lately: the median
+ * duration of the last ESTIMATE_SAMPLE audits completed within the window, and the audits still
+ * processing ahead of this one. Operational timing only (docs/decisions.md): no tenant's data.
+ */
+async function estimateSeconds(
+  ctx: AppContext,
+  db: Kysely<DB>,
+  now: Date,
+  platformCount: number,
+  lookbackDays: number,
+): Promise<number> {
+  const since = new Date(now.getTime() - ESTIMATE_WINDOW_HOURS * 3_600_000);
+  const { rows } = await sql<{ median: number | string | null; ahead: number | string }>`
+    SELECT
+      (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FROM (
+         SELECT extract(epoch FROM completed_at - created_at) AS seconds FROM audits
+         WHERE status = 'completed' AND completed_at > ${since}
+         ORDER BY completed_at DESC LIMIT ${ESTIMATE_SAMPLE}) recent) AS median,
+      (SELECT count(*) FROM audits WHERE status = 'processing') AS ahead`.execute(db);
+  const median = rows[0]?.median;
+  return measuredEstimateSeconds({
+    medianSeconds: median === null || median === undefined ? null : Math.max(0, Number(median)),
+    ahead: Number(rows[0]?.ahead ?? 0),
+    concurrency: ctx.database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1,
+    platformCount,
+    lookbackDays,
+  });
 }
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
@@ -74,6 +105,11 @@ export async function startAudit(
   const webhookUrl =
     input.webhook_url === undefined ? null : await checkAuditWebhookUrl(ctx, input.webhook_url);
   const lookbackDays = input.lookback_days ?? DEFAULT_LOOKBACK_DAYS;
+  // The one-off delivery is signed with a secret of its own, handed to the caller who chose the
+  // URL: never with another principal's registered secrets (docs/decisions.md).
+  const webhookSecret = webhookUrl === null ? null : generateSecret();
+  const sealedSecret =
+    webhookSecret === null ? null : ctx.keyRing.seal(webhookSecret, WEBHOOK_SECRET_PURPOSE);
 
   const now = ctx.now();
   try {
@@ -129,25 +165,25 @@ export async function startAudit(
       }
 
       const id = newId('aud');
-      const estimated = new Date(now.getTime() + estimatedSeconds(platforms.length, lookbackDays) * 1000);
+      const estimated = new Date(
+        now.getTime() + (await estimateSeconds(ctx, trx, now, platforms.length, lookbackDays)) * 1000,
+      );
       await trx
         .insertInto('audits')
         .values({
           id,
           workspace_id: ws.id,
+          created_by: principal.workspaceId,
           platforms,
           lookback_days: lookbackDays,
           webhook_url: webhookUrl,
+          webhook_secret: sealedSecret?.ciphertext ?? null,
+          webhook_secret_key_id: sealedSecret?.keyId ?? null,
           estimated_completion: estimated,
           created_at: now,
         })
         .execute();
-      await ctx.jobs.sendInTransaction(trx, AUDIT_QUEUE, { auditId: id } satisfies AuditJobData, {
-        retryLimit: AUDIT_RETRY_LIMIT,
-        retryDelay: AUDIT_RETRY_DELAY_SECONDS,
-        retryBackoff: true,
-        expireInSeconds: AUDIT_JOB_EXPIRE_SECONDS,
-      });
+      await auditRunJob.enqueue(ctx, { auditId: id }, { trx });
       return {
         audit_id: id,
         status: 'processing' as const,
@@ -155,6 +191,7 @@ export async function startAudit(
         workspace_id: ws.id,
         platforms_included: platforms,
         lookback_days: lookbackDays,
+        ...(webhookSecret === null ? {} : { webhook_secret: webhookSecret }),
       };
     });
   } catch (error) {

@@ -11,13 +11,9 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../events/emit.ts';
 import type { DB } from '../infra/db/types.ts';
-import { utcDay } from './iso-dates.ts';
 import { stageAt, stageStartsAt, type LaidOutPhase } from './phases.ts';
 import { compositeScoreAt, lifecycleCandidates, type PhaseRow } from './queries.ts';
-
-export const LIFECYCLE_QUEUE = 'campaigns.lifecycle';
-/** Phase boundaries fall at 00:00 UTC; a quarter-hour run announces them soon after. */
-export const LIFECYCLE_CRON = '*/15 * * * *';
+import { utcDay } from '../core/days.ts';
 
 const BATCH = 200;
 
@@ -118,22 +114,39 @@ async function advanceLocked(
           .executeTakeFirst(),
       );
     }
-    await emitEvent(ctx, trx, {
-      workspaceId: campaign.workspace_id,
-      type: 'campaign.phase_changed',
-      data: {
-        campaign_id: campaign.id,
-        workspace_id: campaign.workspace_id,
-        campaign_name: campaign.name,
-        from_phase: from ? from.name.toLowerCase() : null,
-        to_phase: to ? to.name.toLowerCase() : null,
-        changed_at: changedAt.toISOString(),
-      },
-    });
+    // A campaign whose creator no longer manages the workspace (the client moved to another
+    // agency) still runs its calendar, but announces nothing: its name and phases are its
+    // creator's, and the workspace's current audience may not read it (tenancy.ts).
+    if (await stillManaged(trx, campaign))
+      await emitEvent(ctx, trx, {
+        workspaceId: campaign.workspace_id,
+        type: 'campaign.phase_changed',
+        data: {
+          campaign_id: campaign.id,
+          workspace_id: campaign.workspace_id,
+          campaign_name: campaign.name,
+          from_phase: from ? from.name.toLowerCase() : null,
+          to_phase: to ? to.name.toLowerCase() : null,
+          changed_at: changedAt.toISOString(),
+        },
+      });
     stage += 1;
     steps += 1;
   }
   return steps;
+}
+
+async function stillManaged(
+  trx: Transaction<DB>,
+  campaign: { workspace_id: string; created_by: string | null },
+): Promise<boolean> {
+  if (campaign.created_by === null || campaign.created_by === campaign.workspace_id) return true;
+  const ws = await trx
+    .selectFrom('workspaces')
+    .select('parent_id')
+    .where('id', '=', campaign.workspace_id)
+    .executeTakeFirst();
+  return ws?.parent_id === campaign.created_by;
 }
 
 async function setPhaseStatus(

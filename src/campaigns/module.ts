@@ -1,11 +1,11 @@
 import type { DomainModule } from '../domain-module.ts';
-import { campaignJobs, requestLifecycleRun } from './jobs.ts';
+import { campaignLifecycleJob, requestLifecycleRun } from './jobs.ts';
 import { campaignRoutes } from './routes.ts';
 
 export const campaignsModule: DomainModule = {
   name: 'campaigns',
   routes: campaignRoutes,
-  jobs: campaignJobs,
+  jobs: [campaignLifecycleJob],
   // Catch up on phase changes that came due while no worker ran.
   start: requestLifecycleRun,
 };

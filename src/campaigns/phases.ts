@@ -1,3 +1,4 @@
+import { DAY_MS, dayStart } from '../core/days.ts';
 /**
  * Narrative Arc phase planning and the campaign calendar. Pure: no database, no clock.
  *
@@ -5,7 +6,6 @@
  * [(w-1)*7, w*7) after that instant; a phase covers its weeks; the campaign is completed at
  * 00:00 UTC on day duration_weeks*7. See docs/campaigns.md.
  */
-import { dayStart } from './iso-dates.ts';
 
 export const DEFAULT_PHASE_NAMES = ['Foundation', 'Build', 'Peak', 'Echo'] as const;
 export const DEFAULT_DURATION_WEEKS = 12;
@@ -86,8 +86,6 @@ export function layOut(plan: PhasePlan[]): LaidOutPhase[] {
 export function weekNumbers(phase: { startWeek: number; weeks: number }): number[] {
   return Array.from({ length: phase.weeks }, (_, i) => phase.startWeek + i);
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * Where the calendar puts a campaign at `at`: -1 before the start, the index of the running

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CampaignPhasesTable, CampaignsTable, DB } from '../infra/db/types.ts';
+import { currentlyManaged } from '../workspaces/tenancy.ts';
 import type { LaidOutPhase } from './phases.ts';
 
 export type CampaignRow = Selectable<CampaignsTable>;
@@ -34,6 +35,8 @@ export async function insertCampaign(
   campaign: {
     id: string;
     workspaceId: string;
+    /** The key owner's workspace: the agency's own work when it acts for a client. */
+    createdBy: string;
     name: string;
     objective: string | null;
     startDate: string;
@@ -47,6 +50,7 @@ export async function insertCampaign(
     .values({
       id: campaign.id,
       workspace_id: campaign.workspaceId,
+      created_by: campaign.createdBy,
       name: campaign.name,
       objective: campaign.objective,
       start_date: campaign.startDate,
@@ -102,13 +106,16 @@ export async function listCampaignRows(
   const statuses = filter.status ? [filter.status] : [...LISTED_BY_DEFAULT];
   const base = db
     .selectFrom('campaigns')
-    .where('workspace_id', '=', workspaceId)
-    .where('status', 'in', statuses);
+    .innerJoin('workspaces', 'workspaces.id', 'campaigns.workspace_id')
+    .where('campaigns.workspace_id', '=', workspaceId)
+    // Another agency's campaigns stay its own after the client moves (tenancy.ts).
+    .where(currentlyManaged('campaigns.created_by'))
+    .where('campaigns.status', 'in', statuses);
   const [rows, count] = await Promise.all([
     base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .selectAll('campaigns')
+      .orderBy('campaigns.created_at', 'desc')
+      .orderBy('campaigns.id', 'desc')
       .limit(filter.limit)
       .offset(filter.offset)
       .execute(),

@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { resolveWorkspace } from '../infra/auth/tenancy.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { DateOnly, errorResponses, Timestamp } from '../infra/http/schemas.ts';
 import { DEFAULT_DURATION_WEEKS, MAX_DURATION_WEEKS, MAX_PHASE_NAME, MAX_PHASES } from './phases.ts';
 import { cancelCampaign, createCampaign, listCampaigns, MAX_NAME, MAX_OBJECTIVE } from './service.ts';
+import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 const WorkspaceId = Type.String({
   minLength: 1,
@@ -135,12 +135,14 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const ws = await resolveWorkspace(app.ctx.db, workspacePrincipal(request), request.body.workspace_id);
+      const principal = workspacePrincipal(request);
+      const ws = await resolveWorkspace(app.ctx.db, principal, request.body.workspace_id);
       const body = request.body;
       return idempotent(app.ctx, request, reply, async () => ({
         status: 200,
         body: await createCampaign(app.ctx, {
           workspaceId: ws.id,
+          createdBy: principal.workspaceId,
           name: body.name,
           objective: body.objective,
           startDate: body.start_date,

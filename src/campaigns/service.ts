@@ -1,9 +1,8 @@
 import type { AppContext } from '../context.ts';
-import { visibleTo } from '../infra/auth/tenancy.ts';
+import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
 import { newId } from '../infra/ids.ts';
 import { round1, signedDelta } from '../scoring/engine/index.ts';
-import { parseIsoInstant, utcDay, dayStart } from './iso-dates.ts';
 import { laidOut } from './lifecycle.ts';
 import {
   customPhasePlan,
@@ -22,12 +21,15 @@ import {
   type CampaignRow,
   type PhaseRow,
 } from './queries.ts';
+import { dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
 
 export const MAX_NAME = 200;
 export const MAX_OBJECTIVE = 2000;
 
 export interface CreateCampaignInput {
   workspaceId: string;
+  /** The key owner's workspace (tenancy.ts, currentlyManaged). */
+  createdBy: string;
   name: string;
   objective?: string | undefined;
   startDate: string;
@@ -114,6 +116,7 @@ export async function createCampaign(ctx: AppContext, input: CreateCampaignInput
       {
         id: newId('cmp'),
         workspaceId: input.workspaceId,
+        createdBy: input.createdBy,
         name,
         objective,
         startDate,
@@ -224,6 +227,7 @@ export async function cancelCampaign(
     .select('campaigns.id')
     .where('campaigns.id', '=', campaignId)
     .where(visibleTo(ownerWorkspaceId))
+    .where(currentlyManaged('campaigns.created_by'))
     .executeTakeFirst();
   if (!visible) throw problems.notFound(`No campaign "${campaignId}" is visible to this API key.`);
 

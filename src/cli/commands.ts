@@ -1,6 +1,5 @@
-import { tacsiCli } from '../tacsi/cli.ts';
-import { metricsCli } from '../ingest/cli.ts';
+import { DOMAINS } from '../domains.ts';
 import type { CliExtension } from './registry.ts';
 
-/** Domain subcommands beside the core admin ones (see src/cli/main.ts). */
-export const CLI_EXTENSIONS: CliExtension[] = [metricsCli, tacsiCli];
+/** Domain subcommands beside the core admin ones (see src/cli/program.ts), in DOMAINS order. */
+export const CLI_EXTENSIONS: CliExtension[] = DOMAINS.flatMap((d) => (d.cli ? [d.cli] : []));

@@ -1,16 +1,16 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { DB, EventType } from '../infra/db/types.ts';
+import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
-
-export const WEBHOOK_FANOUT_QUEUE = 'webhooks.fanout';
+import type { EventType } from '../core/catalog.ts';
+import { webhookFanoutJob, type ExtraDestination } from '../webhooks/fanout.ts';
 
 export interface EmitInput {
   workspaceId: string;
   type: EventType;
   data: Record<string, unknown>;
-  /** One-off destinations beside the registered webhooks (an audit's `webhook_url`). */
-  extraUrls?: string[];
+  /** One-off destinations beside the registered webhooks (an audit's `webhook_url`), with their own sealed secret. */
+  extra?: ExtraDestination[];
 }
 
 /**
@@ -29,9 +29,6 @@ export async function emitEvent(ctx: AppContext, trx: Transaction<DB>, input: Em
       created_at: ctx.now(),
     })
     .execute();
-  await ctx.jobs.sendInTransaction(trx, WEBHOOK_FANOUT_QUEUE, {
-    eventId: id,
-    extraUrls: input.extraUrls ?? [],
-  });
+  await webhookFanoutJob.enqueue(ctx, { eventId: id, extra: input.extra ?? [] }, { trx });
   return id;
 }

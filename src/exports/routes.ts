@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { parseIsoInstant } from '../campaigns/iso-dates.ts';
 import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plugin.ts';
 import { problems } from '../infra/http/problem.ts';
 import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 import { compositeGrade, round1 } from '../scoring/engine/index.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
+import { parseIsoInstant } from '../core/days.ts';
 
 /** Spec: read scope and an Agency owner, denied as Forbidden (not Plan Required). */
 const EXPORT_AUTH: AuthRequirement = {

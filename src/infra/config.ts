@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { parseKeyRing } from './crypto/keyring.ts';
+import { PLATFORMS, type Platform } from '../core/catalog.ts';
 
 /** Runtime configuration, read once from the environment and validated before anything starts. */
 export interface Config {
@@ -25,7 +27,54 @@ export interface Config {
   connectionTimeoutMs: number;
   /** A request whose headers and body have not all arrived this long after it started is answered 408 and closed. */
   requestTimeoutMs: number;
+  /** First period end published under TACSI methodology tacsi-m2; earlier periods are (and stay) tacsi-m1. */
+  tacsiM2From: string;
+  /** Port of the separate Prometheus listener (0 = any free port); null = no metrics listener. */
+  metricsPort: number | null;
+  /** Bind address of the metrics listener: loopback unless opened on purpose. */
+  metricsHost: string;
+  /** Studio media fetches (image/video URLs) per workspace per hour; 0 = no budget. */
+  studioMediaFetchesPerHour: number;
+  /** ENCRYPTION_KEYS (`kid:base64,...`, first seals), validated; null = the key file in dataDir. */
+  encryptionKeys: string | null;
+  /** Unix socket the running service serves admin CLI commands on (0600); null: none. */
+  adminSocket: string | null;
+  /**
+   * SIMULATOR_URL: the platform simulator (`brandhealth simulator`); when set, every platform's OAuth
+   * and API endpoints default to it. null: the real platforms' endpoints.
+   */
+  simulatorUrl: string | null;
+  /** Per-platform OAuth client and endpoint overrides (PLATFORM_<NAME>_*); null fields take the defaults. */
+  platformOAuth: Record<Platform, PlatformOAuthOverrides>;
+  /** Scheduled platform sync (docs/ingestion.md "Scheduled sync"). */
+  sync: SyncConfig;
 }
+
+export interface SyncConfig {
+  /** SYNC_INTERVAL_MINUTES: how often each connection is synced (default 1440, daily), spread over it. */
+  intervalMinutes: number;
+  /** SYNC_CONCURRENCY: syncs running at once per platform in one instance (default 4). */
+  concurrency: number;
+  /** SYNC_ON_DEMAND_COOLDOWN_SECONDS: the least time between two on-demand syncs of a connection (default 300). */
+  onDemandCooldownSeconds: number;
+}
+
+export interface PlatformOAuthOverrides {
+  clientId: string | null;
+  clientSecret: string | null;
+  /** Space- or comma-separated in the environment. */
+  scopes: string[] | null;
+  authorizeUrl: string | null;
+  tokenUrl: string | null;
+  revokeUrl: string | null;
+  /** One base URL for all of the platform's APIs (`<url>/<api name>`), e.g. a proxy. */
+  apiUrl: string | null;
+  /** Where the platform redirects after consent; default PUBLIC_URL/v1/platforms/<platform>/callback. */
+  redirectUri: string | null;
+}
+
+/** Default TACSI cut-over: the first period ending on or after this day is published under tacsi-m2. */
+export const DEFAULT_TACSI_M2_FROM = '2026-11-23';
 
 export class ConfigError extends Error {}
 
@@ -51,6 +100,14 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+function date(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const valid = /^\d{4}-\d{2}-\d{2}$/.test(raw) && new Date(`${raw}T00:00:00Z`).toISOString().startsWith(raw);
+  if (!valid) throw new ConfigError(`${name} must be a date YYYY-MM-DD, got "${raw}"`);
+  return raw;
+}
+
 function url(env: Env, name: string, protocols: string[]): string | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
@@ -66,26 +123,314 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+function encryptionKeys(env: Env): string | null {
+  const raw = env.ENCRYPTION_KEYS?.trim();
+  if (!raw) return null;
+  try {
+    parseKeyRing(raw);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
   }
-  const host = env.HOST?.trim() || '0.0.0.0';
-  if (/\s/.test(host)) throw new ConfigError(`HOST must be a host name or address, got "${host}"`);
+  return raw;
+}
+
+function hostName(env: Env, name: string, fallback: string): string {
+  const host = env[name]?.trim() || fallback;
+  if (/\s/.test(host)) throw new ConfigError(`${name} must be a host name or address, got "${host}"`);
+  return host;
+}
+
+function platformOAuth(env: Env): Record<Platform, PlatformOAuthOverrides> {
+  const out = {} as Record<Platform, PlatformOAuthOverrides>;
+  for (const platform of PLATFORMS) {
+    const p = `PLATFORM_${platform.toUpperCase()}_`;
+    const scopes = env[`${p}SCOPES`]?.trim();
+    out[platform] = {
+      clientId: env[`${p}CLIENT_ID`]?.trim() || null,
+      clientSecret: env[`${p}CLIENT_SECRET`]?.trim() || null,
+      scopes: scopes ? scopes.split(/[\s,]+/).filter(Boolean) : null,
+      authorizeUrl: url(env, `${p}AUTHORIZE_URL`, ['http:', 'https:']),
+      tokenUrl: url(env, `${p}TOKEN_URL`, ['http:', 'https:']),
+      revokeUrl: url(env, `${p}REVOKE_URL`, ['http:', 'https:']),
+      apiUrl: url(env, `${p}API_URL`, ['http:', 'https:']),
+      redirectUri: url(env, `${p}REDIRECT_URI`, ['http:', 'https:']),
+    };
+  }
+  return out;
+}
+
+/**
+ * One configuration variable: where it goes in Config, what it means, its default and range as
+ * documented, and how it is read. CONFIG_OPTIONS is the single definition: loadConfig reads the
+ * environment through it and the README's configuration table is generated from it
+ * (`node scripts/config-table.ts`; test/unit/config-docs.test.ts checks the README is current).
+ */
+export interface ConfigOption<K extends keyof Config = keyof Config> {
+  env: string;
+  key: K;
+  /** The default as documented (a value, or how it is derived). */
+  default: string;
+  meaning: string;
+  /** Accepted values beyond the meaning, as documented (integers: min-max). */
+  range?: string;
+  /**
+   * For a Config key that groups several variables (`sync`): the field this variable fills; `read`
+   * then returns just that field, merged into the group by loadConfig.
+   */
+  field?: string;
+  read: (env: Env) => Config[K];
+}
+
+function option<K extends keyof Config>(o: ConfigOption<K>): ConfigOption<K> {
+  return o;
+}
+
+/** An integer variable filling one field of a grouped Config key. */
+function integerField<K extends 'sync', F extends keyof Config[K] & string>(
+  env: string,
+  key: K,
+  field: F,
+  fallback: number,
+  [min, max]: [number, number],
+  meaning: string,
+): ConfigOption<K> {
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
-    host,
-    dataDir: path.resolve(env.DATA_DIR?.trim() || './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
-    logLevel,
-    authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 300_000),
-    allowLoopbackFetch: boolean(env, 'ALLOW_LOOPBACK_FETCH', false),
-    runWorkers: boolean(env, 'RUN_WORKERS', true),
-    publicUrl: url(env, 'PUBLIC_URL', ['http:', 'https:']),
-    connectionTimeoutMs: integer(env, 'CONNECTION_TIMEOUT_MS', 30_000, 100, 600_000),
-    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    env,
+    key,
+    field,
+    default: `\`${fallback}\``,
+    meaning,
+    range: `${min}-${max}`,
+    read: (e) => ({ [field]: integer(e, env, fallback, min, max) }) as unknown as Config[K],
   };
+}
+
+function integerOption<K extends keyof Config>(
+  env: string,
+  key: K,
+  fallback: number,
+  [min, max]: [number, number],
+  meaning: string,
+): ConfigOption<K> {
+  return {
+    env,
+    key,
+    default: `\`${fallback}\``,
+    meaning,
+    range: `${min}-${max}`,
+    read: (e) => integer(e, env, fallback, min, max) as Config[K],
+  };
+}
+
+const dataDirOf = (env: Env) => path.resolve(env.DATA_DIR?.trim() || './data');
+
+export const CONFIG_OPTIONS: readonly ConfigOption[] = [
+  integerOption('PORT', 'port', 8080, [0, 65535], 'HTTP port'),
+  option({
+    env: 'HOST',
+    key: 'host',
+    default: '`0.0.0.0`',
+    meaning: 'bind address',
+    read: (e) => hostName(e, 'HOST', '0.0.0.0'),
+  }),
+  option({
+    env: 'DATA_DIR',
+    key: 'dataDir',
+    default: '`./data`',
+    meaning: 'folder of the embedded PGlite database (used when `DATABASE_URL` is unset)',
+    read: dataDirOf,
+  }),
+  option({
+    env: 'DATABASE_URL',
+    key: 'databaseUrl',
+    default: '—',
+    meaning: '`postgres://user@host:5432/db`: run on a PostgreSQL server instead of PGlite',
+    read: (e) => url(e, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+  }),
+  integerOption(
+    'DATABASE_POOL_SIZE',
+    'databasePoolSize',
+    20,
+    [1, 1000],
+    'connections of the PostgreSQL pool (HTTP requests and audit jobs share it; ignored on PGlite)',
+  ),
+  option({
+    env: 'REDIS_URL',
+    key: 'redisUrl',
+    default: '—',
+    meaning: '`redis://host:6379`: share rate-limit counters between instances (in-process otherwise)',
+    read: (e) => url(e, 'REDIS_URL', ['redis:', 'rediss:']),
+  }),
+  option({
+    env: 'LOG_LEVEL',
+    key: 'logLevel',
+    default: '`info`',
+    meaning: 'log verbosity',
+    range: LOG_LEVELS.map((l) => `\`${l}\``).join(', '),
+    read: (e) => {
+      const logLevel = (e.LOG_LEVEL?.trim() || 'info') as Config['logLevel'];
+      if (!LOG_LEVELS.includes(logLevel)) {
+        throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${e.LOG_LEVEL}"`);
+      }
+      return logLevel;
+    },
+  }),
+  integerOption(
+    'AUTH_CACHE_TTL_MS',
+    'authCacheTtlMs',
+    5000,
+    [0, 300_000],
+    'how long a verified key is trusted from memory (= worst-case revocation delay)',
+  ),
+  option({
+    env: 'RUN_WORKERS',
+    key: 'runWorkers',
+    default: '`true`',
+    meaning: 'run background jobs (audits, webhook delivery, campaign phases, TACSI publication) here',
+    read: (e) => boolean(e, 'RUN_WORKERS', true),
+  }),
+  option({
+    env: 'PUBLIC_URL',
+    key: 'publicUrl',
+    default: '—',
+    meaning: 'base URL written into the sandbox manifest',
+    read: (e) => url(e, 'PUBLIC_URL', ['http:', 'https:']),
+  }),
+  option({
+    env: 'ALLOW_LOOPBACK_FETCH',
+    key: 'allowLoopbackFetch',
+    default: '`false`',
+    meaning:
+      'tests only: let webhook delivery and studio media fetching reach loopback addresses (private ranges stay refused)',
+    read: (e) => boolean(e, 'ALLOW_LOOPBACK_FETCH', false),
+  }),
+  integerOption(
+    'CONNECTION_TIMEOUT_MS',
+    'connectionTimeoutMs',
+    30_000,
+    [100, 600_000],
+    'a client connection idle this long is closed',
+  ),
+  integerOption(
+    'REQUEST_TIMEOUT_MS',
+    'requestTimeoutMs',
+    30_000,
+    [100, 600_000],
+    'headers not received this long after the request began: 408; a body not received this long after its headers: closed',
+  ),
+  option({
+    env: 'TACSI_M2_FROM',
+    key: 'tacsiM2From',
+    default: `\`${DEFAULT_TACSI_M2_FROM}\``,
+    meaning:
+      'TACSI cut-over: periods ending on or after this date are published under methodology `tacsi-m2` (docs/privacy.md); earlier ones stay `tacsi-m1`',
+    range: 'a date YYYY-MM-DD',
+    read: (e) => date(e, 'TACSI_M2_FROM', DEFAULT_TACSI_M2_FROM),
+  }),
+  option({
+    env: 'ENCRYPTION_KEYS',
+    key: 'encryptionKeys',
+    default: 'generated',
+    meaning:
+      '`kid:base64,...` key ring for secrets at rest (first seals); else `DATA_DIR/encryption.key` (docs/operations.md)',
+    read: encryptionKeys,
+  }),
+  option({
+    env: 'METRICS_PORT',
+    key: 'metricsPort',
+    default: '`9464`',
+    meaning: 'separate Prometheus listener for `GET /metrics` (never the API port)',
+    range: '0-65535; `0` = any free port, `off` = none',
+    read: (e) =>
+      e.METRICS_PORT?.trim().toLowerCase() === 'off' ? null : integer(e, 'METRICS_PORT', 9464, 0, 65535),
+  }),
+  option({
+    env: 'METRICS_HOST',
+    key: 'metricsHost',
+    default: '`127.0.0.1`',
+    meaning: 'bind address of the metrics listener (loopback unless opened on purpose)',
+    read: (e) => hostName(e, 'METRICS_HOST', '127.0.0.1'),
+  }),
+  integerOption(
+    'STUDIO_MEDIA_FETCHES_PER_HOUR',
+    'studioMediaFetchesPerHour',
+    100,
+    [0, 1_000_000],
+    'studio image/video URLs fetched per workspace per hour (429 past it); `0` = no limit',
+  ),
+  option({
+    env: 'ADMIN_SOCKET',
+    key: 'adminSocket',
+    default: '`DATA_DIR/admin.sock`',
+    meaning: 'Unix socket on which the running service serves the admin CLI (0600); `off` disables it',
+    read: (e) => {
+      const socket = e.ADMIN_SOCKET?.trim();
+      return socket === 'off' ? null : path.resolve(socket || path.join(dataDirOf(e), 'admin.sock'));
+    },
+  }),
+  option({
+    env: 'SIMULATOR_URL',
+    key: 'simulatorUrl',
+    default: '—',
+    meaning:
+      "the platform simulator (`npx brandhealth simulator`): every platform's OAuth and API endpoints default to it (docs/ingestion.md)",
+    read: (e) => url(e, 'SIMULATOR_URL', ['http:', 'https:']),
+  }),
+  option({
+    env: 'PLATFORM_<NAME>_*',
+    key: 'platformOAuth',
+    default: 'real endpoints, no client',
+    meaning:
+      "a platform's OAuth client and endpoints: `_CLIENT_ID`, `_CLIENT_SECRET`, `_SCOPES`, `_AUTHORIZE_URL`, `_TOKEN_URL`, `_REVOKE_URL`, `_API_URL`, `_REDIRECT_URI` (`<NAME>` = " +
+      PLATFORMS.map((p) => `\`${p.toUpperCase()}\``).join(', ') +
+      '; table in docs/ingestion.md "Real platform credentials")',
+    read: platformOAuth,
+  }),
+  integerField(
+    'SYNC_INTERVAL_MINUTES',
+    'sync',
+    'intervalMinutes',
+    1440,
+    [1, 7 * 1440],
+    'how often each connection is synced (daily by default), spread over the interval (docs/ingestion.md "Scheduled sync")',
+  ),
+  integerField(
+    'SYNC_CONCURRENCY',
+    'sync',
+    'concurrency',
+    4,
+    [1, 64],
+    'syncs running at once per platform in one instance',
+  ),
+  integerField(
+    'SYNC_ON_DEMAND_COOLDOWN_SECONDS',
+    'sync',
+    'onDemandCooldownSeconds',
+    300,
+    [0, 86_400],
+    'the least time between two on-demand syncs of a connection (429 sooner)',
+  ),
+];
+
+/** Reads and validates every variable of CONFIG_OPTIONS; the first invalid one throws ConfigError. */
+export function loadConfig(env: Env = process.env): Config {
+  const config: Partial<Record<keyof Config, unknown>> = {};
+  for (const o of CONFIG_OPTIONS) {
+    const value = o.read(env);
+    config[o.key] = o.field ? { ...(config[o.key] as object | undefined), ...(value as object) } : value;
+  }
+  return config as Config;
+}
+
+/** The README's configuration table (Markdown), generated from CONFIG_OPTIONS. */
+export function configTable(): string {
+  const rows = CONFIG_OPTIONS.map((o) => [
+    `\`${o.env}\``,
+    o.default,
+    o.range ? `${o.meaning} (${o.range})` : o.meaning,
+  ]);
+  const header = ['Variable', 'Default', 'Meaning'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n');
 }

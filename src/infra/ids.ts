@@ -19,8 +19,6 @@ export function ulid(now = Date.now()): string {
   return time + random;
 }
 
-export const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
-
 /** Stripe-style prefixed ids (`ws_...`, `aud_...`) say what they name in logs and support tickets. */
 export function newId(prefix: string): string {
   return `${prefix}_${ulid()}`;

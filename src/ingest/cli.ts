@@ -3,8 +3,6 @@ import { access, constants } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
 import type { CliExtension } from '../cli/registry.ts';
-import { PLATFORMS, type Platform } from '../infra/db/types.ts';
-import { isCalendarDay } from '../scoring/days.ts';
 import { ConnectorError } from './connectors/index.ts';
 import {
   formatOf,
@@ -14,6 +12,9 @@ import {
   type ImportReport,
 } from './import-file.ts';
 import { SyncError, syncPlatform, syncWorkspace, type SyncOptions } from './sync.ts';
+import { isCalendarDay } from '../core/days.ts';
+import { type Platform, PLATFORMS } from '../core/catalog.ts';
+import { METRIC_COLUMNS } from '../core/metric-snapshot.ts';
 
 function day(value: string): string {
   if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
@@ -62,8 +63,8 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
   metrics
     .command('import <file>')
     .description(
-      'import snapshots from CSV or JSON lines (workspace_id, platform, day, followers, posts, impressions, likes, ' +
-        'comments, shares, saves, mentions, sentiment_positive|neutral|negative or text/texts); all or nothing',
+      `import snapshots from CSV or JSON lines (workspace_id, platform, day, ${METRIC_COLUMNS.join(', ')}; ` +
+        'text/texts instead of the sentiment counts); all or nothing',
     )
     .addOption(
       new Option('--format <format>', 'csv or jsonl (default: from the extension)').choices(['csv', 'jsonl']),

@@ -2,11 +2,17 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { AppContext } from '../context.ts';
-import { PLATFORMS, type Platform } from '../infra/db/types.ts';
 import { DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
-import { addDays, isCalendarDay, utcDay } from '../scoring/days.ts';
 import { classifySentiment } from '../scoring/engine/index.ts';
 import { upsertSnapshots, type SnapshotRow } from './store.ts';
+import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
+import { type Platform, PLATFORMS } from '../core/catalog.ts';
+import {
+  METRIC_COLUMNS,
+  METRIC_FIELDS,
+  SENTIMENT_COLUMNS,
+  type MetricSqlType,
+} from '../core/metric-snapshot.ts';
 
 export type ImportFormat = 'csv' | 'jsonl';
 
@@ -41,22 +47,12 @@ export interface ImportReport {
 
 export class ImportFileError extends Error {}
 
-const COUNTS = ['posts', 'impressions', 'likes', 'comments', 'shares', 'saves', 'mentions'] as const;
-const SENTIMENT = ['sentiment_positive', 'sentiment_neutral', 'sentiment_negative'] as const;
-const COLUMNS = new Set<string>([
-  'workspace_id',
-  'platform',
-  'day',
-  'followers',
-  ...COUNTS,
-  ...SENTIMENT,
-  'profile_completeness',
-  'text',
-  'texts',
-]);
-/** PostgreSQL `integer` columns; the others are `bigint`. */
-const INT32 = new Set<string>(['posts', ...SENTIMENT]);
-const INT32_MAX = 2_147_483_647;
+const COLUMNS = new Set<string>(['workspace_id', 'platform', 'day', ...METRIC_COLUMNS, 'text', 'texts']);
+/** The largest whole number each integer column type holds (bigint: as far as JS numbers are exact). */
+const INTEGER_MAX: Record<Exclude<MetricSqlType, 'real'>, number> = {
+  integer: 2_147_483_647,
+  bigint: Number.MAX_SAFE_INTEGER,
+};
 export const MAX_TEXTS_PER_ROW = 10_000;
 export const MAX_TEXT_LENGTH = 10_000;
 
@@ -172,27 +168,30 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
   const day = values.day;
   if (typeof day !== 'string' || !isCalendarDay(day)) return 'day must be a YYYY-MM-DD date';
   if (day > today) return `day ${day} is in the future`;
-  if (values.followers === undefined) return 'followers is required';
+  for (const f of METRIC_FIELDS)
+    if (f.required && values[f.column] === undefined) return `${f.column} is required`;
 
-  const row: SnapshotRow = {
+  const row = {
     workspace_id: id.trim(),
     platform: values.platform as Platform,
     day,
-    followers: 0,
     source: 'import',
-  };
-  for (const column of ['followers', ...COUNTS, ...SENTIMENT] as const) {
-    if (values[column] === undefined) continue;
-    const n = wholeNumber(values[column], INT32.has(column) ? INT32_MAX : Number.MAX_SAFE_INTEGER);
-    if (n === null) return `${column} must be a whole number >= 0, got ${JSON.stringify(values[column])}`;
-    row[column] = n;
-  }
-  if (values.profile_completeness !== undefined) {
-    const c = Number(values.profile_completeness);
-    if (typeof values.profile_completeness === 'boolean' || !Number.isFinite(c) || c < 0 || c > 1) {
-      return 'profile_completeness must be a number from 0 to 1';
+  } as SnapshotRow;
+  for (const f of METRIC_FIELDS) {
+    const value = values[f.column];
+    if (value === undefined) continue;
+    if (f.sqlType === 'real') {
+      const [min, max] = f.range;
+      const c = Number(value);
+      if (typeof value === 'boolean' || !Number.isFinite(c) || c < min || c > max) {
+        return `${f.column} must be a number from ${min} to ${max}`;
+      }
+      row[f.column] = c;
+    } else {
+      const n = wholeNumber(value, INTEGER_MAX[f.sqlType]);
+      if (n === null) return `${f.column} must be a whole number >= 0, got ${JSON.stringify(value)}`;
+      row[f.column] = n;
     }
-    row.profile_completeness = c;
   }
 
   const texts: unknown[] =
@@ -205,7 +204,7 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
         : [];
   if (values.text !== undefined && values.texts !== undefined) return 'give text or texts, not both';
   if (texts.length) {
-    if (SENTIMENT.some((c) => values[c] !== undefined))
+    if (SENTIMENT_COLUMNS.some((c) => values[c] !== undefined))
       return 'give sentiment counts or texts to classify, not both';
     if (!Array.isArray(values.texts) && values.texts !== undefined)
       return 'texts must be an array of strings';
@@ -214,7 +213,9 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
     for (const t of texts) {
       if (typeof t !== 'string') return 'texts must be strings';
       if (t.length > MAX_TEXT_LENGTH) return `a text is longer than ${MAX_TEXT_LENGTH} characters`;
-      if (t.trim()) counts[classifySentiment(t)] += 1;
+      // Text in a language no model covers is not counted (not silently neutral).
+      const label = t.trim() ? classifySentiment(t) : 'unscored';
+      if (label !== 'unscored') counts[label] += 1;
     }
     row.sentiment_positive = counts.positive;
     row.sentiment_neutral = counts.neutral;

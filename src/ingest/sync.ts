@@ -1,9 +1,14 @@
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { Platform } from '../infra/db/types.ts';
+import { SCORE_CHANGED_THRESHOLD } from '../audits/policy.ts';
+import { emitEvent } from '../events/emit.ts';
+import type { DB } from '../infra/db/types.ts';
+import { compositeGrade, round1, signedDelta } from '../scoring/engine/index.ts';
 import { DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
-import { addDays, daysBetween, isCalendarDay, utcDay } from '../scoring/days.ts';
 import { ApiClient, CONNECTORS, ConnectorError } from './connectors/index.ts';
 import { snapshotRow, upsertSnapshots } from './store.ts';
+import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
+import type { Platform } from '../core/catalog.ts';
 
 export interface SyncOptions {
   /**
@@ -13,7 +18,10 @@ export interface SyncOptions {
   baseUrls?: Record<string, string>;
   /** Access token per platform, sent the way each platform expects. */
   tokens?: Partial<Record<Platform, string>>;
-  /** First and last day to fetch (YYYY-MM-DD). Default: from 2 days before the last sync (or 89 days ago) to today. */
+  /**
+   * First and last day to fetch (YYYY-MM-DD). Default: from 2 days before the earlier of the last sync and
+   * the last day held (at most 89 days back; 89 days on a first sync) to today.
+   */
   since?: string;
   until?: string;
   fetch?: typeof fetch;
@@ -27,6 +35,8 @@ export interface SyncResult {
   until: string;
   snapshots: number;
   followers: number;
+  /** Whether this sync fired score.changed. */
+  scoreChanged: boolean;
 }
 
 /** Days a first sync reaches back: the default audit window. */
@@ -41,11 +51,21 @@ function rangeFor(
   options: SyncOptions,
   today: string,
   lastSync: Date | null,
+  latestHeld: string | null,
 ): { since: string; until: string } {
   const until = options.until ?? today;
-  const since =
-    options.since ??
-    (lastSync ? addDays(utcDay(lastSync), -RESYNC_OVERLAP_DAYS) : addDays(until, -(FIRST_SYNC_DAYS - 1)));
+  let since = options.since;
+  if (since === undefined) {
+    if (!lastSync) since = addDays(until, -(FIRST_SYNC_DAYS - 1));
+    else {
+      // From the earlier of the last sync and the last day held (a platform whose data lags, like the
+      // simulator's clock, still gets its new days), never more than the first-sync window back.
+      const from = latestHeld && latestHeld < utcDay(lastSync) ? latestHeld : utcDay(lastSync);
+      const floor = addDays(until, -(FIRST_SYNC_DAYS - 1));
+      since = addDays(from, -RESYNC_OVERLAP_DAYS);
+      if (since < floor) since = floor;
+    }
+  }
   for (const [name, day] of [
     ['since', since],
     ['until', until],
@@ -57,6 +77,15 @@ function rangeFor(
   if (daysBetween(since, until) >= MAX_SYNC_DAYS)
     throw new SyncError(`a sync covers at most ${MAX_SYNC_DAYS} days`);
   return { since, until };
+}
+
+/** A live connection as a sync reads it. */
+export interface SyncTarget {
+  id: string;
+  workspace_id: string;
+  platform: Platform;
+  handle: string;
+  last_sync_at: Date | null;
 }
 
 /**
@@ -72,15 +101,51 @@ export async function syncPlatform(
 ): Promise<SyncResult> {
   const connection = await ctx.db
     .selectFrom('platform_connections')
-    .select(['id', 'handle', 'last_sync_at'])
+    .select(['id', 'workspace_id', 'platform', 'handle', 'last_sync_at'])
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
     .where('status', '=', 'connected')
     .executeTakeFirst();
   if (!connection) throw new SyncError(`${platform} is not connected to workspace ${workspaceId}`);
+  return syncConnection(ctx, connection, options);
+}
+
+/** The workspace's latest stored daily score on or before `day` (what /v1/score/history ends with). */
+async function latestDailyScore(db: Kysely<DB>, workspaceId: string, day: string) {
+  const row = await db
+    .selectFrom('daily_scores')
+    .select(['score', 'day'])
+    .where('workspace_id', '=', workspaceId)
+    .where('day', '<=', day)
+    .orderBy('day', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { score: row.score, grade: compositeGrade(row.score) } : null;
+}
+
+/**
+ * Syncs one live connection (see syncPlatform). In the same transaction, under a lock on the
+ * workspace row (two platforms of one workspace syncing at once compare against each other's
+ * result, not the same stale one), it clears the connection's error state and fires
+ * `score.changed` when the workspace's latest daily score moved by SCORE_CHANGED_THRESHOLD or
+ * changed grade (docs/decisions.md "score.changed from a sync").
+ */
+export async function syncConnection(
+  ctx: AppContext,
+  connection: SyncTarget,
+  options: SyncOptions = {},
+): Promise<SyncResult> {
+  const workspaceId = connection.workspace_id;
+  const platform = connection.platform;
   const now = ctx.now();
   const today = utcDay(now);
-  const range = rangeFor(options, today, connection.last_sync_at);
+  const held = await ctx.db
+    .selectFrom('metric_snapshots')
+    .select((eb) => eb.fn.max('day').as('day'))
+    .where('workspace_id', '=', workspaceId)
+    .where('platform', '=', platform)
+    .executeTakeFirst();
+  const range = rangeFor(options, today, connection.last_sync_at, (held?.day as string | null) ?? null);
 
   const connector = CONNECTORS[platform];
   const baseUrls: Record<string, string> = {};
@@ -103,18 +168,57 @@ export async function syncPlatform(
   );
 
   const rows = result.snapshots.map((s) => snapshotRow(workspaceId, s, 'connector'));
-  await ctx.db.transaction().execute(async (trx) => {
+  const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+    const before = await latestDailyScore(trx, workspaceId, today);
     await upsertSnapshots(trx, rows);
     await trx
       .updateTable('platform_connections')
-      .set({ followers: result.followers, last_sync_at: now })
+      .set({
+        followers: result.followers,
+        last_sync_at: now,
+        sync_started_at: null,
+        last_error_class: null,
+        last_error_at: null,
+        consecutive_failures: 0,
+      })
       .where('id', '=', connection.id)
       .where('status', '=', 'connected')
       .execute();
     const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
     await recomputeDailyScores(trx, workspaceId, range.since, lastAffected < today ? lastAffected : today);
+    const after = await latestDailyScore(trx, workspaceId, today);
+    // The first data (nothing to compare) is not a change, as with a workspace's first audit.
+    if (!before || !after || !syncScoreChanged(after, before)) return false;
+    await emitEvent(ctx, trx, {
+      workspaceId,
+      type: 'score.changed',
+      data: {
+        workspace_id: workspaceId,
+        score: round1(after.score),
+        previous_score: round1(before.score),
+        change: signedDelta(after.score, before.score),
+        grade: after.grade,
+        previous_grade: before.grade,
+        changed_at: now.toISOString(),
+        source: 'sync',
+        platform,
+      },
+    });
+    return true;
   });
-  return { platform, ...range, snapshots: rows.length, followers: result.followers };
+  return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged };
+}
+
+/** The audit rule (SCORE_CHANGED_THRESHOLD points or a grade change), on one-decimal scores. */
+export function syncScoreChanged(
+  after: { score: number; grade: string },
+  before: { score: number; grade: string },
+): boolean {
+  return (
+    Math.abs(round1(after.score) - round1(before.score)) >= SCORE_CHANGED_THRESHOLD - 1e-9 ||
+    after.grade !== before.grade
+  );
 }
 
 /** Syncs every connected platform of a workspace; one platform's failure does not stop the others. */

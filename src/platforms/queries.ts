@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { PLATFORMS, type DB, type Platform } from '../infra/db/types.ts';
+import type { DB } from '../infra/db/types.ts';
+import { type Platform, PLATFORMS } from '../core/catalog.ts';
 
 /** The platforms a workspace has connected now, in the canonical platform order. */
 export async function connectedPlatforms(db: Kysely<DB>, workspaceId: string): Promise<Platform[]> {

@@ -2,17 +2,46 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { resolveWorkspace } from '../infra/auth/tenancy.ts';
-import { PLATFORMS } from '../infra/db/types.ts';
+import { ProblemError, problems } from '../infra/http/problem.ts';
 import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/schedule.ts';
+import { PLATFORMS } from '../core/catalog.ts';
+import { resolveWorkspace } from '../workspaces/tenancy.ts';
+
+const ERROR_CLASSES = [
+  'rate_limited',
+  'platform_unavailable',
+  'platform_error',
+  'reauth_required',
+  'invalid_response',
+] as const;
 
 const ConnectedPlatform = Type.Object({
   name: PlatformName,
-  status: Type.String({ description: 'connected' }),
+  status: Type.Enum(['connected', 'syncing', 'reauth_required', 'error'], {
+    description:
+      'connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), ' +
+      'reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect)',
+  }),
   last_sync: Timestamp,
   handle: Type.String(),
   followers: Type.Optional(Type.Integer({ description: 'audience size (every platform but youtube)' })),
   subscribers: Type.Optional(Type.Integer({ description: 'audience size on youtube' })),
+  last_error: Type.Union(
+    [
+      Type.Object({
+        class: Type.Enum(ERROR_CLASSES),
+        at: Timestamp,
+      }),
+      Type.Null(),
+    ],
+    { description: 'extension: the last failed sync attempt since the last success, or null' },
+  ),
+  next_sync_at: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'extension: when the next scheduled sync is due; null when none is scheduled (reauth_required, or a ' +
+      'connection made without OAuth, which only the CLI syncs)',
+  }),
 });
 
 const Platforms = Type.Object({
@@ -20,6 +49,17 @@ const Platforms = Type.Object({
   total_connected: Type.Integer(),
   available: Type.Array(PlatformName, { description: 'supported platforms not yet connected' }),
 });
+
+const SyncQueued = Type.Object({
+  platform: PlatformName,
+  status: Type.Literal('queued'),
+  requested_at: Timestamp,
+});
+
+const WorkspaceQuery = Type.Object(
+  { workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
 
 export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,11 +69,11 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
       config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
       schema: {
         tags: ['workspace'],
-        summary: 'Connected social platforms of a workspace',
-        querystring: Type.Object(
-          { workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
-          { additionalProperties: false },
-        ),
+        summary: 'Connected social platforms of a workspace, with their sync health',
+        description:
+          '`last_sync` is the last successful sync (the connection time before the first one). ' +
+          'Extensions: `status` beyond connected, `last_error`, `next_sync_at` (docs/ingestion.md "Connection health").',
+        querystring: WorkspaceQuery,
         response: { 200: Platforms, ...errorResponses(403, 404) },
       },
     },
@@ -42,24 +82,134 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
       const ws = await resolveWorkspace(db, workspacePrincipal(request), request.query.workspace_id);
       const rows = await db
         .selectFrom('platform_connections')
-        .select(['platform', 'handle', 'followers', 'last_sync_at', 'connected_at'])
+        .select([
+          'platform',
+          'handle',
+          'status',
+          'followers',
+          'last_sync_at',
+          'connected_at',
+          'access_token',
+          'next_sync_at',
+          'sync_started_at',
+          'last_error_class',
+          'last_error_at',
+        ])
         .where('workspace_id', '=', ws.id)
-        .where('status', '=', 'connected')
+        .where('status', '<>', 'disconnected')
         .execute();
       const order = (p: string) => PLATFORMS.indexOf(p as (typeof PLATFORMS)[number]);
       rows.sort((a, b) => order(a.platform) - order(b.platform));
       const connected = new Set(rows.map((r) => r.platform));
+      const now = app.ctx.now();
       return {
-        platforms: rows.map((r) => ({
-          name: r.platform,
-          status: 'connected',
-          last_sync: (r.last_sync_at ?? r.connected_at).toISOString(),
-          handle: r.handle,
-          ...(r.platform === 'youtube' ? { subscribers: r.followers } : { followers: r.followers }),
-        })),
+        platforms: rows.map((r) => {
+          const syncing =
+            r.sync_started_at !== null && now.getTime() - r.sync_started_at.getTime() < SYNCING_STALE_MS;
+          const status =
+            r.status === 'reauth_required'
+              ? ('reauth_required' as const)
+              : syncing
+                ? ('syncing' as const)
+                : r.last_error_class && r.last_error_class !== 'rate_limited'
+                  ? ('error' as const)
+                  : ('connected' as const);
+          const scheduled = r.status === 'connected' && r.access_token !== null;
+          return {
+            name: r.platform,
+            status,
+            last_sync: (r.last_sync_at ?? r.connected_at).toISOString(),
+            handle: r.handle,
+            ...(r.platform === 'youtube' ? { subscribers: r.followers } : { followers: r.followers }),
+            last_error:
+              r.last_error_class && r.last_error_at
+                ? { class: r.last_error_class, at: r.last_error_at.toISOString() }
+                : null,
+            // NULL next_sync_at on a scheduled connection means due now (a new connection).
+            next_sync_at: scheduled ? (r.next_sync_at ?? now).toISOString() : null,
+          };
+        }),
         total_connected: rows.length,
         available: PLATFORMS.filter((p) => !connected.has(p)),
       };
+    },
+  );
+
+  app.post(
+    '/v1/platforms/:platform/sync',
+    {
+      config: {
+        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        validationProblems: { '/platform': { status: 422, title: 'Invalid Platform' } },
+      },
+      schema: {
+        tags: ['workspace'],
+        summary: 'Sync a connected platform now (extension)',
+        description:
+          'Queues an immediate sync of the connection, outside its schedule: for a connection that was just ' +
+          'authorised. At most one per connection per SYNC_ON_DEMAND_COOLDOWN_SECONDS (default 300): 429 with ' +
+          'Retry-After otherwise. Watch GET /v1/platforms for the result.',
+        params: Type.Object({ platform: PlatformName }),
+        querystring: WorkspaceQuery,
+        response: { 202: SyncQueued, ...errorResponses(403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const { ctx } = app;
+      const { platform } = request.params;
+      const ws = await resolveWorkspace(ctx.db, workspacePrincipal(request), request.query.workspace_id);
+      const now = ctx.now();
+      const cooldown = ctx.config.sync.onDemandCooldownSeconds;
+      const outcome = await ctx.db.transaction().execute(async (trx) => {
+        const c = await trx
+          .selectFrom('platform_connections')
+          .select(['id', 'platform', 'status', 'access_token', 'manual_sync_at'])
+          .where('workspace_id', '=', ws.id)
+          .where('platform', '=', platform)
+          .where('status', '<>', 'disconnected')
+          .forUpdate()
+          .executeTakeFirst();
+        if (!c) {
+          return new ProblemError(
+            404,
+            'Platform Not Connected',
+            `${platform} is not connected to workspace ${ws.id}: connect it with POST /v1/platforms/${platform}/connect.`,
+          );
+        }
+        if (c.status === 'reauth_required') {
+          return problems.conflict(
+            'Reauthorization Required',
+            `The ${platform} connection needs re-authorisation: reconnect with POST /v1/platforms/${platform}/connect.`,
+          );
+        }
+        if (c.access_token === null) {
+          return problems.conflict(
+            'Not Connected Through OAuth',
+            `The ${platform} connection has no authorisation to sync with: reconnect with POST /v1/platforms/${platform}/connect.`,
+          );
+        }
+        const wait = c.manual_sync_at
+          ? Math.ceil((c.manual_sync_at.getTime() + cooldown * 1000 - now.getTime()) / 1000)
+          : 0;
+        if (wait > 0) {
+          return new ProblemError(
+            429,
+            'Sync Rate Limited',
+            `${platform} was synced on demand less than ${cooldown} s ago; retry in ${wait} s.`,
+            { headers: { 'Retry-After': String(wait) } },
+          );
+        }
+        await trx
+          .updateTable('platform_connections')
+          .set({ manual_sync_at: now })
+          .where('id', '=', c.id)
+          .execute();
+        await enqueueManualSync(ctx, trx, c);
+        return null;
+      });
+      if (outcome) throw outcome;
+      reply.code(202);
+      return { platform, status: 'queued' as const, requested_at: now.toISOString() };
     },
   );
 }

@@ -1,19 +1,25 @@
 import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { DB, NewWorkspace, Platform } from '../infra/db/types.ts';
-import { sandboxId, sandboxKey } from './ids.ts';
+import type { DB, NewWorkspace } from '../infra/db/types.ts';
+import { sandboxId } from './ids.ts';
+import { sandboxKeys } from './keys.ts';
 import type { SandboxManifest } from './manifest.ts';
 import { brandProfile, emptyColumns, generateSnapshots, type SnapshotColumns } from './metrics.ts';
 import { pick, prng } from './random.ts';
+import { addDays, utcDay } from '../core/days.ts';
+import { METRIC_COLUMNS, METRIC_FIELDS } from '../core/metric-snapshot.ts';
+import { PLATFORMS, type AccountType, type BillingPeriod, type Platform } from '../core/catalog.ts';
 
 /** Two years of daily history: enough for score history, benchmarks and the TACSI archive. */
 export const HISTORY_DAYS = 730;
 
 export const SANDBOX_SECTORS = [
-  { slug: 'fashion-apparel', name: 'Fashion & Apparel', brands: 130, phase: 0 },
-  { slug: 'food-and-beverage', name: 'Food & Beverage', brands: 125, phase: 1.5 },
-  { slug: 'consumer-electronics', name: 'Consumer Electronics', brands: 120, phase: 3 },
-  { slug: 'home-and-garden', name: 'Home & Garden', brands: 120, phase: 4.5 },
+  // The Daily add-on's sector: tacsi-m2 publishes daily cells only for cohorts of 250 or more.
+  // The total stays 525 brands, so seeding takes as long as before.
+  { slug: 'food-and-beverage', name: 'Food & Beverage', brands: 260, phase: 1.5 },
+  { slug: 'fashion-apparel', name: 'Fashion & Apparel', brands: 105, phase: 0 },
+  { slug: 'consumer-electronics', name: 'Consumer Electronics', brands: 65, phase: 3 },
+  { slug: 'home-and-garden', name: 'Home & Garden', brands: 65, phase: 4.5 },
   // Below the 50-entity cohort minimum: never published.
   { slug: 'luxury-travel', name: 'Luxury Travel', brands: 30, phase: 2 },
 ] as const;
@@ -22,11 +28,11 @@ interface Named {
   key: string;
   name: string;
   plan: NewWorkspace['plan'];
-  accountType?: 'brand' | 'creator' | 'agency';
+  accountType?: AccountType;
   parent?: string;
   platforms?: Platform[];
   whiteLabel?: boolean;
-  billing?: 'monthly' | 'annual';
+  billing?: BillingPeriod;
   realtime?: boolean;
   team?: number;
   sector?: string;
@@ -127,21 +133,14 @@ export function namedWorkspaceId(key: string): string {
   return sandboxId('ws', `named:${key}`);
 }
 
-function dayString(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
-
 /** Bulk insert through unnest(): one statement per few thousand rows, on PGlite and PostgreSQL alike. */
 async function insertSnapshots(db: Kysely<DB>, c: SnapshotColumns): Promise<void> {
   if (!c.day.length) return;
+  // Each metric array is cast to its column's type (core/metric-snapshot.ts).
+  const metrics = METRIC_FIELDS.map((f) => sql`${c[f.column]}::${sql.raw(f.sqlType)}[]`);
   await sql`
-    INSERT INTO metric_snapshots (workspace_id, platform, day, followers, posts, impressions, likes, comments, shares,
-      saves, mentions, sentiment_positive, sentiment_neutral, sentiment_negative, profile_completeness, source)
-    SELECT *, 'sandbox' FROM unnest(
-      ${c.workspace_id}::text[], ${c.platform}::text[], ${c.day}::date[], ${c.followers}::bigint[], ${c.posts}::int[],
-      ${c.impressions}::bigint[], ${c.likes}::bigint[], ${c.comments}::bigint[], ${c.shares}::bigint[],
-      ${c.saves}::bigint[], ${c.mentions}::bigint[], ${c.sentiment_positive}::int[], ${c.sentiment_neutral}::int[],
-      ${c.sentiment_negative}::int[], ${c.profile_completeness}::real[])
+    INSERT INTO metric_snapshots (workspace_id, platform, day, ${sql.join(METRIC_COLUMNS.map((m) => sql.ref(m)))}, source)
+    SELECT *, 'sandbox' FROM unnest(${c.workspace_id}::text[], ${c.platform}::text[], ${c.day}::date[], ${sql.join(metrics)})
     ON CONFLICT DO NOTHING`.execute(db);
 }
 
@@ -151,15 +150,8 @@ interface Planned {
   sectorPhase: number;
 }
 
-/** Seeds the base sandbox (idempotent: fixed ids, ON CONFLICT DO NOTHING). */
-export async function seedBase(
-  ctx: AppContext,
-  log: (line: string) => void,
-): Promise<Omit<SandboxManifest, 'baseUrl' | 'docs' | 'openapi' | 'extras'>> {
-  const { db } = ctx;
-  const now = ctx.now();
-  const lastDay = dayString(new Date(now.getTime() - 86_400_000));
-
+/** The consumer sectors of the TACSI cohorts. */
+async function seedSectors(db: Kysely<DB>): Promise<void> {
   for (const s of SANDBOX_SECTORS) {
     await db
       .insertInto('sectors')
@@ -167,7 +159,13 @@ export async function seedBase(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
+}
 
+/** The named workspaces (the manifest's) and each sector's consumer brands; returns what gets metric history. */
+async function seedWorkspaces(
+  db: Kysely<DB>,
+  log: (line: string) => void,
+): Promise<{ ids: Map<string, string>; planned: Planned[] }> {
   // Named workspaces: the ones the manifest hands out keys for.
   const planned: Planned[] = [];
   const ids = new Map<string, string>();
@@ -205,7 +203,7 @@ export async function seedBase(
     if (n.platforms) planned.push({ id: ids.get(n.key)!, platforms: n.platforms, sectorPhase: 0.7 });
 
   // Consumer brands of each sector: the TACSI cohorts.
-  const platformsAll: Platform[] = ['instagram', 'tiktok', 'youtube', 'twitter', 'facebook'];
+  const platformsAll: Platform[] = [...PLATFORMS];
   const brandRows: NewWorkspace[] = [];
   for (const sector of SANDBOX_SECTORS) {
     for (let i = 0; i < sector.brands; i++) {
@@ -232,7 +230,17 @@ export async function seedBase(
   }
   log(`workspaces: ${namedRows.length} named, ${brandRows.length} sector brands`);
 
-  // Metric history, only for workspaces that have none yet.
+  return { ids, planned };
+}
+
+/** Metric history and platform connections; history only for workspaces that have none yet. */
+async function seedMetricHistory(
+  db: Kysely<DB>,
+  planned: Planned[],
+  lastDay: string,
+  now: Date,
+  log: (line: string) => void,
+): Promise<void> {
   const seeded = new Set(
     (await db.selectFrom('metric_snapshots').select('workspace_id').distinct().execute()).map(
       (r) => r.workspace_id,
@@ -282,28 +290,20 @@ export async function seedBase(
   log(
     `metric history: ${todo.length} workspaces x ${HISTORY_DAYS} days in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
+}
 
-  // Keys. Sandbox keys are derived from their names so the manifest stays valid across re-runs.
-  const keys: Record<string, string> = {};
-  const keyRows: Array<{
-    name: string;
-    workspace?: string;
-    subscriber?: string;
-    scopes: Array<'read' | 'write'>;
-    revoked?: boolean;
-    expired?: boolean;
-  }> = [
-    { name: 'free', workspace: 'free', scopes: ['read', 'write'] },
-    { name: 'pro', workspace: 'pro', scopes: ['read', 'write'] },
-    { name: 'proNoPlatforms', workspace: 'proNoPlatforms', scopes: ['read', 'write'] },
-    { name: 'agency', workspace: 'agency', scopes: ['read', 'write'] },
-    { name: 'agencyNoRead', workspace: 'agency', scopes: ['write'] },
-    { name: 'otherAgency', workspace: 'otherAgency', scopes: ['read', 'write'] },
-    { name: 'revoked', workspace: 'pro', scopes: ['read', 'write'], revoked: true },
-    { name: 'expired', workspace: 'pro', scopes: ['read', 'write'], expired: true },
-  ];
+interface KeyRow {
+  name: string;
+  workspace?: string;
+  subscriber?: string;
+  scopes: Array<'read' | 'write'>;
+  revoked?: boolean;
+  expired?: boolean;
+}
 
-  // TACSI subscribers and what they hold.
+/** TACSI subscribers, their entitlements, and a key row for each. */
+async function seedSubscribers(db: Kysely<DB>): Promise<KeyRow[]> {
+  const keyRows: KeyRow[] = [];
   const subscribers = [
     {
       key: 'tacsiSectorFeed',
@@ -360,24 +360,49 @@ export async function seedBase(
     keyRows.push({ name: s.key, subscriber: subscriberId, scopes: ['read'] });
   }
 
-  for (const k of keyRows) {
-    const derived = sandboxKey(k.name);
-    await db
-      .insertInto('api_keys')
-      .values({
-        id: derived.id,
-        workspace_id: k.workspace ? ids.get(k.workspace)! : null,
-        subscriber_id: k.subscriber ?? null,
-        name: `sandbox ${k.name}`,
-        secret_hash: derived.secretHash,
-        scopes: k.scopes,
-        revoked_at: k.revoked ? new Date('2025-01-01T00:00:00Z') : null,
-        expires_at: k.expired ? new Date('2025-01-01T00:00:00Z') : null,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    keys[k.name] = derived.token;
-  }
+  return keyRows;
+}
+
+/** Seeds the base sandbox (idempotent: fixed ids, ON CONFLICT DO NOTHING). */
+export async function seedBase(
+  ctx: AppContext,
+  log: (line: string) => void,
+  previousKeys?: Record<string, unknown>,
+): Promise<Omit<SandboxManifest, 'baseUrl' | 'docs' | 'openapi' | 'extras'>> {
+  const { db } = ctx;
+  const now = ctx.now();
+  const lastDay = addDays(utcDay(now), -1);
+
+  await seedSectors(db);
+  const { ids, planned } = await seedWorkspaces(db, log);
+  await seedMetricHistory(db, planned, lastDay, now, log);
+
+  // Keys: random per database (src/sandbox/keys.ts), kept across re-runs through the manifest.
+  const keyRows: KeyRow[] = [
+    { name: 'free', workspace: 'free', scopes: ['read', 'write'] },
+    { name: 'pro', workspace: 'pro', scopes: ['read', 'write'] },
+    { name: 'proNoPlatforms', workspace: 'proNoPlatforms', scopes: ['read', 'write'] },
+    { name: 'agency', workspace: 'agency', scopes: ['read', 'write'] },
+    { name: 'agencyNoRead', workspace: 'agency', scopes: ['write'] },
+    { name: 'otherAgency', workspace: 'otherAgency', scopes: ['read', 'write'] },
+    { name: 'revoked', workspace: 'pro', scopes: ['read', 'write'], revoked: true },
+    { name: 'expired', workspace: 'pro', scopes: ['read', 'write'], expired: true },
+  ];
+
+  keyRows.push(...(await seedSubscribers(db)));
+
+  const keys = await sandboxKeys(
+    db,
+    keyRows.map((k) => ({
+      name: k.name,
+      workspaceId: k.workspace ? ids.get(k.workspace)! : undefined,
+      subscriberId: k.subscriber,
+      scopes: k.scopes,
+      revoked: k.revoked,
+      expired: k.expired,
+    })),
+    previousKeys,
+  );
 
   return {
     keys: keys as SandboxManifest['keys'],

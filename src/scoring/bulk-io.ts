@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { Platform } from '../infra/db/types.ts';
 import { insertDailyScoresBulk, type DailyScoreRow } from './daily-scores.ts';
-import type { DailySnapshot } from './engine/index.ts';
 import { loadSnapshots } from './snapshots.ts';
+import type { Platform } from '../core/catalog.ts';
+import { METRIC_COLUMNS, snapshotFromValues, type DailySnapshot } from '../core/metric-snapshot.ts';
 
 /**
  * Bulk reads and writes for backfills (the sandbox, the benchmark). On PGlite, rows cross the
@@ -28,8 +28,7 @@ export async function* snapshotsByWorkspace(
   const list = ids.map((id) => `'${id.replaceAll("'", "''")}'`).join(',');
   const result = await pglite.query(
     `COPY (
-       SELECT t.idx, s.platform, s.day, s.followers, s.posts, s.impressions, s.likes, s.comments, s.shares, s.saves,
-              s.mentions, s.sentiment_positive, s.sentiment_neutral, s.sentiment_negative, s.profile_completeness
+       SELECT t.idx, s.platform, s.day, ${METRIC_COLUMNS.map((c) => `s.${c}`).join(', ')}
        FROM metric_snapshots s
        JOIN unnest(ARRAY[${list}]::text[]) WITH ORDINALITY AS t(id, idx) ON t.id = s.workspace_id
        ORDER BY t.idx, s.day, s.platform
@@ -47,22 +46,7 @@ export async function* snapshotsByWorkspace(
       current = idx;
       batch = [];
     }
-    batch.push({
-      platform: f[1] as Platform,
-      day: f[2]!,
-      followers: Number(f[3]),
-      posts: Number(f[4]),
-      impressions: Number(f[5]),
-      likes: Number(f[6]),
-      comments: Number(f[7]),
-      shares: Number(f[8]),
-      saves: Number(f[9]),
-      mentions: Number(f[10]),
-      sentimentPositive: Number(f[11]),
-      sentimentNeutral: Number(f[12]),
-      sentimentNegative: Number(f[13]),
-      profileCompleteness: Number(f[14]),
-    });
+    batch.push(snapshotFromValues(f[1] as Platform, f[2]!, f, 3));
   }
   if (current >= 0) yield [ids[current]!, batch];
 }

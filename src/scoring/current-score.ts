@@ -1,11 +1,12 @@
 import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { planAtLeast } from '../infra/auth/plans.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { problems } from '../infra/http/problem.ts';
-import { addDays, utcDay } from './days.ts';
-import { DEFAULT_LOOKBACK_DAYS, PILLARS, scoreWorkspace, type PillarScores } from './engine/index.ts';
-import { connectedPlatforms, loadSnapshotsForScoring } from './snapshots.ts';
+import { DEFAULT_LOOKBACK_DAYS, scoreWorkspace } from './engine/index.ts';
+import { loadSnapshotsForScoring } from './snapshots.ts';
+import { addDays, utcDay } from '../core/days.ts';
+import { PILLARS, type PillarScores, planAtLeast } from '../core/catalog.ts';
+import { connectedPlatforms } from '../platforms/queries.ts';
 
 export interface ScoreView {
   score: number;
@@ -106,7 +107,7 @@ export async function currentScore(
 ): Promise<ScoreView> {
   const id = workspaceId ?? principal.workspaceId;
   const ws = await workspaceWithLatestAudit(ctx, principal, id);
-  // Same answer as resolveWorkspace (src/infra/auth/tenancy.ts): invisible means not found.
+  // Same answer as resolveWorkspace (src/workspaces/tenancy.ts): invisible means not found.
   if (!ws) throw problems.notFound(`No workspace "${id}" is visible to this API key.`);
   const realtime = ws.realtime_scoring && planAtLeast(principal.plan, 'agency');
   const live = realtime ? await liveScore(ctx, ws.id) : null;

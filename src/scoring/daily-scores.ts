@@ -1,14 +1,10 @@
 import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
-import { addDays } from './days.ts';
-import {
-  dailyScoreSeries,
-  DEFAULT_LOOKBACK_DAYS,
-  FORMULA_VERSION,
-  type DailySnapshot,
-} from './engine/index.ts';
+import { dailyScoreSeries, DEFAULT_LOOKBACK_DAYS, FORMULA_VERSION } from './engine/index.ts';
 import { loadSnapshots } from './snapshots.ts';
+import { addDays } from '../core/days.ts';
+import type { DailySnapshot } from '../core/metric-snapshot.ts';
 
 /**
  * A stored daily score is the workspace's score as of that day over the same 90-day window an

@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { resolveWorkspace } from '../infra/auth/tenancy.ts';
 import type { DB } from '../infra/db/types.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
-import { addDays, isCalendarDay, utcDay } from './days.ts';
-import { signedDelta, type PillarScores } from './engine/index.ts';
+import { signedDelta } from './engine/index.ts';
+import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
+import { PILLARS, type PillarScores } from '../core/catalog.ts';
+import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -70,7 +71,7 @@ async function points(
 ) {
   const base = db
     .selectFrom('daily_scores')
-    .select(['day', 'score', 'presence', 'reach', 'impact', 'sentiment', 'momentum'])
+    .select(['day', 'score', ...PILLARS])
     .where('workspace_id', '=', workspaceId)
     .where('day', '>=', from)
     .where('day', '<=', to);
@@ -102,7 +103,8 @@ export async function scoreHistory(
     query.start_date !== undefined
       ? parseDateParam('start_date', query.start_date)
       : (() => {
-          const day = addDays(utcDay(now), -DEFAULT_HISTORY_DAYS);
+          // Counted back from the end of the range, which may be a past end_date.
+          const day = addDays(end.day, -DEFAULT_HISTORY_DAYS);
           return { at: Date.parse(`${day}T00:00:00Z`), day };
         })();
   if (!(start.at < end.at)) {

@@ -1,4 +1,5 @@
 import type { DomainModule } from '../domain-module.ts';
 import { scoreRoutes } from './routes.ts';
+import { scoringSandbox } from './sandbox.ts';
 
-export const scoringModule: DomainModule = { name: 'scoring', routes: scoreRoutes };
+export const scoringModule: DomainModule = { name: 'scoring', routes: scoreRoutes, sandbox: scoringSandbox };

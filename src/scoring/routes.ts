@@ -94,7 +94,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
             start_date: Type.Optional(
               Type.String({
                 maxLength: 40,
-                description: 'ISO 8601 date or date-time; default 90 days before today',
+                description: 'ISO 8601 date or date-time; default 90 days before end_date',
               }),
             ),
             end_date: Type.Optional(

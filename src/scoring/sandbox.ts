@@ -6,12 +6,12 @@ import { completeAudit } from '../audits/complete.ts';
 import { estimatedSeconds } from '../audits/policy.ts';
 import type { AppContext } from '../context.ts';
 import { newId } from '../infra/ids.ts';
-import type { SandboxExtension } from '../sandbox/extensions.ts';
+import type { SandboxExtension } from '../domain-module.ts';
 import type { SandboxManifest } from '../sandbox/manifest.ts';
 import { snapshotsByWorkspace, workspacesWithoutDailyScores, writeNewDailyScores } from './bulk-io.ts';
 import { computeDailyScores, type DailyScoreRow } from './daily-scores.ts';
-import { utcDay } from './days.ts';
-import { connectedPlatforms } from './snapshots.ts';
+import { utcDay } from '../core/days.ts';
+import { connectedPlatforms } from '../platforms/queries.ts';
 
 /** Audits of each named workspace: four weeks apart, the last one an hour ago. */
 export const SANDBOX_AUDIT_AGES_DAYS = [56, 28, 0] as const;

@@ -1,5 +1,6 @@
-import { FORMATS, PLATFORMS } from './types.ts';
-import type { Format, Platform } from './types.ts';
+import { FORMATS } from './types.ts';
+import type { Format } from './types.ts';
+import { type Platform, PLATFORMS } from '../core/catalog.ts';
 
 /**
  * Formats each platform actually publishes. A combination outside this table describes

@@ -1,8 +1,9 @@
 import type { ImageFacts } from './media-probe.ts';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, VISUAL_RULES } from './platform-rules.ts';
 import type { Signal } from './signals.ts';
-import type { Format, Platform } from './types.ts';
+import type { Format } from './types.ts';
 import { aspectSignal, resolutionSignal } from './visual-signals.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /** Weights of the image signals; they add up to 100 (see docs/studio.md). */
 export const IMAGE_WEIGHTS = {

@@ -99,6 +99,11 @@ export class ImageProbe implements BodySink {
     }
   }
 
+  /** Image headers are read in order: the next byte after what came so far. */
+  nextOffset(): number | null {
+    return this.facts ? null : this.buffer.length;
+  }
+
   /** The facts once the body ended or the probe said it was done. */
   result(): ImageFacts {
     if (!this.facts && this.type !== null) this.facts = this.parse();
@@ -126,6 +131,8 @@ export class Mp4Probe implements BodySink {
   private readonly head = new ByteBuffer();
   private sniffed = false;
   private offset = 0;
+  /** Where mp4box wants its next bytes: past an 'mdat' it does not need, when the moov follows it. */
+  private next = 0;
   private movie: Movie | null = null;
   private error: string | null = null;
 
@@ -156,10 +163,19 @@ export class Mp4Probe implements BodySink {
     }
     // mp4box keeps the ArrayBuffer, and Node may pool small Buffers: hand it a private copy.
     const copy = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
-    this.file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(copy, this.offset));
+    this.next = this.file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(copy, this.offset));
     this.offset += data.byteLength;
     if (this.error) throw unsupported(`the MP4 could not be parsed (${this.error})`);
     return this.movie !== null;
+  }
+
+  nextOffset(): number | null {
+    if (this.movie) return null;
+    return this.sniffed ? Math.max(this.next, this.offset) : this.head.length;
+  }
+
+  seek(offset: number): void {
+    this.offset = offset;
   }
 
   result(): VideoFacts {

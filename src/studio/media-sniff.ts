@@ -23,12 +23,14 @@ export function sniff(head: Uint8Array): SniffedType | null {
   return null;
 }
 
-/** Short description of unrecognised bytes for error messages. */
+/**
+ * The class of unrecognised bytes for error messages: never the bytes themselves, which would
+ * let a caller read the first bytes of any resource the service can fetch.
+ */
 export function describeUnknown(head: Uint8Array): string {
   const text = ascii(head, 0, Math.min(head.length, 64)).trimStart().toLowerCase();
   if (text.startsWith('<!doctype html') || text.startsWith('<html')) return 'an HTML page';
   if (text.startsWith('<?xml') || text.startsWith('<svg')) return 'XML or SVG';
   if (text.startsWith('{') || text.startsWith('[')) return 'JSON or text';
-  const hex = Buffer.from(head.subarray(0, 8)).toString('hex');
-  return `an unrecognised format (first bytes ${hex || 'none'})`;
+  return head.length === 0 ? 'an empty body' : 'an unrecognised format';
 }

@@ -1,4 +1,5 @@
-import type { Format, Platform } from './types.ts';
+import type { Format } from './types.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /**
  * Per-platform rules the analysers score against. Every number here is documented in

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../infra/http/problem.ts';
@@ -6,12 +7,12 @@ import { errorResponses } from '../infra/http/schemas.ts';
 import {
   CONTENT_TYPES,
   FORMATS,
-  PLATFORMS,
   formatProblem,
   scoreContent,
   StudioError,
   STUDIO_ERROR_STATUS,
 } from './index.ts';
+import { PLATFORMS } from '../core/catalog.ts';
 
 const SignedString = Type.String({
   pattern: '^[+-]\\d+(\\.\\d+)?$',
@@ -51,8 +52,39 @@ const Result = Type.Object({
   format: Type.String(),
 });
 
+const HOUR_MS = 3_600_000;
+
 export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  /**
+   * Every media URL makes the service download (a bounded part of) someone else's file: a budget of
+   * STUDIO_MEDIA_FETCHES_PER_HOUR fetches per workspace and hour, counted where the per-key rate
+   * limit counts (in process, or Redis shared by every instance), keeps the service from being
+   * used to pull bandwidth. Like the rate limit, an outage of the store does not block requests.
+   */
+  async function spendMediaBudget(request: FastifyRequest): Promise<void> {
+    const limit = app.ctx.config.studioMediaFetchesPerHour;
+    if (limit === 0) return;
+    const workspaceId = workspacePrincipal(request).workspaceId;
+    let hit;
+    try {
+      hit = await app.ctx.rateLimits.hit(`studio-media:${workspaceId}`, HOUR_MS);
+    } catch (error) {
+      request.log.warn({ err: error }, 'rate limit store unavailable; media fetch allowed');
+      return;
+    }
+    if (hit.count > limit) {
+      const seconds = Math.max(1, Math.ceil(hit.resetMs / 1000));
+      throw new ProblemError(
+        429,
+        'Media Budget Exceeded',
+        `This workspace has fetched ${limit} media URLs this hour, its budget; text scoring is not limited. Retry in ${seconds} s.`,
+        { headers: { 'Retry-After': String(seconds) } },
+      );
+    }
+  }
+
   app.post(
     '/v1/studio/score',
     {
@@ -70,7 +102,7 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.',
         body: Body,
-        response: { 200: Result, ...errorResponses(403, 413, 422) },
+        response: { 200: Result, ...errorResponses(403, 413, 422, 429) },
       },
     },
     async (request) => {
@@ -81,6 +113,7 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
         throw new ProblemError(400, 'Invalid Format', mismatch, {
           errors: [{ parameter: 'format', message: mismatch }],
         });
+      if (content_type !== 'text') await spendMediaBudget(request);
       try {
         return await scoreContent(
           { content_type, content, platform, format },

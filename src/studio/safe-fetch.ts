@@ -1,10 +1,9 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { LookupFunction, Socket } from 'node:net';
-import { refusedAddressReason, refusedHostnameReason } from '../infra/net/address-policy.ts';
+import type { Socket } from 'node:net';
+import { checkDestination, pinnedLookup, RefusedDestinationError } from '../infra/net/destination.ts';
 import { StudioError } from './errors.ts';
 
 /**
@@ -30,13 +29,23 @@ export interface FetchTimeouts {
 
 export const DEFAULT_TIMEOUTS: FetchTimeouts = { connectMs: 5_000, headersMs: 10_000, totalMs: 30_000 };
 export const DEFAULT_MAX_MEDIA_BYTES = 100 * 1024 * 1024;
+/** What a probe may read in all, whatever the media's size: its header, or an MP4's moov. */
+export const DEFAULT_PROBE_MAX_BYTES = 16 * 1024 * 1024;
+/** The first request asks for this much; most headers and fast-start moov boxes fit. */
+export const DEFAULT_FIRST_RANGE_BYTES = 256 * 1024;
+/** Later ranges, e.g. the moov at the end of a file. */
+export const DEFAULT_RANGE_CHUNK_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 3;
 
 export interface SafeFetchOptions {
   /** Permit 127.0.0.0/8 and ::1. Tests only; the app reads STUDIO_ALLOW_LOOPBACK_FETCH. */
   allowLoopback?: boolean;
-  /** Body cap in bytes; default 100 MB. */
+  /** Largest media accepted (declared size); default 100 MB. */
   maxBytes?: number;
+  /** Most bytes read to analyse it, all requests together; default 16 MB. */
+  probeMaxBytes?: number;
+  /** Length of the first ranged request; default 256 KB. */
+  firstRangeBytes?: number;
   timeouts?: Partial<FetchTimeouts>;
   maxRedirects?: number;
   /** Host name to addresses; defaults to the system resolver. Lets tests play a DNS server. */
@@ -48,6 +57,13 @@ export interface SafeFetchOptions {
 /** Consumes the body as it arrives; returns true once it has everything it needs. */
 export interface BodySink {
   write(chunk: Buffer): boolean;
+  /**
+   * When the server serves ranges: the file offset the sink needs next (it may skip ahead), or
+   * null when more bytes would not help. Without it, reading is sequential.
+   */
+  nextOffset?(): number | null;
+  /** The next bytes written start at this file offset (a new range). */
+  seek?(offset: number): void;
 }
 
 export interface FetchOutcome {
@@ -61,11 +77,6 @@ export interface FetchOutcome {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-async function systemResolve(hostname: string): Promise<string[]> {
-  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
-  return answers.map((a) => a.address);
-}
 
 function unreachable(detail: string): StudioError {
   return new StudioError('media_unreachable', detail);
@@ -108,7 +119,10 @@ interface Target {
   address: string;
 }
 
-/** Steps 1 and 2: the URL is acceptable and its host resolves only to public addresses. */
+/**
+ * Steps 1 and 2: the URL is acceptable and its host resolves only to public addresses, through
+ * the shared guard (src/infra/net), so studio and webhooks refuse the same things in the same words.
+ */
 async function checkTarget(
   url: URL,
   options: SafeFetchOptions,
@@ -119,52 +133,21 @@ async function checkTarget(
     throw refused(`only http and https URLs are fetched, got ${url.protocol.replace(/:$/, '')}`);
   }
   if (url.username || url.password) throw refused('URLs with credentials are not fetched');
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const policy = { allowLoopback: options.allowLoopback === true };
-  let addresses: string[];
-  if (isIP(hostname)) {
-    addresses = [hostname];
-  } else {
-    const nameReason = refusedHostnameReason(hostname, policy);
-    if (nameReason) throw refused(nameReason);
-    // Resolution counts against the connect deadline; a lookup cannot be cancelled, only abandoned.
-    const dnsDeadline = new AbortController();
-    const timer = setTimeout(
-      () =>
-        dnsDeadline.abort(unreachable(`timed out after ${timeouts.connectMs} ms resolving "${hostname}"`)),
-      timeouts.connectMs,
+  try {
+    const checked = await raceAbort(
+      checkDestination(url.hostname, {
+        allowLoopback: options.allowLoopback === true,
+        resolve: options.resolve,
+        // Resolution counts against the connect deadline; a lookup cannot be cancelled, only abandoned.
+        resolveTimeoutMs: timeouts.connectMs,
+      }),
+      signal,
     );
-    try {
-      addresses = await raceAbort(
-        (options.resolve ?? systemResolve)(hostname),
-        AbortSignal.any([signal, dnsDeadline.signal]),
-      );
-    } catch (error) {
-      if (error instanceof StudioError) throw error;
-      throw unreachable(`host "${hostname}" could not be resolved`);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (addresses.length === 0) throw unreachable(`host "${hostname}" has no address`);
+    return { url, hostname: checked.hostname, address: checked.address };
+  } catch (error) {
+    if (!(error instanceof RefusedDestinationError)) throw error;
+    throw error.kind === 'refused' ? refused(error.message) : unreachable(error.message);
   }
-  // Every answer must pass: a mixed public/private answer is a rebinding set-up.
-  for (const address of addresses) {
-    const reason = refusedAddressReason(address, policy);
-    if (reason) {
-      throw refused(
-        isIP(hostname) ? `address is ${reason}` : `host "${hostname}" resolves to a ${reason} address`,
-      );
-    }
-  }
-  return { url, hostname, address: addresses[0] as string };
-}
-
-function pinnedLookup(address: string): LookupFunction {
-  const family = isIP(address);
-  return ((_hostname: string, opts: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (opts?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  }) as unknown as LookupFunction;
 }
 
 interface Hop {
@@ -179,6 +162,7 @@ function requestHop(
   options: SafeFetchOptions,
   timeouts: FetchTimeouts,
   signal: AbortSignal,
+  range: string | null,
 ): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
     const { url, hostname, address } = target;
@@ -194,6 +178,7 @@ function requestHop(
         'user-agent': 'brand-health-studio/1 (+content scoring)',
         accept: 'image/*, video/*;q=0.9, */*;q=0.1',
         'accept-encoding': 'identity',
+        ...(range ? { range } : {}),
       },
       lookup: pinnedLookup(address),
       family: isIP(address),
@@ -242,36 +227,100 @@ function requestHop(
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (phase === 'body') return; // reported by the body reader
-      const code = error.code ?? error.message;
+      // The class of failure, not the socket's own words: those would describe the remote end.
+      const tls = /CERT|SSL|TLS|SELF_SIGNED|ALTNAME|UNABLE_TO/i.test(error.code ?? '');
       fail(
-        phase === 'connect'
-          ? unreachable(`could not connect to ${url.host} (${code})`)
-          : unreachable(`connection to ${url.host} failed before a response (${code})`),
+        tls
+          ? unreachable(`the TLS certificate of ${url.host} could not be verified`)
+          : phase === 'connect'
+            ? unreachable(`could not connect to ${url.host}`)
+            : unreachable(`the connection to ${url.host} failed before a response`),
       );
     });
     request.end();
   });
 }
 
-/** Step 5: stream the body into the sink under the byte cap. */
+interface Served {
+  hop: Hop;
+  url: URL;
+  status: number;
+}
+
+/** One GET (with its redirects, each hop checked and pinned again) up to a 2xx status line. */
+async function get(
+  start: URL,
+  range: string | null,
+  options: SafeFetchOptions,
+  timeouts: FetchTimeouts,
+  maxRedirects: number,
+  signal: AbortSignal,
+): Promise<Served> {
+  let url = start;
+  for (let redirects = 0; ; redirects++) {
+    const target = await checkTarget(url, options, timeouts, signal);
+    const hop = await requestHop(target, options, timeouts, signal, range);
+    const status = hop.response.statusCode ?? 0;
+    if (REDIRECTS.has(status)) {
+      const location = hop.response.headers.location;
+      hop.close();
+      if (redirects >= maxRedirects) throw refused(`more than ${maxRedirects} redirects`);
+      if (!location) throw unreachable('the media server redirected without a Location header');
+      try {
+        url = new URL(location, url);
+      } catch {
+        throw unreachable('the media server redirected to an invalid URL');
+      }
+      continue;
+    }
+    if (status === 416 && range !== null) {
+      hop.close(); // an empty resource has no first byte to range over: ask for all of it
+      return get(url, null, options, timeouts, maxRedirects - redirects, signal);
+    }
+    if (status < 200 || status > 299) {
+      hop.close();
+      // Whether it was 404, 401 or 500 is the remote server's business, not something we relay.
+      throw unreachable('the media server did not return the media (an error status)');
+    }
+    return { hop, url, status };
+  }
+}
+
+/** `Content-Range: bytes <first>-<last>/<total or *>` */
+function contentRange(
+  header: string | undefined,
+): { first: number; last: number; total: number | null } | null {
+  const match = header ? /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header.trim()) : null;
+  if (!match) return null;
+  return {
+    first: Number(match[1]),
+    last: Number(match[2]),
+    total: match[3] === '*' ? null : Number(match[3]),
+  };
+}
+
+function declaredLength(hop: Hop): number | null {
+  const header = hop.response.headers['content-length'];
+  return header !== undefined && /^\d+$/.test(header) ? Number(header) : null;
+}
+
+/**
+ * Step 5: stream one body into the sink until the sink has what it needs, the body ends, or
+ * `budget` bytes were read: the length of a range (`overBudget` null), or the probe's ceiling
+ * on a whole body (`overBudget` says why that is an error).
+ */
 function readBody(
   hop: Hop,
   sink: BodySink,
-  maxBytes: number,
-  url: string,
+  budget: number,
+  overBudget: (() => StudioError) | null,
   signal: AbortSignal,
-): Promise<FetchOutcome> {
+): Promise<{ bytesRead: number; done: boolean }> {
   const { response, close } = hop;
-  const header = response.headers['content-length'];
-  const declared = header !== undefined && /^\d+$/.test(header) ? Number(header) : null;
-  if (declared !== null && declared > maxBytes) {
-    close();
-    return Promise.reject(tooLarge(maxBytes, `Content-Length is ${declared.toLocaleString('en-US')}`));
-  }
-  return new Promise<FetchOutcome>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let bytesRead = 0;
     let settled = false;
-    const finish = (outcome: FetchOutcome | StudioError) => {
+    const finish = (outcome: { bytesRead: number; done: boolean } | StudioError) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
@@ -283,18 +332,19 @@ function readBody(
     signal.addEventListener('abort', onAbort, { once: true });
     response.on('data', (chunk: Buffer) => {
       if (settled) return;
-      bytesRead += chunk.length;
-      if (bytesRead > maxBytes) {
-        finish(tooLarge(maxBytes, `more than that was streamed`));
-        return;
-      }
+      const room = budget - bytesRead;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      bytesRead += part.length;
       try {
-        if (sink.write(chunk)) finish({ url, declaredBytes: declared, bytesRead, complete: false });
+        if (part.length && sink.write(part)) return finish({ bytesRead, done: true });
       } catch (error) {
-        finish(error instanceof StudioError ? error : new StudioError('media_unsupported', String(error)));
+        return finish(
+          error instanceof StudioError ? error : new StudioError('media_unsupported', String(error)),
+        );
       }
+      if (bytesRead >= budget) finish(overBudget ? overBudget() : { bytesRead, done: false });
     });
-    response.on('end', () => finish({ url, declaredBytes: declared, bytesRead, complete: true }));
+    response.on('end', () => finish({ bytesRead, done: false }));
     response.on('error', () => finish(unreachable('the connection broke while the media was downloading')));
     response.on('close', () => {
       if (!response.complete) finish(unreachable('the connection closed before the media was complete'));
@@ -302,6 +352,14 @@ function readBody(
   });
 }
 
+/**
+ * Fetches what the sink needs of a media URL, and no more. The first request asks for the first
+ * `firstRangeBytes` with a Range header. A server that honours it (206) is asked again only for
+ * the ranges the sink names (`nextOffset`: for an MP4 whose 'moov' follows a large 'mdat', the
+ * bytes after the 'mdat', skipping the media data). A server that ignores it (200) is read from
+ * the start until the sink is satisfied. Either way at most `probeMaxBytes` are read in all (16 MB
+ * by default); a resource whose declared size is over `maxBytes` (100 MB) is refused unread.
+ */
 export async function fetchMedia(
   rawUrl: string,
   sink: BodySink,
@@ -309,6 +367,8 @@ export async function fetchMedia(
 ): Promise<FetchOutcome> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MEDIA_BYTES;
+  const probeMax = Math.min(options.probeMaxBytes ?? DEFAULT_PROBE_MAX_BYTES, maxBytes);
+  const firstRange = Math.min(options.firstRangeBytes ?? DEFAULT_FIRST_RANGE_BYTES, probeMax);
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
   let url: URL;
   try {
@@ -321,28 +381,80 @@ export async function fetchMedia(
     () => controller.abort(unreachable(`timed out after ${timeouts.totalMs} ms fetching the media`)),
     timeouts.totalMs,
   );
+  // At the size cap itself the media is too large; below it, the probe just did not find its data.
+  const probeExceeded = () =>
+    probeMax >= maxBytes
+      ? tooLarge(maxBytes, 'more than that was streamed')
+      : new StudioError(
+          'media_unsupported',
+          `what the analysis needs is not within the first ${(probeMax / 1024 / 1024).toLocaleString('en-US')} MB read ` +
+            '(for a video: put its moov box first, "fast start", or serve it with range requests)',
+        );
   try {
-    for (let redirects = 0; ; redirects++) {
-      const target = await checkTarget(url, options, timeouts, controller.signal);
-      const hop = await requestHop(target, options, timeouts, controller.signal);
-      const status = hop.response.statusCode ?? 0;
-      if (REDIRECTS.has(status)) {
-        const location = hop.response.headers.location;
-        hop.close();
-        if (redirects >= maxRedirects) throw refused(`more than ${maxRedirects} redirects`);
-        if (!location) throw unreachable(`redirect ${status} without a Location header`);
-        try {
-          url = new URL(location, url);
-        } catch {
-          throw unreachable(`redirect to an invalid URL`);
-        }
-        continue;
+    const first = await get(
+      url,
+      `bytes=0-${firstRange - 1}`,
+      options,
+      timeouts,
+      maxRedirects,
+      controller.signal,
+    );
+    url = first.url;
+    const ranged = first.status === 206 ? contentRange(first.hop.response.headers['content-range']) : null;
+    if (first.status === 206 && (ranged === null || ranged.first !== 0)) {
+      first.hop.close();
+      throw unreachable('the media server answered a range request with a range it was not asked for');
+    }
+    const declared = ranged ? ranged.total : declaredLength(first.hop);
+    if (declared !== null && declared > maxBytes) {
+      first.hop.close();
+      throw tooLarge(
+        maxBytes,
+        `${ranged ? 'its Content-Range total' : 'Content-Length'} is ${declared.toLocaleString('en-US')}`,
+      );
+    }
+    const firstRead = ranged
+      ? await readBody(first.hop, sink, Math.min(ranged.last + 1, probeMax), null, controller.signal)
+      : await readBody(first.hop, sink, probeMax, probeExceeded, controller.signal);
+    let bytesRead = firstRead.bytesRead;
+    const outcome = (done: boolean): FetchOutcome => ({
+      url: url.href,
+      declaredBytes: declared,
+      bytesRead,
+      complete: !done,
+    });
+    if (firstRead.done || !ranged) return outcome(firstRead.done);
+
+    // Ranged: ask for exactly what the sink says it needs next, within the probe's ceiling.
+    for (;;) {
+      const next = sink.nextOffset?.() ?? null;
+      if (next === null || (declared !== null && next >= declared)) return outcome(false);
+      if (bytesRead >= probeMax) throw probeExceeded();
+      const length = Math.min(DEFAULT_RANGE_CHUNK_BYTES, probeMax - bytesRead);
+      const part = await get(
+        url,
+        `bytes=${next}-${next + length - 1}`,
+        options,
+        timeouts,
+        maxRedirects,
+        controller.signal,
+      );
+      const range = part.status === 206 ? contentRange(part.hop.response.headers['content-range']) : null;
+      if (range === null || range.first !== next) {
+        part.hop.close();
+        throw unreachable('the media server stopped honouring range requests');
       }
-      if (status < 200 || status > 299) {
-        hop.close();
-        throw unreachable(`the media server answered ${status}`);
-      }
-      return await readBody(hop, sink, maxBytes, url.href, controller.signal);
+      sink.seek?.(next);
+      const read = await readBody(
+        part.hop,
+        sink,
+        Math.min(length, range.last - range.first + 1),
+        null,
+        controller.signal,
+      );
+      bytesRead += read.bytesRead;
+      if (read.done) return outcome(true);
+      if (read.bytesRead === 0) return outcome(false);
     }
   } finally {
     clearTimeout(deadline);

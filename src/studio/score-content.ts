@@ -8,8 +8,9 @@ import { summarise } from './signals.ts';
 import { characterCount } from './text-entities.ts';
 import { measureText, textSignals } from './text-analysis.ts';
 import { CONTENT_TYPES } from './types.ts';
-import type { ContentScoreInput, ContentScoreResult, Format, Platform } from './types.ts';
+import type { ContentScoreInput, ContentScoreResult, Format } from './types.ts';
 import { videoSignals } from './video-analysis.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /** Spec limit on text content (413 above it), counted in Unicode code points. */
 export const MAX_TEXT_CHARACTERS = 10_000;

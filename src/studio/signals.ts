@@ -1,5 +1,5 @@
-import { PILLARS } from './types.ts';
-import type { ContentScoreResult, FeedbackItem, Format, Pillar, Platform } from './types.ts';
+import type { ContentScoreResult, FeedbackItem, Format } from './types.ts';
+import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
 
 /**
  * One measured property of the content. The score is the weighted sum of signal qualities

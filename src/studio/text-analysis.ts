@@ -1,10 +1,13 @@
 import type { ReadabilityStats } from 'wink-nlp';
+import { detectLanguage } from '../scoring/sentiment/index.ts';
+import { CTA_PHRASES, detectCallsToAction } from './cta.ts';
 import { englishNlp } from './nlp.ts';
 import { TEXT_RULES, textSweetSpot } from './platform-rules.ts';
 import { clamp01 } from './signals.ts';
 import type { Signal } from './signals.ts';
 import { characterCount, extractEntities } from './text-entities.ts';
-import type { Format, Platform } from './types.ts';
+import type { Format } from './types.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /** Everything measured about a text, before any platform rule is applied. */
 export interface TextMeasurements {
@@ -24,6 +27,8 @@ export interface TextMeasurements {
   sentiment: number;
   /** The sentence with the lowest wink sentiment when it is negative. */
   mostNegativeSentence: string | null;
+  /** ISO 639-1 language of the text ('und' without words), from the sentiment classifier's detector. */
+  language: string;
   /** Flesch reading ease from wink-nlp's readabilityStats. */
   readingEase: number;
   words: number;
@@ -42,19 +47,6 @@ const HOOK_OPENERS = new Set([
   'introducing', 'finally', 'warning', 'breaking', 'psst', 'ever', 'want', 'need', 'pov', 'unpopular',
   'nobody', 'everyone', "here's", 'quick', 'free', 'announcing', 'confession', 'truth',
 ]);
-
-// prettier-ignore
-const CTA_PHRASES = [
-  'link in bio', 'shop now', 'buy now', 'order now', 'learn more', 'read more', 'sign up', 'subscribe',
-  'follow', 'comment', 'share', 'tag a friend', 'tag someone', 'save this', 'save it', 'dm us', 'dm me',
-  'message us', 'click', 'tap', 'swipe up', 'download', 'join', 'register', 'book now', 'try it',
-  'get yours', 'check out', 'visit', 'let us know', 'let me know', 'tell us', 'tell me', 'drop a',
-  'reply', 'retweet', 'repost', 'turn on notifications', 'watch', 'listen', 'grab', 'claim', 'vote',
-];
-const CTA_PATTERNS = CTA_PHRASES.map((p) => ({
-  phrase: p,
-  re: new RegExp(`\\b${p.replace(/ /g, '\\s+')}\\b`, 'iu'),
-}));
 
 const CTA_EXAMPLE: Record<Platform, string> = {
   instagram: 'Save this for later',
@@ -122,7 +114,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     firstLine,
     firstLineCharacters: characterCount(firstLine),
     hookDevices: hookDevices(firstLine),
-    callsToAction: CTA_PATTERNS.filter((c) => c.re.test(text)).map((c) => c.phrase),
+    callsToAction: detectCallsToAction(text),
     questions: sentenceTexts.filter((s) => s.includes('?')).length,
     hashtags: entities.hashtags,
     mentions: entities.mentions,
@@ -130,6 +122,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     links: entities.links,
     sentiment: doc.out(its.sentiment) as number,
     mostNegativeSentence: mostNegative,
+    language: detectLanguage(text).language,
     readingEase: stats.fres,
     words: stats.numOfWords,
     sentences: stats.numOfSentences,
@@ -374,7 +367,19 @@ function mentionSignal(m: TextMeasurements): Signal {
   };
 }
 
+/**
+ * Signals that read English words (wink's English sentiment and syllable counts, the English
+ * call-to-action phrases). For text in another language they are not judged at all, so the
+ * score is the weighted share of the signals that are, instead of a misjudgement.
+ */
+export const ENGLISH_ONLY_SIGNALS = new Set(['sentiment', 'readability', 'call_to_action']);
+
 export function textSignals(m: TextMeasurements, platform: Platform, format: Format): Signal[] {
+  const english = m.language === 'en' || m.language === 'und';
+  return allTextSignals(m, platform, format).filter((s) => english || !ENGLISH_ONLY_SIGNALS.has(s.id));
+}
+
+function allTextSignals(m: TextMeasurements, platform: Platform, format: Format): Signal[] {
   return [
     lengthSignal(m, platform, format),
     hookSignal(m, platform),

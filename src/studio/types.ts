@@ -1,14 +1,11 @@
 /** Request and result shapes of POST /v1/studio/score (see the spec's "Content score result"). */
+import type { Pillar, Platform } from '../core/catalog.ts';
 
 export const CONTENT_TYPES = ['text', 'image', 'video'] as const;
-export const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitter', 'facebook'] as const;
 export const FORMATS = ['post', 'story', 'reel', 'short', 'thread'] as const;
-export const PILLARS = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
 
 export type ContentType = (typeof CONTENT_TYPES)[number];
-export type Platform = (typeof PLATFORMS)[number];
 export type Format = (typeof FORMATS)[number];
-export type Pillar = (typeof PILLARS)[number];
 
 export interface ContentScoreInput {
   content_type: ContentType;

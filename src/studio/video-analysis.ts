@@ -1,8 +1,9 @@
 import type { VideoFacts } from './media-probe.ts';
 import { DURATION_RULES, soundFirst, VIDEO_CODECS, VISUAL_RULES } from './platform-rules.ts';
 import type { Signal } from './signals.ts';
-import type { Format, Platform } from './types.ts';
+import type { Format } from './types.ts';
 import { aspectSignal, resolutionSignal } from './visual-signals.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /** Weights of the video signals; they add up to 100 (see docs/studio.md). */
 export const VIDEO_WEIGHTS = {

@@ -1,7 +1,8 @@
 import type { Ratio, VisualRules } from './platform-rules.ts';
 import { clamp01 } from './signals.ts';
 import type { Signal } from './signals.ts';
-import type { Format, Platform } from './types.ts';
+import type { Format } from './types.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /** Signals shared by images and videos: framing and sharpness. */
 

@@ -6,8 +6,17 @@
 // that period) over-counts the entities that missed a period, never under-counts, so checking the
 // ledger of "sector + headline" once per sector bounds every entity of that sector at once. A
 // headline cell holds entities of many sectors, so it is checked once per sector present in it.
-import { HEADLINE } from './cohorts.ts';
-import { checkAnnualCap, type LedgerEntry, type Methodology } from './privacy/index.ts';
+import { HEADLINE, type Membership } from './cohorts.ts';
+import {
+  checkAnnualCap,
+  checkAnnualRhoCap,
+  releaseCharge,
+  type EntityScores,
+  type GaussianMethodology,
+  type LedgerEntry,
+  type Methodology,
+  type ZcdpCharge,
+} from './privacy/index.ts';
 
 export interface CapDecision {
   allowed: boolean;
@@ -58,5 +67,117 @@ export class CapGuard {
       }
     }
     return { allowed, alreadyCharged, epsilonAfter, cap: methodology.annualCapPerEntity, limitingSector };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// tacsi-m2: the zCDP ledger, per entity.
+//
+// The ledger holds one row per charged release (its scope = sector, kind, period and rho). An entity
+// is charged every release of each sector it belonged to while the release's period overlapped its
+// membership (workspace_sector_history), whether or not it was in that cohort: over-counting, never
+// under-counting. Nearly every entity has been in one sector all along, so its charges are its
+// sector's rows and one check per release bounds all of them; a release that would take them over the
+// cap is refused. An entity that changed sector ("charged in both series") is checked on its own
+// charges and, when it would pass the cap, left out of the cohort. Both decisions read only the
+// ledger and the membership history, never a score, so they reveal nothing about any value.
+
+export interface RhoLedgerRow {
+  scope: string;
+  kind: 'daily' | 'weekly' | 'histogram';
+  periodStart: string;
+  periodEnd: string;
+  /** Exact charge in integer 1e-9 rho (rounded up). */
+  rhoNano: number;
+}
+
+export type Admission =
+  | { status: 'ok'; entities: EntityScores[]; excluded: number }
+  | { status: 'cap_exceeded'; rhoAfter: number }
+  | { status: 'already_charged' };
+
+const overlaps = (m: Membership, start: string, end: string) =>
+  (m.from === null || m.from <= end) && (m.until === null || m.until > start);
+
+export class RhoCapGuard {
+  readonly #byScope = new Map<string, RhoLedgerRow[]>();
+  readonly #changers: ReadonlyMap<string, readonly Membership[]>;
+  readonly #m: GaussianMethodology;
+
+  constructor(
+    rows: readonly RhoLedgerRow[],
+    changers: ReadonlyMap<string, readonly Membership[]>,
+    m: GaussianMethodology,
+  ) {
+    for (const r of rows) this.#add(r);
+    this.#changers = changers;
+    this.#m = m;
+  }
+
+  #add(row: RhoLedgerRow): void {
+    const list = this.#byScope.get(row.scope);
+    if (list) list.push(row);
+    else this.#byScope.set(row.scope, [row]);
+  }
+
+  #charge(row: RhoLedgerRow): ZcdpCharge {
+    return { entityScope: row.scope, kind: row.kind, periodEnd: row.periodEnd, rhoNano: row.rhoNano };
+  }
+
+  #newRow(scope: string, kind: RhoLedgerRow['kind'], periodStart: string, periodEnd: string): RhoLedgerRow {
+    const { rhoNano } = releaseCharge(kind, scope, periodEnd, this.#m);
+    return { scope, kind, periodStart, periodEnd, rhoNano };
+  }
+
+  /** The charges of one changer: each sector's releases that overlap its membership of that sector. */
+  #changerCharges(memberships: readonly Membership[]): ZcdpCharge[] {
+    const out: ZcdpCharge[] = [];
+    for (const [scope, rows] of this.#byScope) {
+      const spans = memberships.filter((ms) => ms.sector === scope);
+      if (spans.length === 0) continue;
+      for (const r of rows)
+        if (spans.some((ms) => overlaps(ms, r.periodStart, r.periodEnd))) out.push(this.#charge(r));
+    }
+    return out;
+  }
+
+  /** May `entities` be in this release? Drops changers that would pass the cap. */
+  admit(
+    scope: string,
+    kind: RhoLedgerRow['kind'],
+    periodStart: string,
+    periodEnd: string,
+    entities: readonly EntityScores[],
+  ): Admission {
+    const row = this.#newRow(scope, kind, periodStart, periodEnd);
+    const charge = this.#charge(row);
+    const sector = checkAnnualRhoCap(
+      (this.#byScope.get(scope) ?? []).map((r) => this.#charge(r)),
+      charge,
+      this.#m,
+    );
+    if (sector.alreadyCharged) return { status: 'already_charged' };
+    if (!sector.allowed) return { status: 'cap_exceeded', rhoAfter: sector.rhoAfter };
+    if (this.#changers.size === 0) return { status: 'ok', entities: [...entities], excluded: 0 };
+    const kept: EntityScores[] = [];
+    for (const e of entities) {
+      const memberships = this.#changers.get(e.entityId);
+      if (!memberships || checkAnnualRhoCap(this.#changerCharges(memberships), charge, this.#m).allowed)
+        kept.push(e);
+    }
+    return { status: 'ok', entities: kept, excluded: entities.length - kept.length };
+  }
+
+  /** Records a published release; returns its ledger row. */
+  record(
+    scope: string,
+    kind: RhoLedgerRow['kind'],
+    periodStart: string,
+    periodEnd: string,
+    _entities: readonly EntityScores[],
+  ): RhoLedgerRow {
+    const row = this.#newRow(scope, kind, periodStart, periodEnd);
+    this.#add(row);
+    return row;
   }
 }

@@ -2,8 +2,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
 import type { CliExtension } from '../cli/registry.ts';
-import { isIsoDate } from './periods.ts';
 import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
+import { isCalendarDay } from '../core/days.ts';
 
 function count(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 3660)
@@ -12,7 +12,7 @@ function count(value: string): number {
 }
 
 function date(value: string): string {
-  if (!isIsoDate(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
+  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
   return value;
 }
 

@@ -83,3 +83,109 @@ export async function consumerSectors(db: Kysely<DB>): Promise<string[]> {
     .execute();
   return rows.map((r) => r.slug);
 }
+
+/**
+ * tacsi-m2 cohorts: like loadCohortRows, but each daily score counts in the sector the workspace
+ * belonged to on that day (workspace_sector_history), so an entity that changed sector is in each
+ * sector's cells only for the days it was a member, and is charged there (cap-guard.ts).
+ * `indexValue` is the mean stored score; tacsi-m2 ignores it (its index is the pillars' composite).
+ */
+export async function loadMemberCohortRows(
+  db: Kysely<DB>,
+  cadence: Cadence,
+  firstEnd: string,
+  lastEnd: string,
+  sectors: readonly string[],
+  /** Only cohorts of at least this many entities (daily cells need 250): smaller ones are not read. */
+  minCohort = 0,
+): Promise<CohortRow[]> {
+  if (sectors.length === 0) return [];
+  const periodEnd = PERIOD_END_SQL[cadence];
+  const result = await sql<{
+    sector: string;
+    workspace_id: string;
+    period_end: string;
+    score: number;
+    presence: number;
+    reach: number;
+    impact: number;
+    sentiment: number;
+    momentum: number;
+  }>`
+    SELECT sector, workspace_id, period_end, score, presence, reach, impact, sentiment, momentum FROM (
+    SELECT h.sector_slug AS sector, d.workspace_id, ${periodEnd} AS period_end,
+           avg(d.score::float8) AS score, avg(d.presence::float8) AS presence, avg(d.reach::float8) AS reach,
+           avg(d.impact::float8) AS impact, avg(d.sentiment::float8) AS sentiment,
+           avg(d.momentum::float8) AS momentum,
+           count(*) OVER (PARTITION BY h.sector_slug, ${periodEnd}) AS n
+      FROM workspace_sector_history h
+      JOIN workspaces w ON w.id = h.workspace_id AND w.account_type = 'brand'
+      JOIN daily_scores d ON d.workspace_id = h.workspace_id
+       AND d.day >= h.valid_from AND (h.valid_until IS NULL OR d.day < h.valid_until)
+     WHERE h.sector_slug IN (${sql.join(sectors)})
+       AND (h.valid_until IS NULL OR h.valid_until > ${periodStart(cadence, firstEnd)}::date)
+       AND h.valid_from <= ${lastEnd}::date
+       AND d.day BETWEEN ${periodStart(cadence, firstEnd)}::date AND ${lastEnd}::date
+     GROUP BY h.sector_slug, d.workspace_id, ${periodEnd}
+    ) AS entity WHERE ${minCohort} = 0 OR n >= ${minCohort}
+  `.execute(db);
+  return result.rows.map((r) => ({
+    sector: r.sector,
+    periodEnd: r.period_end,
+    entity: {
+      entityId: r.workspace_id,
+      indexValue: Number(r.score),
+      pillars: {
+        presence: Number(r.presence),
+        reach: Number(r.reach),
+        impact: Number(r.impact),
+        sentiment: Number(r.sentiment),
+        momentum: Number(r.momentum),
+      },
+    },
+  }));
+}
+
+export interface Membership {
+  sector: string;
+  /** Inclusive first day; null for "since before the history began". */
+  from: string | null;
+  /** Exclusive last day; null while current. */
+  until: string | null;
+}
+
+/**
+ * The membership history of every brand workspace that has been in more than one sector (or left
+ * one) and whose history touches [from, to]. Everyone else has one open-ended membership since
+ * before the history began, so its sector's ledger is its own ledger.
+ */
+export async function loadSectorChangers(
+  db: Kysely<DB>,
+  from: string,
+  to: string,
+): Promise<Map<string, Membership[]>> {
+  const result = await sql<{
+    workspace_id: string;
+    sector_slug: string;
+    valid_from: string;
+    valid_until: string | null;
+  }>`
+    SELECT h.workspace_id, h.sector_slug,
+           CASE WHEN h.valid_from = '-infinity'::date THEN NULL ELSE h.valid_from::text END AS valid_from,
+           h.valid_until::text AS valid_until
+      FROM workspace_sector_history h
+     WHERE h.workspace_id IN (
+             SELECT workspace_id FROM workspace_sector_history
+              WHERE valid_until IS NOT NULL AND valid_until > ${from}::date
+           )
+       AND (h.valid_until IS NULL OR h.valid_until > ${from}::date) AND h.valid_from <= ${to}::date
+     ORDER BY h.workspace_id, h.valid_from
+  `.execute(db);
+  const out = new Map<string, Membership[]>();
+  for (const r of result.rows) {
+    const list = out.get(r.workspace_id) ?? [];
+    list.push({ sector: r.sector_slug, from: r.valid_from, until: r.valid_until });
+    out.set(r.workspace_id, list);
+  }
+  return out;
+}

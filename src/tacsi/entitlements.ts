@@ -77,15 +77,6 @@ function snapshot(principal: Principal, today: string, rows: AccessRow[]): Acces
   };
 }
 
-/** Loads the caller's grants, every active exclusive lock held by others, and the consumer sectors. */
-export async function loadAccess(
-  db: Kysely<DB>,
-  principal: Principal,
-  today: string,
-): Promise<AccessSnapshot> {
-  return snapshot(principal, today, await queryAccessRows(db, subscriberOf(principal)));
-}
-
 interface CachedRows {
   rows: Promise<AccessRow[]>;
   expiresAt: number;
@@ -94,7 +85,8 @@ interface CachedRows {
 const MAX_CACHED_SUBSCRIBERS = 10_000;
 
 /**
- * `loadAccess` with the rows kept in memory per subscriber for `ttlMs` (0 = no caching). Validity
+ * Loads the caller's grants, every active exclusive lock held by others, and the consumer sectors,
+ * with the rows kept in memory per subscriber for `ttlMs` (0 = no caching). Validity
  * dates are still checked against `today` on every request, so an entitlement that starts or ends is
  * seen at once; only grants, revocations and locks written since the load wait for the TTL.
  * Concurrent misses for one subscriber share one query; a failed query is not cached.

@@ -1,8 +1,10 @@
 // Hot TACSI responses served from memory. Published cells never change, so a serialized body and its
-// ETag stay valid until a new cell lands. A publication in this process bumps the generation and
-// drops everything at once; one in another process (a CLI run, another instance) is seen within the
+// ETag stay valid until a new cell lands. A publication through this service bumps its cache's
+// generation and drops everything at once; one in another process (a CLI run, another instance) is seen within the
 // TTL. Only published data is cached: entitlement checks run on every request, before the cache.
 import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { stateSlot } from '../infra/state.ts';
 
 /** How long another process's publication can take to appear here. */
 export const FEED_CACHE_TTL_MS = 30_000;
@@ -15,11 +17,16 @@ export interface CachedFeed {
   etag: string;
 }
 
-let generation = 0;
+const FEED_CACHE = stateSlot('tacsi.feed-cache', () => new FeedCache());
+
+/** This service's feed cache (one per service: two services in one process never share it). */
+export function feedCache(ctx: Pick<AppContext, 'state'>): FeedCache {
+  return ctx.state.get(FEED_CACHE);
+}
 
 /** Called by the publisher after a commit that published at least one cell. */
-export function notePublication(): void {
-  generation += 1;
+export function notePublication(ctx: Pick<AppContext, 'state'>): void {
+  feedCache(ctx).invalidate();
 }
 
 export function strongEtag(body: string): string {
@@ -36,6 +43,7 @@ export class FeedCache {
   readonly #entries = new Map<string, Entry>();
   readonly #ttlMs: number;
   readonly #clock: () => number;
+  #generation = 0;
 
   constructor(ttlMs = FEED_CACHE_TTL_MS, clock: () => number = () => performance.now()) {
     this.#ttlMs = ttlMs;
@@ -49,7 +57,7 @@ export class FeedCache {
   get(key: string, build: () => Promise<unknown | null>): Promise<CachedFeed | null> {
     const now = this.#clock();
     const hit = this.#entries.get(key);
-    if (hit && hit.generation === generation && hit.expiresAt > now) return hit.value;
+    if (hit && hit.generation === this.#generation && hit.expiresAt > now) return hit.value;
     if (hit) this.#entries.delete(key);
     if (this.#entries.size >= MAX_ENTRIES) {
       const oldest = this.#entries.keys().next().value;
@@ -60,12 +68,17 @@ export class FeedCache {
       const body = JSON.stringify(data);
       return { body, etag: strongEtag(body) };
     });
-    const entry: Entry = { value, generation, expiresAt: now + this.#ttlMs };
+    const entry: Entry = { value, generation: this.#generation, expiresAt: now + this.#ttlMs };
     this.#entries.set(key, entry);
     value.catch(() => {
       if (this.#entries.get(key) === entry) this.#entries.delete(key);
     });
     return value;
+  }
+
+  /** Everything cached so far is stale (a cell was published). */
+  invalidate(): void {
+    this.#generation += 1;
   }
 
   clear(): void {

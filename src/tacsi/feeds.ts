@@ -1,10 +1,12 @@
 // Response bodies of the TACSI feeds. They read `tacsi_cells` and nothing else: only published,
 // perturbed aggregates can leave, never a raw score, workspace id, name or handle.
+import type { PillarScores } from '../core/catalog.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, TacsiCellsTable } from '../infra/db/types.ts';
-import { addDays } from './periods.ts';
 import { forwardSignal, type ForwardSignal } from './forward-signal.ts';
-import { getMethodology, type Methodology, type TacsiPillar } from './privacy/index.ts';
+import { cellMargins, indexNoiseVariance, type CellMargins } from './margins.ts';
+import type { Methodology, TacsiPillar } from './privacy/index.ts';
+import { addDays } from '../core/days.ts';
 
 export const WEEKLY_HISTORY_WEEKS = 12;
 export const HISTORY_PAGE_MAX = 260;
@@ -15,9 +17,11 @@ export interface TacsiCell {
   indexValue: number;
   /** indexValue minus the previous published cell's; null for a series' first cell. */
   delta: number | null;
-  pillars: Record<'impact' | 'momentum' | 'presence' | 'reach' | 'sentiment', number>;
+  pillars: PillarScores;
   cohortBand: string;
   methodologyVersion: string;
+  /** 95% margin of error of indexValue and of each pillar, in index points (extension). */
+  marginOfError: CellMargins;
 }
 
 type CellRow = Pick<
@@ -32,6 +36,9 @@ type CellRow = Pick<
   | 'sentiment'
   | 'cohort_band'
   | 'methodology_version'
+  | 'moe_index_value'
+  | 'moe_pillars'
+  | 'noise'
 >;
 
 const CELL_COLUMNS = [
@@ -45,10 +52,16 @@ const CELL_COLUMNS = [
   'sentiment',
   'cohort_band',
   'methodology_version',
+  'moe_index_value',
+  'moe_pillars',
+  'noise',
 ] as const;
 
+/** Every methodology publishes on the 0.01 grid. */
+const GRID = { gridStepRatio: { numerator: 1, denominator: 100 } } as const;
+
 /** A difference of two grid values, snapped back to the grid (binary subtraction leaves dust). */
-export function snapToGrid(x: number, m: Methodology): number {
+export function snapToGrid(x: number, m: Pick<Methodology, 'gridStepRatio'>): number {
   const { numerator, denominator } = m.gridStepRatio;
   return (Math.round((x * denominator) / numerator) * numerator) / denominator;
 }
@@ -67,6 +80,7 @@ export function toCell(r: CellRow): TacsiCell {
     },
     cohortBand: r.cohort_band,
     methodologyVersion: r.methodology_version,
+    marginOfError: cellMargins(r),
   };
 }
 
@@ -94,11 +108,7 @@ export async function weeklyFeed(db: Kysely<DB>, sector: string): Promise<Weekly
   return {
     sector,
     ...toCell(latest),
-    forwardSignal: forwardSignal(
-      series,
-      addDays(latest.period_end, 7),
-      getMethodology(latest.methodology_version),
-    ),
+    forwardSignal: forwardSignal(series, addDays(latest.period_end, 7), indexNoiseVariance(latest)),
     history: rows.slice(1, 1 + WEEKLY_HISTORY_WEEKS).map(toCell),
   };
 }
@@ -148,6 +158,8 @@ export interface PillarPoint {
   delta: number | null;
   cohortBand: string;
   methodologyVersion: string;
+  /** 95% margin of error of value, in index points (extension). */
+  marginOfError: number;
 }
 
 /** Every published weekly value of one pillar, newest first; null when no week is published. */
@@ -163,12 +175,10 @@ export async function pillarFeed(
     return {
       periodEnd: r.period_end,
       value: r[pillar],
-      delta:
-        older === undefined
-          ? null
-          : snapToGrid(r[pillar] - older[pillar], getMethodology(r.methodology_version)),
+      delta: older === undefined ? null : snapToGrid(r[pillar] - older[pillar], GRID),
       cohortBand: r.cohort_band,
       methodologyVersion: r.methodology_version,
+      marginOfError: cellMargins(r).pillars,
     };
   });
   return { sector, pillar, series };

@@ -7,8 +7,9 @@
 //   - the residual variance of the one-step errors (what the series actually did), and
 //   - the floor the publication noise alone imposes: the next published value carries noise of
 //     variance s2 and the smoothed level carries alpha / (2 - alpha) * s2 of it, so 2 s2 / (2 - alpha),
-// with s2 the exact variance of the methodology's discrete Laplace noise. Normal approximation.
-import { discreteLaplaceVariance, SCORE_MAX, SCORE_MIN, type Methodology } from './privacy/index.ts';
+// with s2 the exact variance of the latest cell's index noise (tacsi-m1: discrete Laplace; tacsi-m2:
+// the weighted discrete Gaussians of its pillars, margins.ts). Normal approximation.
+import { SCORE_MAX, SCORE_MIN } from './privacy/index.ts';
 
 /** Published weeks a sector needs before a projection is given (two years of archive). */
 export const FORWARD_SIGNAL_MIN_WEEKS = 104;
@@ -62,13 +63,12 @@ export function fitSimpleExponentialSmoothing(values: readonly number[]): {
 export function forwardSignal(
   valuesOldestFirst: readonly number[],
   nextPeriodEnd: string,
-  methodology: Methodology,
+  /** Variance (index points squared) of the publication noise of one weekly indexValue. */
+  noiseVariance: number,
 ): ForwardSignal {
   if (valuesOldestFirst.length < FORWARD_SIGNAL_MIN_WEEKS)
     return { status: 'pending_archive_depth', note: PENDING_NOTE };
   const { alpha, level, residualVariance } = fitSimpleExponentialSmoothing(valuesOldestFirst);
-  const { numerator, denominator } = methodology.noiseScaleGridUnits;
-  const noiseVariance = discreteLaplaceVariance(numerator / denominator) * methodology.gridStep ** 2;
   const variance = Math.max(residualVariance, (2 * noiseVariance) / (2 - alpha));
   const halfWidth = Z_95 * Math.sqrt(variance);
   return {

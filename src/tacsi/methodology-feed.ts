@@ -3,35 +3,116 @@
 import { FORWARD_SIGNAL_METHOD, FORWARD_SIGNAL_MIN_WEEKS } from './forward-signal.ts';
 import {
   COHORT_BAND_EDGES,
-  CURRENT_METHODOLOGY_VERSION,
   METHODOLOGIES,
   ROLLING_WINDOW_DAYS,
+  TACSI_M2,
+  TACSI_PILLARS,
+  marginTable,
+  pureDpToZcdp,
+  ratioValue,
+  type GaussianMethodology,
 } from './privacy/index.ts';
 
-export function methodologyFeed() {
+const round = (x: number, digits = 6) => Number(x.toFixed(digits));
+
+function bands(minCohort: number): string[] {
+  return [...COHORT_BAND_EDGES]
+    .filter((edge) => edge >= minCohort)
+    .reverse()
+    .map((edge) => `n >= ${edge}`);
+}
+
+function gaussian(m: GaussianMethodology) {
+  const rho = (kind: keyof GaussianMethodology['rhoPerRelease']) => round(ratioValue(m.rhoPerRelease[kind]));
+  const w = m.windowRho;
   return {
-    current: CURRENT_METHODOLOGY_VERSION,
-    methodologies: Object.values(METHODOLOGIES).map((m) => ({
-      version: m.version,
-      mechanism: 'discrete-laplace',
-      scoreBounds: { min: m.scoreBounds[0], max: m.scoreBounds[1] },
-      minCohort: m.minCohort,
-      cohortBands: [...COHORT_BAND_EDGES]
-        .filter((edge) => edge >= m.minCohort)
-        .reverse()
-        .map((edge) => `n >= ${edge}`),
-      sensitivity: m.sensitivity,
-      statisticsPerCell: m.statisticsPerCell,
-      epsilonPerStatistic: m.epsilonPerStatistic,
-      epsilonPerCell: m.epsilonPerCell,
-      gridStep: m.gridStep,
-      noiseScale: m.noiseScale,
-      ci95HalfWidth: m.ci95HalfWidth,
-      cadences: [...m.cadences],
-      rollingWindowDays: ROLLING_WINDOW_DAYS,
-      cellsPerEntityPerWindow: m.cellsPerEntityPerWindow,
-      annualCapPerEntity: m.annualCapPerEntity,
+    version: m.version,
+    mechanism: m.mechanism,
+    accounting: m.accounting,
+    unitOfPrivacy: 'one brand workspace (all of its scores)',
+    neighbouring: m.neighbouring,
+    scoreBounds: { min: m.scoreBounds[0], max: m.scoreBounds[1] },
+    minCohort: m.minCohort,
+    dailyMinCohort: m.dailyMinCohort,
+    cohortBands: bands(m.minCohort),
+    calibration: 'noise calibrated to the floor of the published cohort band',
+    gridStep: m.gridStep,
+    noisedStatistics: [...TACSI_PILLARS],
+    indexValue: 'fixed linear composite of the noised pillars (post-processing)',
+    pillarWeights: Object.fromEntries(TACSI_PILLARS.map((p) => [p, ratioValue(m.pillarWeights[p])])),
+    noiseMultipliers: {
+      daily: ratioValue(m.noiseMultipliers.daily),
+      weekly: ratioValue(m.noiseMultipliers.weekly),
+      histogram: ratioValue(m.noiseMultipliers.histogram),
+    },
+    rhoPerRelease: {
+      daily: rho('daily'),
+      weekly: rho('weekly'),
+      weeklyDerived: rho('weekly-derived'),
+      histogram: rho('histogram'),
+      headline: rho('headline'),
+      benchmark: 0,
+    },
+    releasesPerWindow: { ...m.releasesPerWindow },
+    budgetSplit: {
+      sectorCells: round(ratioValue(w.mixedWorst)),
+      histograms: round(ratioValue(w.histograms)),
+      headline: 0,
+      benchmark: 0,
+      scheduleTotal: round(ratioValue(w.scheduleBound)),
+    },
+    rollingWindowDays: m.rollingWindowDays,
+    annualRhoCap: ratioValue(m.annualRhoCap),
+    annualEpsilonDelta: {
+      epsilon: round(m.annualEpsilonDelta.epsilon, 2),
+      delta: m.annualEpsilonDelta.delta,
+      conversion: 'epsilon = rho + 2 sqrt(rho ln(1/delta)) (Bun and Steinke 2016, Proposition 1.3)',
+    },
+    histogram: {
+      edges: [...m.histogram.edges],
+      schedule: 'with the weekly cell of the last ISO week ending in each calendar month',
+      percentileGranularity: m.histogram.percentileGranularity,
+    },
+    margins95: marginTable(m).map((r) => ({
+      bandFloor: r.bandFloor,
+      cadence: r.cadence,
+      ...(r.days ? { days: r.days } : {}),
+      indexValue: r.indexValue,
+      pillars: r.pillars,
     })),
+  };
+}
+
+/** `m2From`: the cut-over; `today` decides which methodology new periods are published under. */
+export function methodologyFeed(m2From: string, today: string) {
+  return {
+    current: today >= m2From ? TACSI_M2.version : 'tacsi-m1',
+    cutOver: { version: TACSI_M2.version, periodsEndingOnOrAfter: m2From },
+    methodologies: [
+      ...Object.values(METHODOLOGIES).map((m) => ({
+        version: m.version,
+        mechanism: 'discrete-laplace',
+        accounting: 'pure epsilon-DP, basic composition',
+        scoreBounds: { min: m.scoreBounds[0], max: m.scoreBounds[1] },
+        minCohort: m.minCohort,
+        cohortBands: bands(m.minCohort),
+        sensitivity: m.sensitivity,
+        statisticsPerCell: m.statisticsPerCell,
+        epsilonPerStatistic: m.epsilonPerStatistic,
+        epsilonPerCell: m.epsilonPerCell,
+        gridStep: m.gridStep,
+        noiseScale: m.noiseScale,
+        ci95HalfWidth: m.ci95HalfWidth,
+        cadences: [...m.cadences],
+        rollingWindowDays: ROLLING_WINDOW_DAYS,
+        cellsPerEntityPerWindow: m.cellsPerEntityPerWindow,
+        annualCapPerEntity: m.annualCapPerEntity,
+        annualRhoEquivalent: round(
+          m.cellsPerEntityPerWindow * m.statisticsPerCell * pureDpToZcdp(m.epsilonPerStatistic),
+        ),
+      })),
+      gaussian(TACSI_M2),
+    ],
     forwardSignal: {
       method: FORWARD_SIGNAL_METHOD,
       horizon: 'P1W',

@@ -1,40 +1,12 @@
 // Calendar arithmetic for TACSI periods, on 'YYYY-MM-DD' strings in UTC. Weekly periods are ISO
 // weeks (Monday to Sunday) named by their Sunday; daily periods are single UTC days.
+import { addDays, dayNumber, isCalendarDay } from '../core/days.ts';
 import type { Cadence } from './privacy/index.ts';
-
-const DAY_MS = 86_400_000;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** True for a real calendar date written YYYY-MM-DD. */
-export function isIsoDate(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const time = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  return new Date(time).toISOString().slice(0, 10) === value;
-}
-
-function toTime(date: string): number {
-  if (!isIsoDate(date)) throw new RangeError(`invalid date ${date}, expected YYYY-MM-DD`);
-  return Date.parse(`${date}T00:00:00Z`);
-}
-
-export function addDays(date: string, days: number): string {
-  return new Date(toTime(date) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
-/** Whole days from a to b (positive when b is later). */
-export function daysBetween(a: string, b: string): number {
-  return Math.round((toTime(b) - toTime(a)) / DAY_MS);
-}
-
-/** The UTC calendar day of an instant. */
-export function utcDay(instant: Date): string {
-  return instant.toISOString().slice(0, 10);
-}
 
 /** ISO weekday: Monday 1 ... Sunday 7. */
 export function isoWeekday(date: string): number {
-  return new Date(toTime(date)).getUTCDay() || 7;
+  // Epoch day 0, 1970-01-01, was a Thursday (ISO weekday 4).
+  return ((((dayNumber(date) + 3) % 7) + 7) % 7) + 1;
 }
 
 export function isSunday(date: string): boolean {
@@ -53,7 +25,7 @@ export function periodStart(cadence: Cadence, periodEnd: string): string {
 
 /** True when `periodEnd` names a period of the cadence (weekly periods end on Sundays). */
 export function isPeriodEnd(cadence: Cadence, periodEnd: string): boolean {
-  return isIsoDate(periodEnd) && (cadence === 'daily' || isSunday(periodEnd));
+  return isCalendarDay(periodEnd) && (cadence === 'daily' || isSunday(periodEnd));
 }
 
 /**

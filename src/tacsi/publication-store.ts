@@ -1,10 +1,11 @@
 // The publisher's SQL. Publication runs in one transaction of few round trips: lock and sector list,
 // the published state it needs (cells and ledger) in one query, the cohort query, then cells and
 // ledger rows stored in one statement.
+import type { PillarScores } from '../core/catalog.ts';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
-import { addDays } from './periods.ts';
 import { ROLLING_WINDOW_DAYS, type Cadence, type LedgerEntry, type Methodology } from './privacy/index.ts';
+import { addDays } from '../core/days.ts';
 
 // All publications serialise on one advisory lock, so two publishers cannot both pass the cap check
 // on the same ledger state.
@@ -89,7 +90,7 @@ export interface CellToStore {
   periodEnd: string;
   indexValue: number;
   delta: number | null;
-  pillars: Record<'presence' | 'reach' | 'impact' | 'sentiment' | 'momentum', number>;
+  pillars: PillarScores;
   cohortBand: string;
 }
 
@@ -132,4 +133,26 @@ export async function storeCells(
     for (const r of result.rows) stored.add(`${r.sector}|${r.period_end}`);
   }
   return stored;
+}
+
+/**
+ * `sector|periodEnd` of the cells of the cadence published under another methodology than `version`
+ * in the periods: one period is released under one methodology only (a second independent noisy
+ * release of it would let an average cancel the noise).
+ */
+export async function cellsOfOtherMethodologies(
+  trx: Kysely<DB>,
+  cadence: Cadence,
+  version: string,
+  periodEnds: readonly string[],
+): Promise<Set<string>> {
+  if (periodEnds.length === 0) return new Set();
+  const rows = await trx
+    .selectFrom('tacsi_cells')
+    .select(['sector', 'period_end'])
+    .where('cadence', '=', cadence)
+    .where('methodology_version', '<>', version)
+    .where('period_end', 'in', [...periodEnds])
+    .execute();
+  return new Set(rows.map((r) => `${r.sector}|${r.period_end}`));
 }

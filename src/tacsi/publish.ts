@@ -1,17 +1,22 @@
 // The TACSI publisher: turns daily brand scores into perturbed, immutable cells.
 //
-// For each requested period and scope (a consumer sector, or the all-consumer headline) it builds
+// Periods ending on or after the cut-over (TACSI_M2_FROM) are published under tacsi-m2 by
+// publish-m2.ts; earlier ones under tacsi-m1, as below, unchanged.
+//
+// tacsi-m1: for each requested period and scope (a consumer sector, or the all-consumer headline) it builds
 // the cohort (one row per consumer brand workspace with a score in the period), refuses cohorts below
 // the methodology's minimum, checks the annual cap on the ledger, perturbs the cell once with the
 // cryptographic random source, and stores the cell with its ledger row in the same transaction. A
 // cell that already exists is never perturbed again: it is skipped before any random draw.
 import type { AppContext } from '../context.ts';
+import { DEFAULT_TACSI_M2_FROM } from '../infra/config.ts';
 import { CapGuard } from './cap-guard.ts';
 import { HEADLINE, loadCohortRows } from './cohorts.ts';
 import { notePublication } from './feed-cache.ts';
 import { snapToGrid } from './feeds.ts';
-import { isPeriodEnd, lastCompletedPeriodEnd, trailingPeriodEnds, utcDay } from './periods.ts';
+import { isPeriodEnd, lastCompletedPeriodEnd, trailingPeriodEnds } from './periods.ts';
 import {
+  cellsOfOtherMethodologies,
   loadPublicationState,
   lockAndListSectors,
   storeCells,
@@ -27,32 +32,22 @@ import {
   perturbCell,
   type Cadence,
   type EntityScores,
+  TACSI_M2,
+  type GaussianMethodology,
   type Methodology,
   type RandomSource,
 } from './privacy/index.ts';
+import type { PublicationOutcome } from './outcome.ts';
+import { publishM2 } from './publish-m2.ts';
+import { utcDay } from '../core/days.ts';
 
-export type PublicationStatus =
-  /** Perturbed and stored now. */
-  | 'published'
-  /** The cell was already published under this methodology: nothing drawn, nothing charged. */
-  | 'exists'
-  /** The same scope and period is in the ledger under another methodology: not re-released. */
-  | 'already_charged'
-  /** Fewer than the methodology's minimum entities: no cell at all. */
-  | 'below_min_cohort'
-  /** Publishing would take some entity over its annual privacy cap: refused. */
-  | 'cap_exceeded';
-
-export interface PublicationOutcome {
-  sector: string;
-  cadence: Cadence;
-  periodEnd: string;
-  status: PublicationStatus;
-  cohortBand?: string;
-}
+export type { PublicationOutcome, PublicationStatus } from './outcome.ts';
 
 export interface PublishOptions {
-  methodology?: Methodology;
+  /** Force one methodology for every period; by default the cut-over decides. */
+  methodology?: Methodology | GaussianMethodology;
+  /** The tacsi-m2 cut-over (default: the TACSI_M2_FROM setting, else DEFAULT_TACSI_M2_FROM). */
+  m2From?: string;
   /** Must be the cryptographic source (the default); a seeded one is refused. */
   rng?: RandomSource;
   /** Where refusals are reported (default console.warn). */
@@ -68,21 +63,25 @@ export interface PublishRequest extends PublishOptions {
 
 export class PublicationError extends Error {}
 
-type Ctx = Pick<AppContext, 'db' | 'now'>;
+type Ctx = Pick<AppContext, 'db' | 'now' | 'state'> & { config?: Pick<AppContext['config'], 'tacsiM2From'> };
+
+const isGaussian = (m: Methodology | GaussianMethodology): m is GaussianMethodology =>
+  'mechanism' in m && m.mechanism === 'discrete-gaussian';
 
 interface PendingCell extends CellToStore {
   outcome: PublicationOutcome;
+}
+
+/** The cut-over of a context: periods ending on or after it are tacsi-m2. */
+export function m2CutOver(ctx: Ctx, options: PublishOptions = {}): string {
+  return options.m2From ?? ctx.config?.tacsiM2From ?? DEFAULT_TACSI_M2_FROM;
 }
 
 /** Publish the requested cells; returns one outcome per (period, scope), oldest period first. */
 export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<PublicationOutcome[]> {
   const rng = request.rng ?? cryptoRandomSource();
   assertPublicationRandomSource(rng);
-  const methodology = request.methodology ?? getMethodology(CURRENT_METHODOLOGY_VERSION);
   const { cadence } = request;
-  if (!methodology.cadences.includes(cadence)) {
-    throw new PublicationError(`methodology ${methodology.version} has no ${cadence} cells`);
-  }
   const today = utcDay(ctx.now());
   const periodEnds = [...new Set(request.periodEnds)].sort();
   for (const end of periodEnds) {
@@ -97,7 +96,50 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
   }
   if (periodEnds.length === 0) return [];
   const log = request.log ?? ((message: string) => console.warn(message));
+  const cut = m2CutOver(ctx, request);
+  const forced = request.methodology;
+  const m2 = forced && isGaussian(forced) ? forced : TACSI_M2;
+  const m2Ends = forced ? (isGaussian(forced) ? periodEnds : []) : periodEnds.filter((e) => e >= cut);
+  const m1Ends = periodEnds.filter((e) => !m2Ends.includes(e));
+  const m1 = forced && !isGaussian(forced) ? forced : getMethodology(CURRENT_METHODOLOGY_VERSION);
+  const outcomes: PublicationOutcome[] = [];
+  if (m1Ends.length > 0) {
+    if (!m1.cadences.includes(cadence)) {
+      throw new PublicationError(`methodology ${m1.version} has no ${cadence} cells`);
+    }
+    outcomes.push(...(await publishM1(ctx, request, m1, m1Ends, rng, log)));
+  }
+  if (m2Ends.length > 0) {
+    const published = await ctx.db.transaction().execute(async (trx) => {
+      const allSectors = await lockAndListSectors(trx);
+      const scopes = resolveScopes(request.sectors ?? null, allSectors);
+      return publishM2(trx, {
+        cadence,
+        periodEnds: m2Ends,
+        scopes,
+        allSectors,
+        m: m2,
+        rng,
+        log,
+        firstDay: forced ? '0001-01-01' : cut,
+        today,
+      });
+    });
+    if (published.some((o) => o.status === 'published')) notePublication(ctx);
+    outcomes.push(...published);
+  }
+  return sortOutcomes(outcomes);
+}
 
+async function publishM1(
+  ctx: Ctx,
+  request: PublishRequest,
+  methodology: Methodology,
+  periodEnds: readonly string[],
+  rng: RandomSource,
+  log: (message: string) => void,
+): Promise<PublicationOutcome[]> {
+  const { cadence } = request;
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     const allSectors = await lockAndListSectors(trx);
     const scopes = resolveScopes(request.sectors ?? null, allSectors);
@@ -112,10 +154,14 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
 
     const outcomes: PublicationOutcome[] = [];
     const todo: Array<{ periodEnd: string; scope: string }> = [];
+    // A period published under another methodology is never released again.
+    const taken = await cellsOfOtherMethodologies(trx, cadence, methodology.version, periodEnds);
     for (const periodEnd of periodEnds) {
       for (const scope of scopes) {
         const exists = timelines.get(scope)!.some((c) => c.periodEnd === periodEnd);
         if (exists) outcomes.push({ sector: scope, cadence, periodEnd, status: 'exists' });
+        else if (taken.has(`${scope}|${periodEnd}`))
+          outcomes.push({ sector: scope, cadence, periodEnd, status: 'already_charged' });
         else todo.push({ periodEnd, scope });
       }
     }
@@ -180,7 +226,7 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
     for (const c of pending) if (!stored.has(`${c.sector}|${c.periodEnd}`)) c.outcome.status = 'exists';
     return { outcomes: sortOutcomes(outcomes), published: stored.size };
   });
-  if (outcome.published > 0) notePublication();
+  if (outcome.published > 0) notePublication(ctx);
   return outcome.outcomes;
 }
 

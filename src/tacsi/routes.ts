@@ -5,12 +5,12 @@ import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
 import { problems } from '../infra/http/problem.ts';
 import { DateOnly, errorResponses } from '../infra/http/schemas.ts';
 import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
-import { FeedCache, ifNoneMatchHits } from './feed-cache.ts';
+import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
-import { isIsoDate, utcDay } from './periods.ts';
 import type { TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
+import { isCalendarDay, utcDay } from '../core/days.ts';
 
 const AUTH = { audience: 'tacsi', scope: 'read' } as const;
 
@@ -25,7 +25,7 @@ const ok = (schema: TSchema) => ({
 
 export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const cache = new FeedCache();
+  const cache = feedCache(app.ctx);
   const access = new AccessCache(app.ctx.db, app.ctx.config.authCacheTtlMs);
 
   /**
@@ -103,7 +103,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         ['to', to],
         ['before', before],
       ] as const) {
-        if (value !== undefined && !isIsoDate(value))
+        if (value !== undefined && !isCalendarDay(value))
           throw problems.invalidParameter(name, 'must be a date YYYY-MM-DD');
       }
       if (from && to && from > to) {
@@ -183,7 +183,17 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         response: { ...ok(S.MethodologyFeed), ...errorResponses(403) },
       },
     },
-    async (request, reply) =>
-      serve(request, reply, { feed: 'methodology' }, 'methodology', async () => methodologyFeed(), null),
+    async (request, reply) => {
+      const today = utcDay(app.ctx.now());
+      const cut = app.ctx.config.tacsiM2From;
+      return serve(
+        request,
+        reply,
+        { feed: 'methodology' },
+        `methodology|${today >= cut}`,
+        async () => methodologyFeed(cut, today),
+        null,
+      );
+    },
   );
 }

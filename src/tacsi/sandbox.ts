@@ -1,18 +1,14 @@
 // Sandbox: publish the TACSI archive from the daily scores the scores extension wrote (it must run
-// first). Every full ISO week of the score history and the last 60 days become cells; the small
-// sector (fewer than 50 brands) stays unpublished by the cohort rule. Idempotent: a second run finds
-// every cell published and draws nothing.
+// first), all of it under tacsi-m2: the sandbox sets its cut-over to the first scored day, before its
+// archive. Every full ISO week of the score history becomes a weekly cell (derived from its daily
+// cells in the 250-brand sector, which has the Daily add-on, noised directly elsewhere) and the days
+// since the last full week become daily cells there; the small sector (fewer than 50 brands) stays
+// unpublished by the cohort rule. Idempotent: a second run finds every cell published and draws nothing.
 import { sql } from 'kysely';
-import type { SandboxExtension } from '../sandbox/extensions.ts';
-import {
-  addDays,
-  isSunday,
-  lastCompletedPeriodEnd,
-  periodEndsBetween,
-  utcDay,
-  weekEndOf,
-} from './periods.ts';
+import type { SandboxExtension } from '../domain-module.ts';
+import { isSunday, lastCompletedPeriodEnd, periodEndsBetween, weekEndOf } from './periods.ts';
 import { publishCells, type PublicationOutcome } from './publish.ts';
+import { addDays, utcDay } from '../core/days.ts';
 
 export const SANDBOX_DAILY_DAYS = 60;
 
@@ -46,6 +42,7 @@ export const tacsiSandbox: SandboxExtension = {
         ...(await publishCells(ctx, {
           cadence: 'weekly',
           periodEnds: periodEndsBetween('weekly', weeklyFirst, weeklyLast),
+          m2From: first,
           log,
         })),
       );
@@ -55,14 +52,16 @@ export const tacsiSandbox: SandboxExtension = {
         ...(await publishCells(ctx, {
           cadence: 'daily',
           periodEnds: periodEndsBetween('daily', dailyFirst, dailyLast),
+          m2From: first,
           log,
         })),
       );
     }
     const count = (status: string) => outcomes.filter((o) => o.status === status).length;
     log(
-      `tacsi: ${count('published')} cells published, ${count('exists')} already published, ` +
-        `${count('below_min_cohort')} below the minimum cohort (weekly ${weeklyFirst}..${weeklyLast}, daily ${dailyFirst}..${dailyLast})`,
+      `tacsi: ${count('published')} tacsi-m2 cells published, ${count('exists')} already published, ` +
+        `${count('below_min_cohort')} below the minimum cohort, ${count('cap_exceeded')} refused by the annual cap ` +
+        `(weekly ${weeklyFirst}..${weeklyLast}, daily ${dailyFirst}..${dailyLast})`,
     );
     manifest.tacsi.publication = {
       weekly: { from: weeklyFirst, to: weeklyLast },

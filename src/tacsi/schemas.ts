@@ -30,13 +30,26 @@ const Delta = Type.Union([Type.Number(), Type.Null()], {
   description: 'change from the previous published cell of the series; null for its first cell',
 });
 
+/** Extension: the published 95% margin of error (half-width of the noise interval), in index points. */
+export const MarginOfError = Type.Object(
+  {
+    indexValue: Num,
+    pillars: Type.Number({ description: 'every pillar of a cell has the same noise law, hence one margin' }),
+  },
+  {
+    description:
+      '95% margin of error of the published values (extension): the noise lies within +/- this with probability 0.95',
+  },
+);
+
 export const TacsiCell = Type.Object({
   periodEnd: DateOnly,
   indexValue: Num,
   delta: Delta,
   pillars: TacsiPillars,
   cohortBand: Type.String({ description: 'banded cohort size, e.g. `n >= 50`' }),
-  methodologyVersion: Type.String(),
+  methodologyVersion: Type.String({ description: '`tacsi-m1` (archive) or `tacsi-m2`' }),
+  marginOfError: MarginOfError,
 });
 
 export const ForwardSignal = Type.Object(
@@ -80,6 +93,7 @@ export const PillarFeed = Type.Object({
       delta: Delta,
       cohortBand: Type.String(),
       methodologyVersion: Type.String(),
+      marginOfError: Type.Number({ description: '95% margin of error of value, index points (extension)' }),
     }),
   ),
 });
@@ -90,28 +104,92 @@ export const DailyFeed = Type.Object({
   rows: Type.Array(TacsiCell),
 });
 
-export const MethodologyFeed = Type.Object({
-  current: Type.String(),
-  methodologies: Type.Array(
-    Type.Object({
-      version: Type.String(),
-      mechanism: Type.String(),
-      scoreBounds: Type.Object({ min: Num, max: Num }),
-      minCohort: Type.Integer(),
-      cohortBands: Type.Array(Type.String()),
-      sensitivity: Num,
-      statisticsPerCell: Type.Integer(),
-      epsilonPerStatistic: Num,
-      epsilonPerCell: Num,
-      gridStep: Num,
-      noiseScale: Num,
-      ci95HalfWidth: Num,
-      cadences: Type.Array(Type.String()),
-      rollingWindowDays: Type.Integer(),
-      cellsPerEntityPerWindow: Type.Integer(),
-      annualCapPerEntity: Num,
+const LaplaceMethodology = Type.Object(
+  {
+    version: Type.String(),
+    mechanism: Type.Literal('discrete-laplace'),
+    accounting: Type.String(),
+    scoreBounds: Type.Object({ min: Num, max: Num }),
+    minCohort: Type.Integer(),
+    cohortBands: Type.Array(Type.String()),
+    sensitivity: Num,
+    statisticsPerCell: Type.Integer(),
+    epsilonPerStatistic: Num,
+    epsilonPerCell: Num,
+    gridStep: Num,
+    noiseScale: Num,
+    ci95HalfWidth: Num,
+    cadences: Type.Array(Type.String()),
+    rollingWindowDays: Type.Integer(),
+    cellsPerEntityPerWindow: Type.Integer(),
+    annualCapPerEntity: Num,
+    annualRhoEquivalent: Type.Number({
+      description: 'the same annual loss in zCDP rho (epsilon^2 / 2 per statistic)',
     }),
-  ),
+  },
+  { description: 'tacsi-m1 (archive): pure epsilon-DP, discrete Laplace' },
+);
+
+const GaussianMethodology = Type.Object(
+  {
+    version: Type.String(),
+    mechanism: Type.Literal('discrete-gaussian'),
+    accounting: Type.String(),
+    unitOfPrivacy: Type.String(),
+    neighbouring: Type.String(),
+    scoreBounds: Type.Object({ min: Num, max: Num }),
+    minCohort: Type.Integer(),
+    dailyMinCohort: Type.Integer(),
+    cohortBands: Type.Array(Type.String()),
+    calibration: Type.String(),
+    gridStep: Num,
+    noisedStatistics: Type.Array(Type.String()),
+    indexValue: Type.String(),
+    pillarWeights: TacsiPillars,
+    noiseMultipliers: Type.Object({ daily: Num, weekly: Num, histogram: Num }),
+    rhoPerRelease: Type.Object({
+      daily: Num,
+      weekly: Num,
+      weeklyDerived: Num,
+      histogram: Num,
+      headline: Num,
+      benchmark: Num,
+    }),
+    releasesPerWindow: Type.Object({
+      daily: Type.Integer(),
+      weekly: Type.Integer(),
+      histogram: Type.Integer(),
+    }),
+    budgetSplit: Type.Object(
+      { sectorCells: Num, histograms: Num, headline: Num, benchmark: Num, scheduleTotal: Num },
+      { description: 'rho of the busiest rolling 365 days of one entity, by release' },
+    ),
+    rollingWindowDays: Type.Integer(),
+    annualRhoCap: Num,
+    annualEpsilonDelta: Type.Object({ epsilon: Num, delta: Num, conversion: Type.String() }),
+    histogram: Type.Object({
+      edges: Type.Array(Num),
+      schedule: Type.String(),
+      percentileGranularity: Type.Integer(),
+    }),
+    margins95: Type.Array(
+      Type.Object({
+        bandFloor: Type.Integer(),
+        cadence: Type.Enum(['daily', 'weekly', 'weekly-derived']),
+        days: Type.Optional(Type.Integer()),
+        indexValue: Num,
+        pillars: Num,
+      }),
+      { description: '95% margin of error per band floor and cadence, index points' },
+    ),
+  },
+  { description: 'tacsi-m2: zCDP, exact discrete Gaussian on the five pillar means' },
+);
+
+export const MethodologyFeed = Type.Object({
+  current: Type.String({ description: 'the methodology new periods are published under' }),
+  cutOver: Type.Object({ version: Type.String(), periodsEndingOnOrAfter: DateOnly }),
+  methodologies: Type.Array(Type.Union([LaplaceMethodology, GaussianMethodology])),
   forwardSignal: Type.Object({
     method: Type.String(),
     horizon: Type.String(),

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts';
+import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
 import { deliverOnce, type DeliveryOutcome } from './deliver-once.ts';
 import * as q from './queries.ts';
 import { DISABLE_AFTER_FAILING_MS, webhookSettings } from './settings.ts';
@@ -51,10 +52,20 @@ export async function attemptDelivery(
   }
 
   const settings = webhookSettings(ctx);
-  const secrets =
+  // A webhook's delivery is signed with its own secret; a one-off (`webhook_url`) delivery with the
+  // secret its audit returned to the caller, never with another principal's registered secrets.
+  const sealed =
     delivery.webhook_id !== null
-      ? [delivery.secret as string]
-      : await q.audienceSecrets(ctx.db, delivery.workspace_id, delivery.event_type);
+      ? { value: delivery.webhook_secret, keyId: delivery.webhook_secret_key_id }
+      : { value: delivery.own_secret, keyId: delivery.own_secret_key_id };
+  const secrets =
+    sealed.value === null
+      ? []
+      : [
+          sealed.keyId === null
+            ? sealed.value // stored before encryption; sealed at the next start
+            : ctx.keyRing.open({ ciphertext: sealed.value, keyId: sealed.keyId }, WEBHOOK_SECRET_PURPOSE),
+        ];
   const outcome = await deliverOnce(
     {
       url: delivery.url,
@@ -79,37 +90,32 @@ export async function attemptDelivery(
   const at = ctx.now();
   const final = outcome.ok || outcome.permanent || options.lastAttempt;
   const status = outcome.ok ? 'succeeded' : final ? 'failed' : 'pending';
-  await q.recordAttempt(ctx.db, deliveryId, {
+  const attempt = {
     at,
     statusCode: outcome.statusCode,
     error: outcome.error,
     outcome: status,
     attempted: true,
-  });
-  if (outcome.ok) return { result: 'succeeded', outcome };
-  if (!final) return { result: 'retry', outcome };
+  } as const;
+  if (!final || outcome.ok || delivery.webhook_id === null) {
+    await q.recordAttempt(ctx.db, deliveryId, attempt);
+    return { result: outcome.ok ? 'succeeded' : final ? 'failed' : 'retry', outcome };
+  }
 
-  if (delivery.webhook_id !== null) {
+  // The failed delivery and the webhook's disabling commit together: nobody sees one without the other.
+  const webhookId = delivery.webhook_id;
+  await ctx.db.transaction().execute(async (trx) => {
+    await q.recordAttempt(trx, deliveryId, attempt);
     if (outcome.statusCode === 410) {
+      await q.disableWebhook(trx, webhookId, `The endpoint answered 410 Gone on ${at.toISOString()}.`);
+    } else if (!(await q.succeededSince(trx, webhookId, new Date(at.getTime() - DISABLE_AFTER_FAILING_MS)))) {
       await q.disableWebhook(
-        ctx.db,
-        delivery.webhook_id,
-        `The endpoint answered 410 Gone on ${at.toISOString()}.`,
-      );
-    } else if (
-      !(await q.succeededSince(
-        ctx.db,
-        delivery.webhook_id,
-        new Date(at.getTime() - DISABLE_AFTER_FAILING_MS),
-      ))
-    ) {
-      await q.disableWebhook(
-        ctx.db,
-        delivery.webhook_id,
+        trx,
+        webhookId,
         `Disabled on ${at.toISOString()}: a delivery failed all its attempts (last error: ${outcome.error}) ` +
           'and no delivery succeeded in the previous 24 hours.',
       );
     }
-  }
+  });
   return { result: 'failed', outcome };
 }

@@ -1,19 +1,23 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
+import type { Sealed } from '../infra/crypto/keyring.ts';
 import { newId } from '../infra/ids.ts';
+import { defineJob } from '../infra/jobs/define.ts';
+import { webhookDeliverJob } from './jobs.ts';
 import { findEvent, subscribedWebhooks } from './queries.ts';
-import { webhookSettings } from './settings.ts';
 
-export const WEBHOOK_DELIVER_QUEUE = 'webhooks.deliver';
+export interface ExtraDestination {
+  url: string;
+  /** Sealed (never plaintext in job data); null sends unsigned. */
+  secret: Sealed | null;
+}
 
 /** Job data of `webhooks.fanout`, as sent by emitEvent. */
 export interface FanoutJob {
   eventId: string;
+  extra?: ExtraDestination[];
+  /** Jobs queued before one-off deliveries had their own secret: sent unsigned. */
   extraUrls?: string[];
-}
-
-export interface DeliverJob {
-  deliveryId: string;
 }
 
 /**
@@ -24,6 +28,13 @@ export function extraDeliveryId(eventId: string, url: string): string {
   return `whd_x${createHash('sha256').update(`${eventId}\n${url}`).digest('hex').slice(0, 32)}`;
 }
 
+function uniqueExtra(job: FanoutJob): ExtraDestination[] {
+  const byUrl = new Map<string, ExtraDestination>();
+  for (const url of job.extraUrls ?? []) byUrl.set(url, { url, secret: null });
+  for (const e of job.extra ?? []) byUrl.set(e.url, e);
+  return [...byUrl.values()];
+}
+
 /**
  * Creates one delivery per active webhook subscribed to the event's type (of the workspace
  * and of its agency) plus one per extra URL, and enqueues a deliver job for each, all in one
@@ -31,7 +42,6 @@ export function extraDeliveryId(eventId: string, url: string): string {
  * never delivers twice. Returns the ids of the deliveries it created.
  */
 export async function fanOutEvent(ctx: AppContext, job: FanoutJob): Promise<string[]> {
-  const { retry } = webhookSettings(ctx);
   return ctx.db.transaction().execute(async (trx) => {
     const event = await findEvent(trx, job.eventId);
     if (!event) return []; // its workspace was deleted since
@@ -45,11 +55,13 @@ export async function fanOutEvent(ctx: AppContext, job: FanoutJob): Promise<stri
         url: w.url,
         created_at: now,
       })),
-      ...[...new Set(job.extraUrls ?? [])].map((url) => ({
+      ...uniqueExtra(job).map(({ url, secret }) => ({
         id: extraDeliveryId(event.id, url),
         event_id: event.id,
         webhook_id: null,
         url,
+        secret: secret?.ciphertext ?? null,
+        secret_key_id: secret?.keyId ?? null,
         created_at: now,
       })),
     ];
@@ -61,11 +73,21 @@ export async function fanOutEvent(ctx: AppContext, job: FanoutJob): Promise<stri
       .returning('id')
       .execute();
     for (const { id } of created) {
-      await ctx.jobs.sendInTransaction(trx, WEBHOOK_DELIVER_QUEUE, { deliveryId: id } satisfies DeliverJob, {
-        ...retry,
-        expireInSeconds: 60,
-      });
+      await webhookDeliverJob.enqueue(ctx, { deliveryId: id }, { trx });
     }
     return created.map((r) => r.id);
   });
 }
+
+/**
+ * Fans an event out to its deliveries; sent by emitEvent in the event's transaction. Always
+ * declared, whether or not this process runs workers: every process emits events. A few
+ * inserts, so it retries quickly (the database was away, say).
+ */
+export const webhookFanoutJob = defineJob<FanoutJob>({
+  queue: 'webhooks.fanout',
+  retry: { retryLimit: 10, retryDelay: 5, retryBackoff: true, retryDelayMax: 600 },
+  expireInSeconds: 120,
+  worker: { pollingIntervalSeconds: 1 },
+  handler: (ctx, job) => fanOutEvent(ctx, job.data),
+});

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB, EventType } from '../infra/db/types.ts';
+import type { Sealed } from '../infra/crypto/keyring.ts';
+import type { DB } from '../infra/db/types.ts';
+import type { EventType } from '../core/catalog.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -33,7 +35,7 @@ export async function countLiveWebhooks(db: Db, workspaceId: string): Promise<nu
 
 export async function insertWebhook(
   db: Db,
-  row: { id: string; workspaceId: string; url: string; events: EventType[]; secret: string; createdAt: Date },
+  row: { id: string; workspaceId: string; url: string; events: EventType[]; secret: Sealed; createdAt: Date },
 ) {
   return db
     .insertInto('webhooks')
@@ -42,7 +44,8 @@ export async function insertWebhook(
       workspace_id: row.workspaceId,
       url: row.url,
       events: row.events,
-      secret: row.secret,
+      secret: row.secret.ciphertext,
+      secret_key_id: row.secret.keyId,
       created_at: row.createdAt,
     })
     .returning(WEBHOOK_COLUMNS)
@@ -131,24 +134,6 @@ export async function subscribedWebhooks(db: Db, workspaceId: string, type: Even
     .execute();
 }
 
-/**
- * Secrets that sign a one-off (`webhook_url`) delivery: those of the webhooks that receive the same
- * event anyway, so a signature never tells a receiver anything its owner's endpoints do not get.
- */
-export async function audienceSecrets(db: Db, workspaceId: string, type: EventType): Promise<string[]> {
-  const rows = await db
-    .selectFrom('webhooks')
-    .select('secret')
-    .where('workspace_id', 'in', audienceOf(db, workspaceId))
-    .where('status', '=', 'active')
-    .where('deleted_at', 'is', null)
-    .where(sql<boolean>`events @> ARRAY[${type}]::text[]`)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
-  return rows.map((r) => r.secret);
-}
-
 /** A delivery with what an attempt needs: its event, and its webhook's state and secret. */
 export async function loadDelivery(db: Db, deliveryId: string) {
   return db
@@ -166,7 +151,10 @@ export async function loadDelivery(db: Db, deliveryId: string) {
       'e.data as event_data',
       'e.created_at as event_created_at',
       'e.workspace_id',
-      'w.secret',
+      'w.secret as webhook_secret',
+      'w.secret_key_id as webhook_secret_key_id',
+      'd.secret as own_secret',
+      'd.secret_key_id as own_secret_key_id',
       'w.status as webhook_status',
       'w.deleted_at as webhook_deleted_at',
     ])

@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { EVENT_TYPES } from '../infra/db/types.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { errorResponses, Timestamp } from '../infra/http/schemas.ts';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from './service.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from './settings.ts';
 import { MAX_URL_LENGTH } from './url-policy.ts';
+import { EVENT_TYPES } from '../core/catalog.ts';
 
 const EventName = Type.Enum([...EVENT_TYPES]);
 const WebhookStatus = Type.Enum(['active', 'disabled'], {

@@ -1,12 +1,13 @@
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { EVENT_TYPES, type EventType } from '../infra/db/types.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
 import { newId } from '../infra/ids.ts';
 import * as q from './queries.ts';
+import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret, validateSecret } from './secrets.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE, webhookSettings } from './settings.ts';
 import { parseWebhookUrl, validateWebhookUrl } from './url-policy.ts';
+import { EVENT_TYPES, type EventType } from '../core/catalog.ts';
 
 export interface WebhookResource {
   id: string;
@@ -105,7 +106,7 @@ export async function createWebhook(
       workspaceId: principal.workspaceId,
       url,
       events,
-      secret,
+      secret: ctx.keyRing.seal(secret, WEBHOOK_SECRET_PURPOSE),
       createdAt: ctx.now(),
     });
   });

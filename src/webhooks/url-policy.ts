@@ -55,11 +55,10 @@ export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions
     await checkDestination(url.hostname, { allowLoopback: options.allowLoopback, resolve: options.resolve });
   } catch (error) {
     if (!(error instanceof RefusedDestinationError)) throw error;
-    const why =
-      error.kind === 'refused'
-        ? `${error.message}; webhooks are only delivered to public internet addresses.`
-        : `${error.message}.`;
-    throw invalid(`${parameter} is not deliverable: ${why}`, parameter);
+    throw invalid(
+      `${parameter} is not deliverable: ${error.message}; webhooks are only delivered to public internet addresses.`,
+      parameter,
+    );
   }
   return url.href;
 }

@@ -16,16 +16,6 @@ export async function auditsUsed(db: Kysely<DB>, workspaceId: string, now: Date)
   return Number(row.n);
 }
 
-export async function connectedPlatformCount(db: Kysely<DB>, workspaceId: string): Promise<number> {
-  const row = await db
-    .selectFrom('platform_connections')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'connected')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 /** The latest completed audit's composite: the workspace's current Brand Credit Score. */
 export async function latestCompositeScore(db: Kysely<DB>, workspaceId: string): Promise<number | null> {
   const row = await db

@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { PLAN_LIMITS } from '../infra/auth/plans.ts';
-import { resolveWorkspace } from '../infra/auth/tenancy.ts';
 import { errorResponses, Timestamp } from '../infra/http/schemas.ts';
-import { auditsUsed, connectedPlatformCount, latestCompositeScore } from './queries.ts';
+import { connectedPlatforms } from '../platforms/queries.ts';
+import { auditsUsed, latestCompositeScore } from './queries.ts';
+import { PLAN_LIMITS } from '../core/catalog.ts';
+import { resolveWorkspace } from './tenancy.ts';
 
 const WorkspaceResource = Type.Object(
   {
@@ -50,7 +51,7 @@ export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
       const limits = PLAN_LIMITS[ws.plan];
       const [used, connected, score] = await Promise.all([
         auditsUsed(db, ws.id, now()),
-        connectedPlatformCount(db, ws.id),
+        connectedPlatforms(db, ws.id).then((p) => p.length),
         latestCompositeScore(db, ws.id),
       ]);
       return {

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../src/context.ts';
 import { runAuditJob } from '../../src/audits/jobs.ts';
-import type { DB, Platform } from '../../src/infra/db/types.ts';
+import type { DB } from '../../src/infra/db/types.ts';
 import { snapshotRow, upsertSnapshots } from '../../src/ingest/store.ts';
-import { addDays, utcDay } from '../../src/scoring/days.ts';
-import { syntheticSnapshots } from '../../src/scoring/engine/synthetic.ts';
+import { syntheticSnapshots } from '../helpers/synthetic.ts';
+import { addDays, utcDay } from '../../src/core/days.ts';
+import type { Platform } from '../../src/core/catalog.ts';
 
 /** Synthetic daily snapshots for `days` days ending on `asOf` (UTC day of now by default). */
 export async function seedMetrics(

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/keys.ts';
 import { createSubscriber } from '../../src/admin/tacsi.ts';
-import type { Plan } from '../../src/infra/db/types.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import type { Plan } from '../../src/core/catalog.ts';
 
 /** Every endpoint of the spec with its minimum plan (Authentication, item 2). */
 const ENDPOINTS: Array<{

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseIsoInstant } from '../../src/campaigns/iso-dates.ts';
 import {
   customPhasePlan,
   defaultPhasePlan,
@@ -11,6 +10,7 @@ import {
   stageStartsAt,
   weekNumbers,
 } from '../../src/campaigns/phases.ts';
+import { parseIsoInstant } from '../../src/core/days.ts';
 
 /** The phase planner and calendar behind POST /v1/campaigns and the lifecycle job (pure). */
 

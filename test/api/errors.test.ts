@@ -1,10 +1,11 @@
+import { listenMetrics } from '../../src/infra/observability/metrics.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 let t: TestService;
 let agencyKey: string;
 beforeAll(async () => {
-  t = await startTestService();
+  t = await startTestService({ metricsPort: 0 });
   ({ key: agencyKey } = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' }));
 });
 afterAll(async () => t?.close());
@@ -91,8 +92,19 @@ describe('errors are RFC 9457 problem+json', () => {
       status: 'ok',
       migrations: 'applied',
     });
-    const metrics = await t.request({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toContain('http_requests_total{method="GET",route="/readyz",status="200"}');
+    // Metrics are not on the API port: per-route traffic is for the operator's scraper only.
+    expectProblem(await t.request({ method: 'GET', url: '/metrics' }), 404, 'Not Found');
+    const listener = await t.service.listenMetrics();
+    expect(listener!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const metrics = await fetch(`${listener!.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('http_requests_total{method="GET",route="/readyz",status="200"}');
+    expect((await fetch(`${listener!.url}/v1/workspace`)).status).toBe(404);
+    // A taken port is a configuration problem, said in one line.
+    const port = Number(new URL(listener!.url).port);
+    await expect(listenMetrics(t.ctx.metrics, port, '127.0.0.1')).rejects.toThrow(
+      `METRICS_PORT ${port} on METRICS_HOST 127.0.0.1 cannot be used (EADDRINUSE)`,
+    );
     const doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

@@ -2,9 +2,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace, setParent } from '../../src/admin/workspaces.ts';
-import type { Platform, Workspace } from '../../src/infra/db/types.ts';
+import type { Workspace } from '../../src/infra/db/types.ts';
 import { newId } from '../../src/infra/ids.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import type { Platform } from '../../src/core/catalog.ts';
 
 let t: TestService;
 

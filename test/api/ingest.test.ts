@@ -203,8 +203,22 @@ describe('platform sync', () => {
         tokens: { instagram: 'ig_token' },
       });
       expect(results).toEqual([
-        { platform: 'instagram', since: '2025-03-01', until: '2025-03-03', snapshots: 3, followers: 10500 },
-        { platform: 'tiktok', since: '2025-03-01', until: '2025-03-03', snapshots: 3, followers: 8000 },
+        {
+          platform: 'instagram',
+          since: '2025-03-01',
+          until: '2025-03-03',
+          snapshots: 3,
+          followers: 10500,
+          scoreChanged: false,
+        },
+        {
+          platform: 'tiktok',
+          since: '2025-03-01',
+          until: '2025-03-03',
+          snapshots: 3,
+          followers: 8000,
+          scoreChanged: false,
+        },
         { platform: 'youtube', error: 'youtube: no YouTube channel for @ghost' },
       ]);
       expect(server.seen.find((s) => s.path === '/v21.0/acme')!.headers.authorization).toBe(

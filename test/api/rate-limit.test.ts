@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
-import { PLAN_LIMITS } from '../../src/infra/auth/plans.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { PLAN_LIMITS } from '../../src/core/catalog.ts';
 
 let t: TestService;
 beforeAll(async () => {

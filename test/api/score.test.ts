@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
-import { addDays } from '../../src/scoring/days.ts';
-import { scoreWorkspace, type DailySnapshot } from '../../src/scoring/engine/index.ts';
+import { scoreWorkspace } from '../../src/scoring/engine/index.ts';
 import { loadSnapshots, loadSnapshotsForScoring } from '../../src/scoring/snapshots.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
+import { addDays } from '../../src/core/days.ts';
+import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
 let t: TestService;
 beforeAll(async () => {
@@ -289,6 +290,20 @@ describe('GET /v1/score/history', () => {
       ),
       404,
       'Not Found',
+    );
+  });
+
+  it('defaults start_date to 90 days before end_date, so end_date alone works', async () => {
+    // 2025-05-31 minus 90 days is 2025-03-02: the first stored day, 2025-03-01, is outside.
+    const res = await get(key, '/v1/score/history?end_date=2025-05-31&granularity=daily');
+    expect(res.statusCode, res.body).toBe(200);
+    const dates = res.json().data.map((p: any) => p.date);
+    expect(dates[0]).toBe('2025-03-02');
+    expect(dates.at(-1)).toBe('2025-04-19');
+    // A date-time end counts from its UTC day.
+    const at = await get(key, '/v1/score/history?end_date=2025-03-10T12:00:00Z&granularity=daily');
+    expect(at.json().data.map((p: any) => p.date)).toEqual(
+      Array.from({ length: 10 }, (_, i) => addDays(from, i)),
     );
   });
 

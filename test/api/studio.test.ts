@@ -19,6 +19,11 @@ beforeAll(async () => {
     if (req.url === '/clip.mp4') return res.writeHead(200, { 'content-type': 'video/mp4' }).end(mp4);
     if (req.url === '/to-metadata')
       return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+    if (req.url === '/private.bin')
+      return res
+        .writeHead(200, { 'content-type': 'image/png' })
+        .end(Buffer.from('SECRET-TOKEN=hunter2hunter2'));
+    if (req.url === '/forbidden.png') return res.writeHead(403).end('internal only');
     if (req.url === '/huge.png')
       return res
         .writeHead(200, { 'content-type': 'image/png', 'content-length': String(200 * 1024 * 1024) })
@@ -141,6 +146,24 @@ describe('POST /v1/studio/score', () => {
       422,
       'Media Unreachable',
     );
+  });
+
+  it('says what class of problem a media URL had, never what was fetched', async () => {
+    const bytes = expectProblem(
+      await score({ content_type: 'image', content: `${media.origin}/private.bin`, platform: 'instagram' }),
+      422,
+      'Unsupported Media',
+    );
+    expect(bytes.detail).toBe('expected a PNG, JPEG, GIF or WebP image but got an unrecognised format');
+    const hex = Buffer.from('SECRET-T').toString('hex');
+    expect(JSON.stringify(bytes)).not.toContain(hex);
+    const status = expectProblem(
+      await score({ content_type: 'image', content: `${media.origin}/forbidden.png`, platform: 'instagram' }),
+      422,
+      'Media Unreachable',
+    );
+    expect(status.detail).toBe('the media server did not return the media (an error status)');
+    expect(JSON.stringify(status)).not.toContain('403');
   });
 });
 

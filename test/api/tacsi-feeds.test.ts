@@ -5,11 +5,11 @@ import { createApiKey } from '../../src/admin/keys.ts';
 import { createSubscriber, grantEntitlement, revokeEntitlement } from '../../src/admin/tacsi.ts';
 import { createSector } from '../../src/admin/workspaces.ts';
 import { AccessCache, isLicensed } from '../../src/tacsi/entitlements.ts';
-import { addDays } from '../../src/tacsi/periods.ts';
 import { backfill, publishCells } from '../../src/tacsi/publish.ts';
 import * as S from '../../src/tacsi/schemas.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { insertSyntheticWeeklyCells, seedTacsiFixture } from './tacsi-fixture.ts';
+import { addDays } from '../../src/core/days.ts';
 
 const TODAY = '2025-03-17';
 const SECTORS = [
@@ -219,7 +219,33 @@ describe('TACSI entitlements', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Value.Check(S.MethodologyFeed, body)).toBe(true);
+    // New periods are tacsi-m2 from the cut-over day (TACSI_M2_FROM) on, by the service's clock.
+    const cut = t.ctx.config.tacsiM2From;
+    expect(TODAY < cut).toBe(true);
     expect(body.current).toBe('tacsi-m1');
+    t.setNow(new Date(`${cut}T00:00:00Z`));
+    try {
+      const after = await get('/v1/tacsi/methodology', keys.addonOnly);
+      expect(after.json().current).toBe('tacsi-m2');
+    } finally {
+      t.setNow(new Date(`${TODAY}T06:00:00Z`));
+    }
+    expect(body.cutOver).toEqual({ version: 'tacsi-m2', periodsEndingOnOrAfter: t.ctx.config.tacsiM2From });
+    expect(body.methodologies.map((m: { version: string }) => m.version)).toEqual(['tacsi-m1', 'tacsi-m2']);
+    expect(body.methodologies[1]).toMatchObject({
+      mechanism: 'discrete-gaussian',
+      accounting: 'zCDP',
+      annualRhoCap: 5,
+      dailyMinCohort: 250,
+      rhoPerRelease: { weeklyDerived: 0, headline: 0, benchmark: 0 },
+    });
+    // The published margin table meets the accuracy targets: 6.0 at every band >= 100, 2.5 for
+    // weekly cells derived from daily ones.
+    for (const row of body.methodologies[1].margins95) {
+      if (row.bandFloor >= 100) expect(row.indexValue).toBeLessThanOrEqual(6);
+      if (row.cadence === 'weekly-derived') expect(row.indexValue).toBeLessThanOrEqual(2.5);
+    }
+    expect(body.methodologies[1].budgetSplit.scheduleTotal).toBeLessThanOrEqual(5);
     expect(body.methodologies[0]).toMatchObject({
       version: 'tacsi-m1',
       epsilonPerStatistic: 1,
@@ -347,6 +373,7 @@ describe('TACSI feeds', () => {
       'pillars',
       'cohortBand',
       'methodologyVersion',
+      'marginOfError',
       'forwardSignal',
       'history',
     ]);
@@ -355,6 +382,7 @@ describe('TACSI feeds', () => {
       periodEnd: '2025-03-16',
       cohortBand: 'n >= 100',
       methodologyVersion: 'tacsi-m1',
+      marginOfError: { indexValue: 5.99, pillars: 5.99 },
     });
     expect(Object.keys(body.pillars)).toEqual(['impact', 'momentum', 'presence', 'reach', 'sentiment']);
     expect(body.history.map((c: { periodEnd: string }) => c.periodEnd)).toEqual([
@@ -481,7 +509,10 @@ describe('TACSI feeds', () => {
       'delta',
       'cohortBand',
       'methodologyVersion',
+      'marginOfError',
     ]);
+    // tacsi-m1 points carry the methodology's margin (discrete Laplace, scale 2): 5.99.
+    expect(body.series[0].marginOfError).toBe(5.99);
     expect(body.series[0].delta).toBeCloseTo(weekly[0]!.sentiment - weekly[1]!.sentiment, 9);
     expect(body.series.at(-1).delta).toBeNull();
   });

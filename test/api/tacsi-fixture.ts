@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { createSector } from '../../src/admin/workspaces.ts';
 import type { DB } from '../../src/infra/db/types.ts';
 import { newId } from '../../src/infra/ids.ts';
-import { addDays } from '../../src/tacsi/periods.ts';
+import { addDays } from '../../src/core/days.ts';
 
 export interface FixtureSector {
   slug: string;

@@ -4,9 +4,11 @@ import {
   fitSimpleExponentialSmoothing,
   forwardSignal,
 } from '../../src/tacsi/forward-signal.ts';
-import { discreteLaplaceVariance, getMethodology } from '../../src/tacsi/privacy/index.ts';
+import { indexNoiseVariance } from '../../src/tacsi/margins.ts';
+import { TACSI_M2, cellNoise, discreteLaplaceVariance, margins } from '../../src/tacsi/privacy/index.ts';
 
-const m1 = getMethodology('tacsi-m1');
+// The noise variance of a tacsi-m1 weekly indexValue (the default the feed passes for m1 cells).
+const m1 = indexNoiseVariance({ methodology_version: 'tacsi-m1' });
 
 describe('TACSI forward signal', () => {
   it('stays pending until the archive holds 104 published weeks', () => {
@@ -36,6 +38,17 @@ describe('TACSI forward signal', () => {
       projectedIndexValue: 50,
       interval: { low: Math.round((50 - half) * 100) / 100, high: Math.round((50 + half) * 100) / 100 },
     });
+  });
+
+  it('takes the noise of a tacsi-m2 cell from its stored noise law', () => {
+    const noise = cellNoise(TACSI_M2, 'weekly', 100);
+    const variance = indexNoiseVariance({ methodology_version: 'tacsi-m2', noise: JSON.stringify(noise) });
+    // sum of squared weights 0.205, sigma = 6.5 * 100 grid units of 0.01.
+    expect(variance).toBeCloseTo(0.205 * 650 ** 2 * 1e-4, 2);
+    // Its normal 95% half-width agrees with the exact margin of the cell to a grid step or two.
+    expect(
+      Math.abs(1.959964 * Math.sqrt(variance) - margins(TACSI_M2, 100, 'weekly').indexValue),
+    ).toBeLessThan(0.05);
   });
 
   it('follows a level shift', () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  isIsoDate,
   isPeriodEnd,
   lastCompletedPeriodEnd,
   periodEndsBetween,
   trailingPeriodEnds,
   weekEndOf,
 } from '../../src/tacsi/periods.ts';
+import { isCalendarDay } from '../../src/core/days.ts';
 
 describe('TACSI periods', () => {
   it('names ISO weeks by their Sunday', () => {
@@ -17,8 +17,8 @@ describe('TACSI periods', () => {
     expect(isPeriodEnd('weekly', '2025-01-12')).toBe(true);
     expect(isPeriodEnd('weekly', '2025-01-13')).toBe(false);
     expect(isPeriodEnd('daily', '2025-01-13')).toBe(true);
-    expect(isIsoDate('2025-02-29')).toBe(false);
-    expect(isIsoDate('2024-02-29')).toBe(true);
+    expect(isCalendarDay('2025-02-29')).toBe(false);
+    expect(isCalendarDay('2024-02-29')).toBe(true);
   });
 
   it('only ever offers periods that are over', () => {

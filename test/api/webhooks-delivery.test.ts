@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { deliverOnce } from '../../src/webhooks/deliver-once.ts';
 import { fanOutEvent } from '../../src/webhooks/fanout.ts';
+import { webhookDeliverJob } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { seedMetrics } from './audits.fixtures.ts';
 import { emit, eventually, startReceiver, type Receiver } from './webhooks-receiver.ts';
 
 let t: TestService;
@@ -13,7 +15,8 @@ beforeAll(async () => {
   rx = await startReceiver();
   t = await startTestService({ allowLoopbackFetch: true, runWorkers: true });
   // Trust the receiver's certificate; retry at once, twice (three attempts in all).
-  configureWebhooks(t.ctx, { ca: rx.cert, retry: { retryLimit: 2, retryDelay: 0, retryBackoff: false } });
+  configureWebhooks(t.ctx, { ca: rx.cert });
+  t.ctx.jobs.setRetry(webhookDeliverJob, { retryLimit: 2, retryDelay: 0, retryBackoff: false });
   await t.service.startWorkers();
 });
 afterAll(async () => {
@@ -162,33 +165,73 @@ describe('delivery', () => {
     expect(webhook.disabled_reason).not.toContain(webhook.secret);
   });
 
-  it('delivers one-off URLs signed with the secrets of the webhooks subscribed to the event, once per fan-out', async () => {
+  it("signs a one-off URL only with its own secret, never the registered webhooks' secrets, once per fan-out", async () => {
     const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
     const a = await register(key, '/sub-a', ['audit.completed']);
-    const b = await register(key, '/sub-b', ['score.changed', 'audit.completed']);
-    const c = await register(key, '/sub-c', ['campaign.phase_changed']);
-    const eventId = await emit(t.ctx, workspace.id, 'audit.completed', { audit_id: 'aud_x' }, [
-      rx.url('/one-off'),
-    ]);
+    const own = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    const extra = [{ url: rx.url('/one-off'), secret: t.ctx.keyRing.seal(own, 'webhook-secret') }];
+    const eventId = await emit(t.ctx, workspace.id, 'audit.completed', { audit_id: 'aud_x' }, extra);
     const row = await settled({ eventId });
     expect(row).toMatchObject({ status: 'succeeded', attempts: 1, url: rx.url('/one-off') });
     const [request] = rx.requestsTo('/one-off');
-    expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
-    for (const secret of [a.secret, b.secret]) {
-      expect(new Webhook(secret).verify(request!.body, request!.headers)).toMatchObject({
-        id: eventId,
-        type: 'audit.completed',
-      });
-    }
-    expect(() => new Webhook(c.secret).verify(request!.body, request!.headers)).toThrow();
+    expect(request!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(new Webhook(own).verify(request!.body, request!.headers)).toMatchObject({ id: eventId });
+    expect(() => new Webhook(a.secret).verify(request!.body, request!.headers)).toThrow();
     // Running the fan-out again (a retried job) creates nothing new.
-    expect(await fanOutEvent(t.ctx, { eventId, extraUrls: [rx.url('/one-off')] })).toEqual([]);
+    expect(await fanOutEvent(t.ctx, { eventId, extra })).toEqual([]);
     const rows = await t.db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('event_id', '=', eventId)
       .execute();
-    expect(rows).toHaveLength(3); // a, b and the one-off URL
+    expect(rows).toHaveLength(2); // a and the one-off URL
+  });
+
+  it("signs a client's audit webhook_url with the secret its audit run returned, not the agency's", async () => {
+    const agency = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
+    const agencyHook = await register(agency.key, '/agency-hears', ['audit.completed']);
+    const client = await workspaceWithKey(
+      t.db,
+      { plan: 'pro', parentId: agency.workspace.id },
+      { platforms: [{ platform: 'instagram' }] },
+    );
+    await seedMetrics(t.db, client.workspace.id, { platforms: ['instagram'] });
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/audit/run',
+      key: client.key,
+      payload: { webhook_url: rx.url('/client-hook') },
+    });
+    expect(res.statusCode).toBe(200);
+    const { audit_id, webhook_secret } = res.json();
+    expect(webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const row = await eventually(
+      async () => {
+        const r = await t.db
+          .selectFrom('webhook_deliveries')
+          .selectAll()
+          .where('url', '=', rx.url('/client-hook'))
+          .executeTakeFirst();
+        return r && r.status !== 'pending' ? r : undefined;
+      },
+      30_000,
+      'the one-off delivery',
+    );
+    expect(row.status).toBe('succeeded');
+    const [request] = rx.requestsTo('/client-hook');
+    expect(new Webhook(webhook_secret).verify(request!.body, request!.headers)).toMatchObject({
+      type: 'audit.completed',
+      data: { audit_id },
+    });
+    // The agency's registered secret signs only the agency's own endpoint.
+    expect(() => new Webhook(agencyHook.secret).verify(request!.body, request!.headers)).toThrow();
+    // Neither secret is stored in plaintext anywhere.
+    const audit = await t.db
+      .selectFrom('audits')
+      .selectAll()
+      .where('id', '=', audit_id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.stringify([audit, row])).not.toContain(webhook_secret.slice(6));
   });
 
   it("delivers a client workspace's events to its agency's webhooks too", async () => {

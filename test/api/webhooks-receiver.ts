@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import type { AppContext } from '../../src/context.ts';
 import { emitEvent } from '../../src/events/emit.ts';
-import type { EventType } from '../../src/infra/db/types.ts';
+import type { ExtraDestination } from '../../src/webhooks/fanout.ts';
+import type { EventType } from '../../src/core/catalog.ts';
 
 /** A request the test receiver got. */
 export interface Received {
@@ -73,9 +74,9 @@ export async function emit(
   workspaceId: string,
   type: EventType,
   data: Record<string, unknown>,
-  extraUrls?: string[],
+  extra?: ExtraDestination[],
 ): Promise<string> {
-  return ctx.db.transaction().execute((trx) => emitEvent(ctx, trx, { workspaceId, type, data, extraUrls }));
+  return ctx.db.transaction().execute((trx) => emitEvent(ctx, trx, { workspaceId, type, data, extra }));
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `ms`. */

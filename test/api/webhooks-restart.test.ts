@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,8 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step().catch(() => {});
 });
 
+const RESTART_KEY = `k1:${randomBytes(32).toString('base64')}`;
+
 it('delivers events emitted before a restart once a new process starts its workers', async () => {
   const rx = await startReceiver();
   cleanup.push(() => rx.close());
@@ -32,6 +35,9 @@ it('delivers events emitted before a restart once a new process starts its worke
     dataDir,
     runWorkers,
     allowLoopbackFetch: true,
+    // Both processes must hold the key that sealed the webhook secret (in-memory folders get a
+    // fresh key per process otherwise).
+    encryptionKeys: RESTART_KEY,
   });
 
   // First process: serves the API, runs no workers, and stops before anything is delivered.

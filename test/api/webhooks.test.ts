@@ -104,9 +104,19 @@ describe('POST /v1/webhooks', () => {
     ['https://[fe80::1]/x', /link-local/],
     ['https://224.0.0.1/x', /multicast/],
     ['https://localhost/x', /loopback/],
-    ['https://internal.example.com/x', /resolves to a private address/],
-    ['https://rebind.example.com/x', /resolves to a loopback address/],
-    ['https://nowhere.example.com/x', /could not be resolved/],
+    // What a name resolves to, or whether it resolves, is never said: one answer for all three.
+    [
+      'https://internal.example.com/x',
+      /^url is not deliverable: host "internal.example.com" has no public internet address;/,
+    ],
+    [
+      'https://rebind.example.com/x',
+      /^url is not deliverable: host "rebind.example.com" has no public internet address;/,
+    ],
+    [
+      'https://nowhere.example.com/x',
+      /^url is not deliverable: host "nowhere.example.com" has no public internet address;/,
+    ],
     ['https://user:pass@hooks.example.com/x', /credentials/],
     ['not a url', /not a valid absolute URL/],
     [`https://hooks.example.com/${'a'.repeat(2048)}`, /./],
@@ -298,7 +308,7 @@ describe('GET and DELETE /v1/webhooks (extensions)', () => {
       status: 'pending',
       attempts: 1,
       last_status_code: null,
-      last_error: 'host "flip.example.com" resolves to a cloud metadata address (169.254.169.254/32)',
+      last_error: 'host "flip.example.com" has no public internet address',
     });
   });
 });

@@ -104,4 +104,19 @@ describe('brandhealth CLI', () => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/unknown command/);
   }, 120_000);
+
+  it('refuses to seed the sandbox into a database with real data, and resets only a sandbox', async () => {
+    // The first test left an agency, a client and keys here: not a sandbox.
+    const out = path.join(dataDir, 'sandbox.json');
+    const refused = await cli('demo', '--out', out);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^brandhealth: this database holds data that is not the sandbox's \(2 workspaces/,
+    );
+    expect(refused.stderr).toMatch(/--force/);
+    expect(fs.existsSync(out)).toBe(false);
+    const reset = await cli('sandbox', 'reset');
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toMatch(/no sandbox in this database/);
+  }, 120_000);
 });

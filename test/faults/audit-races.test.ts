@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
-import { PLAN_LIMITS } from '../../src/infra/auth/plans.ts';
 import { auditsUsed } from '../../src/workspaces/queries.ts';
 import { insertFinishedAudits } from '../api/audits.fixtures.ts';
 import { usingPostgres } from '../helpers/database.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { expectProblemJson, http, listenOnLoopback, problemOf, type HttpResult } from './support.ts';
+import { PLAN_LIMITS } from '../../src/core/catalog.ts';
 
 // 200 concurrent POST /v1/audit/run over real sockets. On PostgreSQL (the pool runs them in
 // parallel) and on PGlite (one connection: the same code path, serialised).

@@ -61,7 +61,12 @@ function lastSundayBefore(day: Date): string {
 }
 
 beforeAll(async () => {
-  t = await startTestService({ allowLoopbackFetch: true }, { AUTH_CACHE_TTL_MS: '5000' });
+  // Platform OAuth clients point at a simulator address nobody listens on: connecting only builds an
+  // authorisation URL, and without any client configured connect would answer 503 (operator set-up).
+  t = await startTestService(
+    { allowLoopbackFetch: true },
+    { AUTH_CACHE_TTL_MS: '5000', SIMULATOR_URL: 'http://127.0.0.1:9' },
+  );
   const agency = await workspaceWithKey(
     t.db,
     { plan: 'enterprise', accountType: 'agency', name: 'Fuzz agency' },

@@ -139,6 +139,9 @@ export async function spawnService(
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),
+      METRICS_PORT: '0', // any free port: several services may run at once
+      // One fixed key for every child, so a restarted service opens what the first one sealed.
+      ENCRYPTION_KEYS: `faults:${Buffer.alloc(32, 1).toString('base64')}`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

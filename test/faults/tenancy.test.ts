@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
-import { planAtLeast } from '../../src/infra/auth/plans.ts';
-import type { Plan } from '../../src/infra/db/types.ts';
 import { runJob, seedMetrics } from '../api/audits.fixtures.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { expectProblemJson } from './support.ts';
+import { type Plan, planAtLeast } from '../../src/core/catalog.ts';
 
 // Every tenant of a small sandbox-like setup (a Pro brand, agencies A and B with two clients
 // each, an Enterprise brand) tries every other tenant's ids on every route that takes one: all
@@ -137,6 +136,7 @@ function attemptsOn(tenant: Tenant): Attempt[] {
   const attempts: Attempt[] = [
     { method: 'GET', url: `/v1/audit/${tenant.auditId}`, sent: tenant.auditId, plan: 'pro' },
     { method: 'GET', url: `/v1/platforms?workspace_id=${ws}`, sent: ws, plan: 'pro' },
+    { method: 'POST', url: `/v1/platforms/instagram/sync?workspace_id=${ws}`, sent: ws, plan: 'pro' },
     { method: 'GET', url: `/v1/score?workspace_id=${ws}`, sent: ws, plan: 'pro' },
     { method: 'GET', url: `/v1/score/history?workspace_id=${ws}`, sent: ws, plan: 'pro' },
     { method: 'POST', url: '/v1/audit/run', payload: { workspace_id: ws }, sent: ws, plan: 'pro' },

@@ -1,13 +1,13 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventType } from '../../src/infra/db/types.ts';
-import { prng } from '../../src/scoring/engine/synthetic.ts';
-import { WEBHOOK_DELIVER_QUEUE } from '../../src/webhooks/fanout.ts';
+import { prng } from '../helpers/synthetic.ts';
+import { webhookDeliverJob } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { emit } from '../api/webhooks-receiver.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { startChaosReceiver, type Answer, type ChaosReceiver } from './chaos-receiver.ts';
 import { until } from './support.ts';
+import type { EventType } from '../../src/core/catalog.ts';
 
 // A receiver that fails 60% of attempts (5xx/429), times out on 10% and answers 2xx otherwise,
 // plus one endpoint that answers 410 Gone. Which attempt fails comes from a seeded PRNG per
@@ -53,8 +53,8 @@ describe('webhook delivery against a failing, slow and gone receiver', () => {
     configureWebhooks(t.ctx, {
       ca: rx.cert,
       attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
-      retry: { retryLimit: RETRY_LIMIT, retryDelay: 0, retryBackoff: false },
     });
+    t.ctx.jobs.setRetry(webhookDeliverJob, { retryLimit: RETRY_LIMIT, retryDelay: 0, retryBackoff: false });
     await t.service.startWorkers();
   });
   afterAll(async () => {
@@ -104,7 +104,7 @@ describe('webhook delivery against a failing, slow and gone receiver', () => {
     await until(
       'the delivery queue to drain',
       async () => {
-        const jobs = await t.ctx.jobs.boss.findJobs(WEBHOOK_DELIVER_QUEUE, {});
+        const jobs = await t.ctx.jobs.boss.findJobs(webhookDeliverJob.queue, {});
         return jobs.every((j) => j.state === 'completed' || j.state === 'failed') ? true : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 250 },

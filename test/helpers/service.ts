@@ -5,9 +5,10 @@ import { connectPlatform } from '../../src/admin/platforms.ts';
 import { createWorkspace, type CreateWorkspaceInput } from '../../src/admin/workspaces.ts';
 import type { AppContext } from '../../src/context.ts';
 import { loadConfig, type Config } from '../../src/infra/config.ts';
-import type { DB, Platform, Scope } from '../../src/infra/db/types.ts';
-import { createService, type Service } from '../../src/service.ts';
+import type { DB } from '../../src/infra/db/types.ts';
+import { createService, type Service, type ServiceOptions } from '../../src/service.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import type { Platform, Scope } from '../../src/core/catalog.ts';
 
 export interface TestService {
   service: Service;
@@ -23,8 +24,9 @@ export interface TestService {
 export async function startTestService(
   overrides: Partial<Config> = {},
   env: Record<string, string> = {},
+  options: Pick<ServiceOptions, 'logStream'> = {},
 ): Promise<TestService> {
-  const testDb: TestDatabase = await createTestDatabase();
+  const testDb: TestDatabase = await createTestDatabase({ migrated: true });
   const config: Config = {
     ...loadConfig({ LOG_LEVEL: 'silent', AUTH_CACHE_TTL_MS: '0', ...env }),
     databaseUrl: testDb.databaseUrl,
@@ -33,7 +35,12 @@ export async function startTestService(
     ...overrides,
   };
   let fixedNow: Date | undefined;
-  const service = await createService(config, { now: () => fixedNow ?? new Date(), dataDir: testDb.dataDir });
+  const service = await createService(config, {
+    now: () => fixedNow ?? new Date(),
+    dataDir: testDb.dataDir,
+    pgliteImage: testDb.pgliteImage,
+    ...options,
+  });
   return {
     service,
     app: service.app,

@@ -13,3 +13,15 @@ describe('DATABASE_POOL_SIZE', () => {
     }
   });
 });
+
+describe('METRICS_PORT and METRICS_HOST', () => {
+  it('default to a loopback listener, can be moved or turned off, and are validated', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: 9464, metricsHost: '127.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: 'off' }).metricsPort).toBeNull();
+    expect(loadConfig({ METRICS_PORT: '9100', METRICS_HOST: '10.0.0.5' })).toMatchObject({
+      metricsPort: 9100,
+      metricsHost: '10.0.0.5',
+    });
+    expect(() => loadConfig({ METRICS_PORT: 'yes' })).toThrow(/METRICS_PORT must be an integer/);
+  });
+});

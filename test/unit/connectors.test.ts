@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, CONNECTORS, ConnectorError } from '../../src/ingest/connectors/index.ts';
-import type { Platform } from '../../src/infra/db/types.ts';
 import { fixtureServer, loadFixture, type Route } from './connectors-fixtures/server.ts';
+import type { Platform } from '../../src/core/catalog.ts';
 
 const range = { since: '2025-03-01', until: '2025-03-03' };
 let close: (() => Promise<void>) | undefined;

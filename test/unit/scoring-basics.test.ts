@@ -8,12 +8,11 @@ import {
   signedDelta,
   tierFor,
   benchmarkFor,
-  PLATFORMS,
   ACCOUNT_TIERS,
   PILLAR_WEIGHTS,
-  PILLARS,
 } from '../../src/scoring/engine/index.ts';
-import { formatDay, parseDay } from '../../src/scoring/engine/dates.ts';
+import { formatDay, parseDay } from '../../src/core/days.ts';
+import { PILLARS, PLATFORMS } from '../../src/core/catalog.ts';
 
 describe('tierFor', () => {
   it.each([

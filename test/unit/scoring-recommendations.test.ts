@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  PILLARS,
-  PILLAR_WEIGHTS,
-  scoreWorkspace,
-  type DailySnapshot,
-  type Pillar,
-  type Platform,
-} from '../../src/scoring/engine/index.ts';
-import { formatDay, parseDay } from '../../src/scoring/engine/dates.ts';
-import { syntheticSnapshots } from '../../src/scoring/engine/synthetic.ts';
+import { PILLAR_WEIGHTS, scoreWorkspace } from '../../src/scoring/engine/index.ts';
+import { syntheticSnapshots } from '../helpers/synthetic.ts';
+import { formatDay, parseDay } from '../../src/core/days.ts';
+import { type Pillar, PILLARS, type Platform } from '../../src/core/catalog.ts';
+import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
 const AS_OF = '2025-06-29';
 const END = parseDay(AS_OF)!;
@@ -145,4 +140,138 @@ describe('recommendations', () => {
       { numRuns: 40 },
     );
   });
+
+  it('never ask for what the quoted evidence shows is already met (the reported case)', () => {
+    // 53 weeks, posts in 52 of them, 10.3 a week: the cadence is met, only one empty week is not.
+    const days = 53 * 7;
+    const snapshots = Array.from({ length: days }, (_, i) => ({
+      ...account('instagram')[0]!,
+      day: formatDay(END - days + 1 + i),
+      posts: Math.floor((days - 1 - i) / 7) === 20 ? 0 : [2, 1, 2, 1, 2, 1, 1.3][(days - 1 - i) % 7]!,
+    }));
+    const recs = scoreWorkspace({
+      snapshots,
+      platforms: [],
+      asOf: AS_OF,
+      lookbackDays: days,
+    }).recommendations;
+    const presence = recs.filter((r) => r.action.startsWith('Post on instagram'));
+    for (const r of presence) expect(unmet(r.action), r.action).toBe(true);
+    expect(presence.map((r) => r.action)).toEqual([
+      expect.stringMatching(/^Post on instagram every week, .*: you posted in 52 of the last 53 weeks/),
+    ]);
+  });
+
+  it('quote evidence that their threshold is not met, for every pillar (property)', () => {
+    fc.assert(
+      fc.property(accountArbitrary, (snapshots) => {
+        const recs = scoreWorkspace({
+          snapshots,
+          platforms: [],
+          asOf: AS_OF,
+          lookbackDays: DAYS,
+        }).recommendations;
+        for (const r of recs) expect(unmet(r.action), r.action).toBe(true);
+      }),
+      { numRuns: 300, seed: 20261122 },
+    );
+  });
 });
+
+const num = (text: string) => Number(text.replace(/,/g, ''));
+
+/**
+ * True when the action's own quoted evidence shows its threshold unmet; throws on an action of
+ * no known rule (a new rule must be added here, with its check).
+ */
+function unmet(action: string): boolean {
+  let m: RegExpExecArray | null;
+  if (
+    (m = /^Post on \w+ (?:once a week|at least (\d+) times a week): .* \(([\d.]+) posts a week\)$/.exec(
+      action,
+    ))
+  )
+    return num(m[2]!) < (m[1] ? num(m[1]) : 1);
+  if ((m = /^Post on \w+ every week, .*: you posted in (\d+) of the last (\d+) weeks/.exec(action)))
+    return num(m[1]!) < num(m[2]!);
+  if ((m = /^Complete the \w+ profile .*: it is (\d+)% complete$/.exec(action))) return num(m[1]!) < 100;
+  if (
+    (m =
+      /^Grow \w+ followers by at least ([\d.]+)% a month, .*: (?:you grew ([\d.]+)% a month|you lost [\d.]+% a month|your audience did not grow)$/.exec(
+        action,
+      ))
+  )
+    return m[2] === undefined || num(m[2]) < num(m[1]!);
+  if ((m = /^Raise \w+ views to about ([\d,]+) a day .*: you averaged ([\d,]+) a day$/.exec(action)))
+    return num(m[2]!) < num(m[1]!);
+  if ((m = /^Lift engagement on \w+: ([\d.]+)% weighted engagement per view against ([\d.]+)% /.exec(action)))
+    return num(m[1]!) < num(m[2]!);
+  if (
+    (m =
+      /^Lift engagement on \w+: ([\d.]+) weighted engagements per 1,000 followers a day against ([\d.]+) /.exec(
+        action,
+      ))
+  )
+    return num(m[1]!) < num(m[2]!);
+  if ((m = /\(net sentiment (-?[\d.]+)% against ([\d.]+)% typical\)$/.exec(action)))
+    return num(m[1]!) < num(m[2]!) && (/were negative/.test(action) ? !/: 0\.0% of/.test(action) : true);
+  if (
+    (m = /^Reverse the slowdown on \w+: in the second half of the window against the first, (.*); bring/.exec(
+      action,
+    ))
+  )
+    return m[1]!
+      .split(/, | and /)
+      .every(
+        (part) =>
+          (/^daily \w+ is down (\d+\.\d)%$/.test(part) && !/down 0\.0%/.test(part)) ||
+          part === 'sentiment fell',
+      );
+  if (/^Connect or re-sync \w+: it has no data/.test(action)) return true;
+  throw new Error(`no evidence check for: ${action}`);
+}
+
+/** One platform over DAYS days, with every input free to be above or below its baseline. */
+const accountArbitrary = fc
+  .record({
+    platform: fc.constantFrom<Platform>('instagram', 'tiktok', 'youtube', 'twitter', 'facebook'),
+    followers: fc.integer({ min: 50, max: 5_000_000 }),
+    growth: fc.double({ min: -0.003, max: 0.004, noNaN: true }),
+    weekly: fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 13, maxLength: 13 }),
+    viewsPerFollower: fc.double({ min: 0, max: 1, noNaN: true }),
+    engagementPerView: fc.double({ min: 0, max: 0.12, noNaN: true }),
+    positive: fc.integer({ min: 0, max: 40 }),
+    neutral: fc.integer({ min: 0, max: 40 }),
+    negative: fc.integer({ min: 0, max: 40 }),
+    completeness: fc.constantFrom(0, 0.4, 0.996, 1),
+    secondHalf: fc.double({ min: 0.2, max: 2, noNaN: true }),
+  })
+  .map((a) =>
+    Array.from({ length: DAYS }, (_, i): DailySnapshot => {
+      const wk = week(i);
+      const dayOfWeek = (DAYS - 1 - i) % 7;
+      const factor = i >= DAYS / 2 ? a.secondHalf : 1;
+      const followers = Math.max(1, Math.round(a.followers * Math.exp(a.growth * i)));
+      const views = Math.round(followers * a.viewsPerFollower * factor);
+      const engagement = Math.round(views * a.engagementPerView);
+      return {
+        platform: a.platform,
+        day: formatDay(END - DAYS + 1 + i),
+        followers,
+        posts:
+          dayOfWeek < a.weekly[wk]! % 7 || (a.weekly[wk]! >= 7 && dayOfWeek === 0)
+            ? Math.ceil(a.weekly[wk]! / 7)
+            : 0,
+        impressions: views,
+        likes: engagement,
+        comments: Math.round(engagement / 20),
+        shares: Math.round(engagement / 50),
+        saves: Math.round(engagement / 50),
+        mentions: 0,
+        sentimentPositive: Math.round(a.positive * factor),
+        sentimentNeutral: a.neutral,
+        sentimentNegative: Math.round(a.negative / factor),
+        profileCompleteness: a.completeness,
+      };
+    }),
+  );

@@ -6,7 +6,7 @@ import {
   SENTIMENT_THRESHOLD,
 } from '../../src/scoring/engine/index.ts';
 
-describe('classifySentiment (wink-nlp)', () => {
+describe('classifySentiment (default classifier, three stored labels)', () => {
   it.each([
     ['I love this brand 😍', 'positive'],
     ['Amazing quality, will buy again!', 'positive'],

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { dailyScoreSeries, scoreWorkspace, type Platform } from '../../src/scoring/engine/index.ts';
-import { formatDay, parseDay } from '../../src/scoring/engine/dates.ts';
-import { syntheticSnapshots } from '../../src/scoring/engine/synthetic.ts';
+import { dailyScoreSeries, scoreWorkspace } from '../../src/scoring/engine/index.ts';
+import { syntheticSnapshots } from '../helpers/synthetic.ts';
+import { formatDay, parseDay } from '../../src/core/days.ts';
+import type { Platform } from '../../src/core/catalog.ts';
 
 const FROM = '2024-01-01';
 const START = parseDay(FROM)!;

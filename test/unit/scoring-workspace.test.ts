@@ -1,18 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  PILLARS,
-  PLATFORMS,
-  scoreWorkspace,
-  type DailySnapshot,
-  type Platform,
-  type WorkspaceScore,
-} from '../../src/scoring/engine/index.ts';
-import { formatDay, parseDay } from '../../src/scoring/engine/dates.ts';
-import { syntheticSnapshots } from '../../src/scoring/engine/synthetic.ts';
+import { scoreWorkspace, type WorkspaceScore } from '../../src/scoring/engine/index.ts';
+import { syntheticSnapshots } from '../helpers/synthetic.ts';
 import { buildSeries } from '../../src/scoring/engine/series.ts';
 import { measure } from '../../src/scoring/engine/signals.ts';
 import { platformPillars } from '../../src/scoring/engine/pillars.ts';
+import { formatDay, parseDay } from '../../src/core/days.ts';
+import { PILLARS, type Platform, PLATFORMS } from '../../src/core/catalog.ts';
+import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
 const AS_OF = '2025-03-31';
 const END = parseDay(AS_OF)!;

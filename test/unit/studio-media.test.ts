@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoreContent } from '../../src/studio/index.ts';
-import type { ContentScoreResult, Format, Platform } from '../../src/studio/index.ts';
+import type { ContentScoreResult, Format } from '../../src/studio/index.ts';
 import { formatDuration } from '../../src/studio/video-analysis.ts';
 import { listen, makeJpeg, makeMp4, makePng } from '../helpers/media.ts';
 import type { TestServer } from '../helpers/media.ts';
+import type { Platform } from '../../src/core/catalog.ts';
 
 const GIF = Buffer.concat([
   Buffer.from('GIF89a'),

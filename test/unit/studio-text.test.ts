@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatProblem, FORMATS_BY_PLATFORM, scoreContent, StudioError } from '../../src/studio/index.ts';
-import type { ContentScoreResult, Format, Platform } from '../../src/studio/index.ts';
+import type { ContentScoreResult, Format } from '../../src/studio/index.ts';
 import { signed } from '../../src/studio/signals.ts';
 import { extractEntities } from '../../src/studio/text-entities.ts';
 import { measureText } from '../../src/studio/text-analysis.ts';
-import { FORMATS, PLATFORMS } from '../../src/studio/types.ts';
+import { FORMATS } from '../../src/studio/types.ts';
+import { type Platform, PLATFORMS } from '../../src/core/catalog.ts';
 
 const score = (content: string, platform: Platform = 'instagram', format: Format = 'post') =>
   scoreContent({ content_type: 'text', content, platform, format });

@@ -1,10 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Plan, Scope } from '../db/types.ts';
 import { ProblemError, problems } from '../http/problem.ts';
 import type { RateLimitStore } from '../ratelimit/store.ts';
 import type { Authenticator } from './authenticator.ts';
-import { PLAN_LABELS, PLAN_LIMITS, SUBSCRIBER_REQUESTS_PER_MINUTE, planAtLeast } from './plans.ts';
 import type { Principal, SubscriberPrincipal, WorkspacePrincipal } from './principal.ts';
+import {
+  type Plan,
+  PLAN_LABELS,
+  PLAN_LIMITS,
+  planAtLeast,
+  type Scope,
+  SUBSCRIBER_REQUESTS_PER_MINUTE,
+} from '../../core/catalog.ts';
 
 /** What a route demands of the caller's key, declared in the route's `config.auth`. */
 export interface AuthRequirement {

@@ -1,14 +1,25 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/types.ts';
+import { sql } from 'kysely';
+import type { Plan, Scope } from '../../core/catalog.ts';
+import type { DB, KeyMode } from '../db/types.ts';
+import { randomBytes } from 'node:crypto';
 import { parseKey, secretMatches } from './api-keys.ts';
 import type { Principal } from './principal.ts';
 
 interface CachedKey {
   secretHash: Buffer;
-  principal: Principal;
+  mode: KeyMode;
+  /** Null for a key id that does not exist: remembered like a real key, so it costs the same. */
+  principal: Principal | null;
   revoked: boolean;
   cachedAt: number;
 }
+
+/**
+ * Compared against when the key id is unknown: a random hash no secret matches (the chance is
+ * 2^-256), so an unknown id and a wrong secret both run one SHA-256 and one constant-time compare.
+ */
+const UNKNOWN_KEY_HASH = randomBytes(32);
 
 /**
  * Verifies bearer tokens. Verified key rows are kept in memory for `ttlMs`, so a hot key costs
@@ -35,21 +46,19 @@ export class Authenticator {
     const parsed = parseKey(match[1]!);
     if (!parsed) return null;
 
+    // Unknown ids, wrong secrets, revoked and expired keys take the same path: the same cache
+    // (unknown ids are cached too), the same one query on a miss, the same hash and compare.
+    // Only then is the outcome decided, so timing does not tell which key ids exist.
     let entry = this.#cache.get(parsed.id);
     if (!entry || now - entry.cachedAt >= this.#ttlMs) {
-      const loaded = await this.#load(parsed.id, now);
-      if (!loaded) {
-        this.#cache.delete(parsed.id);
-        return null;
-      }
-      entry = loaded;
+      entry = await this.#load(parsed.id, now);
       if (this.#ttlMs > 0) this.#remember(parsed.id, entry);
     }
-    if (entry.revoked) return null;
-    if (!secretMatches(parsed.secret, entry.secretHash)) return null;
-    const expiresAt = entry.principal.expiresAt;
-    if (expiresAt !== null && expiresAt <= now) return null;
-    return entry.principal;
+    const matches = secretMatches(parsed.secret, entry.secretHash);
+    const principal = entry.principal;
+    if (!matches || principal === null || entry.revoked || parsed.mode !== entry.mode) return null;
+    if (principal.expiresAt !== null && principal.expiresAt <= now) return null;
+    return principal;
   }
 
   /** Drops a key from this process's cache at once (used by in-process revocation). */
@@ -58,6 +67,7 @@ export class Authenticator {
   }
 
   #remember(id: string, entry: CachedKey): void {
+    this.#cache.delete(id); // re-inserted at the end: the oldest entry is evicted first
     if (this.#cache.size >= this.#maxEntries) {
       const oldest = this.#cache.keys().next().value;
       if (oldest !== undefined) this.#cache.delete(oldest);
@@ -65,26 +75,38 @@ export class Authenticator {
     this.#cache.set(id, entry);
   }
 
-  async #load(id: string, now: number): Promise<CachedKey | null> {
-    const row = await this.#db
-      .selectFrom('api_keys as k')
-      .leftJoin('workspaces as w', 'w.id', 'k.workspace_id')
-      .select([
-        'k.id',
-        'k.secret_hash',
-        'k.scopes',
-        'k.expires_at',
-        'k.revoked_at',
-        'k.workspace_id',
-        'k.subscriber_id',
-        'w.plan',
-        'w.account_type',
-      ])
-      .where('k.id', '=', id)
-      .executeTakeFirst();
-    if (!row) return null;
+  async #load(id: string, now: number): Promise<CachedKey> {
+    const unknown: CachedKey = {
+      secretHash: UNKNOWN_KEY_HASH,
+      mode: 'live',
+      principal: null,
+      revoked: false,
+      cachedAt: now,
+    };
+    // One row whether or not the id exists (nulls when it does not), and the workspace index is
+    // probed either way: an unknown id costs the database what a known one does.
+    const result = await sql<{
+      id: string | null;
+      secret_hash: Buffer | null;
+      mode: KeyMode | null;
+      scopes: Scope[] | null;
+      expires_at: Date | null;
+      revoked_at: Date | null;
+      workspace_id: string | null;
+      subscriber_id: string | null;
+      plan: Plan | null;
+      account_type: string | null;
+    }>`
+      SELECT k.id, k.secret_hash, k.mode, k.scopes, k.expires_at, k.revoked_at, k.workspace_id,
+             k.subscriber_id, w.plan, w.account_type
+      FROM (SELECT ${id}::text AS id) q
+      LEFT JOIN api_keys k ON k.id = q.id
+      LEFT JOIN workspaces w ON w.id = coalesce(k.workspace_id, '')`.execute(this.#db);
+    const found = result.rows[0];
+    const row = found && found.id !== null && found.secret_hash !== null ? found : null;
+    if (!row) return unknown;
     const expiresAt = row.expires_at ? new Date(row.expires_at).getTime() : null;
-    const base = { keyId: row.id, scopes: row.scopes, expiresAt };
+    const base = { keyId: row.id!, scopes: row.scopes ?? [], expiresAt };
     let principal: Principal;
     if (row.workspace_id && row.plan) {
       principal = {
@@ -97,10 +119,11 @@ export class Authenticator {
     } else if (row.subscriber_id) {
       principal = { ...base, kind: 'subscriber', subscriberId: row.subscriber_id };
     } else {
-      return null;
+      return unknown;
     }
     return {
-      secretHash: Buffer.from(row.secret_hash),
+      secretHash: Buffer.from(row.secret_hash!),
+      mode: row.mode ?? 'live',
       principal,
       revoked: row.revoked_at !== null,
       cachedAt: now,

@@ -1,4 +1,4 @@
-import type { Plan, Scope } from '../db/types.ts';
+import type { Plan, Scope } from '../../core/catalog.ts';
 
 /** Who a request acts for, established once per request from its API key. */
 export type Principal = WorkspacePrincipal | SubscriberPrincipal;

@@ -36,14 +36,20 @@ export interface DatabaseOptions {
   dataDir: string;
   /** PostgreSQL pool size (default 20): enough for HTTP requests and concurrent audit jobs. */
   poolSize?: number;
+  /**
+   * PGlite only: start from this data-folder image (`PGlite.dumpDataDir`) instead of an empty
+   * cluster. Tests load one migrated image per run instead of running initdb and every migration
+   * per file.
+   */
+  pgliteImage?: Blob;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20);
-  return openPGlite(options.dataDir);
+  return openPGlite(options.dataDir, options.pgliteImage);
 }
 
-async function openPGlite(dataDir: string): Promise<Database> {
+async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
   const inMemory = dataDir === 'memory://';
   let unlock = () => {};
   if (!inMemory) {
@@ -52,7 +58,10 @@ async function openPGlite(dataDir: string): Promise<Database> {
   }
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(inMemory ? undefined : dataDir, { parsers });
+    pglite = await PGlite.create(inMemory ? undefined : dataDir, {
+      parsers,
+      ...(image ? { loadDataDir: image } : {}),
+    });
   } catch (error) {
     unlock();
     throw error;

@@ -1,4 +1,15 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { MetricColumn, RequiredMetricColumn, SnapshotSource } from '../../core/metric-snapshot.ts';
+import type {
+  AccountType,
+  BillingPeriod,
+  EventType,
+  OrgType,
+  Pillar,
+  Plan,
+  Platform,
+  Scope,
+} from '../../core/catalog.ts';
 
 /** Kysely's view of the schema in migrations/. Keep the two in step. */
 
@@ -6,21 +17,6 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 /** `date` columns travel as YYYY-MM-DD strings (type parsers in database.ts). */
 type DateString = string;
-
-export const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitter', 'facebook'] as const;
-export type Platform = (typeof PLATFORMS)[number];
-export const PILLARS = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
-export type Pillar = (typeof PILLARS)[number];
-export const PLANS = ['free', 'pro', 'agency', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
-export const SCOPES = ['read', 'write'] as const;
-export type Scope = (typeof SCOPES)[number];
-export const ACCOUNT_TYPES = ['brand', 'creator', 'agency'] as const;
-export type AccountType = (typeof ACCOUNT_TYPES)[number];
-export const ORG_TYPES = ['company', 'nonprofit', 'individual', 'public_sector', 'agency'] as const;
-export type OrgType = (typeof ORG_TYPES)[number];
-export const EVENT_TYPES = ['audit.completed', 'score.changed', 'campaign.phase_changed'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface SectorsTable {
   slug: string;
@@ -33,7 +29,7 @@ export interface WorkspacesTable {
   id: string;
   name: string;
   plan: Plan;
-  billing_period: Generated<'monthly' | 'annual'>;
+  billing_period: Generated<BillingPeriod>;
   parent_id: string | null;
   account_type: Generated<AccountType>;
   org_type: Generated<OrgType>;
@@ -61,6 +57,15 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
   last_used_at: Timestamp | null;
   created_at: CreatedAt;
+  /** 'test': a sandbox key (`bh_test_...`), issued only by `brandhealth demo`. */
+  mode: Generated<KeyMode>;
+}
+
+export type KeyMode = 'live' | 'test';
+
+export interface SandboxStateTable {
+  singleton: Generated<boolean>;
+  seeded_at: Timestamp;
 }
 
 export interface PlatformConnectionsTable {
@@ -68,30 +73,60 @@ export interface PlatformConnectionsTable {
   workspace_id: string;
   platform: Platform;
   handle: string;
-  status: Generated<'connected' | 'disconnected'>;
+  status: Generated<'connected' | 'reauth_required' | 'disconnected'>;
   followers: Generated<number>;
   connected_at: Generated<Date>;
   last_sync_at: Timestamp | null;
   disconnected_at: Timestamp | null;
+  /** The platform's id of the authorised account (OAuth connections). */
+  account_id: string | null;
+  /** Sealed (key ring, purpose platform-token), key id beside. */
+  access_token: string | null;
+  access_token_key_id: string | null;
+  refresh_token: string | null;
+  refresh_token_key_id: string | null;
+  token_expires_at: Timestamp | null;
+  scopes: string | null;
+  /** When the connection entered reauth_required. */
+  reauth_at: Timestamp | null; /** Scheduled sync and health (migration 0051, docs/ingestion.md). */
+  next_sync_at: Timestamp | null;
+  sync_started_at: Timestamp | null;
+  last_error_class: SyncErrorClass | null;
+  last_error_at: Timestamp | null;
+  consecutive_failures: Generated<number>;
+  manual_sync_at: Timestamp | null;
 }
 
-export interface MetricSnapshotsTable {
+/** Classes of a failed sync, as stored and shown in GET /v1/platforms. */
+export type SyncErrorClass =
+  'rate_limited' | 'platform_unavailable' | 'platform_error' | 'reauth_required' | 'invalid_response';
+
+/** Pending OAuth authorisations (single-use, 10 minutes). */
+export interface OauthStatesTable {
+  state_hash: string;
+  workspace_id: string;
+  platform: Platform;
+  owner_key_id: string;
+  code_verifier: string;
+  code_verifier_key_id: string;
+  redirect_uri: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  outcome: 'connected' | 'denied' | 'failed' | null;
+  error: string | null;
+}
+
+/** The metric columns, from core/metric-snapshot.ts: the required ones have no default. */
+type MetricColumns = {
+  [C in MetricColumn]: C extends RequiredMetricColumn ? number : Generated<number>;
+};
+
+export interface MetricSnapshotsTable extends MetricColumns {
   workspace_id: string;
   platform: Platform;
   day: DateString;
-  followers: number;
-  posts: Generated<number>;
-  impressions: Generated<number>;
-  likes: Generated<number>;
-  comments: Generated<number>;
-  shares: Generated<number>;
-  saves: Generated<number>;
-  mentions: Generated<number>;
-  sentiment_positive: Generated<number>;
-  sentiment_neutral: Generated<number>;
-  sentiment_negative: Generated<number>;
-  profile_completeness: Generated<number>;
-  source: Generated<'connector' | 'import' | 'sandbox'>;
+  source: Generated<SnapshotSource>;
 }
 
 export type AuditStatus = 'processing' | 'completed' | 'failed';
@@ -103,6 +138,11 @@ export interface AuditsTable {
   platforms: Platform[];
   lookback_days: number;
   webhook_url: string | null;
+  /** The workspace whose key started it; null = the workspace's own (system-made). See tenancy.ts. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The one-off delivery's signing secret, sealed (src/infra/crypto); key id beside it. */
+  webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
+  webhook_secret_key_id: ColumnType<string | null, string | null | undefined, string | null>;
   estimated_completion: Timestamp;
   created_at: CreatedAt;
   completed_at: Timestamp | null;
@@ -156,6 +196,8 @@ export interface CampaignsTable {
   created_at: CreatedAt;
   /** Set exactly when status is cancelled (migration 0020). */
   cancelled_at: Timestamp | null;
+  /** The workspace whose key created it; null = the workspace's own (system-made). See tenancy.ts. */
+  created_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CampaignPhasesTable {
@@ -180,7 +222,9 @@ export interface WebhooksTable {
   workspace_id: string;
   url: string;
   events: EventType[];
+  /** Sealed signing secret (src/infra/crypto); plaintext only while secret_key_id is NULL (pre-0030 rows). */
   secret: string;
+  secret_key_id: string | null;
   status: Generated<'active' | 'disabled'>;
   disabled_reason: string | null;
   created_at: CreatedAt;
@@ -192,6 +236,9 @@ export interface WebhookDeliveriesTable {
   event_id: string;
   webhook_id: string | null;
   url: string;
+  /** One-off deliveries: their own sealed signing secret (null: sent unsigned). */
+  secret: ColumnType<string | null, string | null | undefined, string | null>;
+  secret_key_id: ColumnType<string | null, string | null | undefined, string | null>;
   status: Generated<'pending' | 'succeeded' | 'failed'>;
   attempts: Generated<number>;
   last_status_code: number | null;
@@ -207,7 +254,10 @@ export interface IdempotencyKeysTable {
   route: string;
   request_hash: string;
   response_status: number | null;
+  /** Legacy (pre-0030) plaintext responses; new ones are sealed in response_sealed. */
   response_body: ColumnType<unknown, string | null, string | null> | null;
+  response_sealed: string | null;
+  response_key_id: string | null;
   created_at: CreatedAt;
 }
 
@@ -241,6 +291,47 @@ export interface TacsiCellsTable {
   momentum: number;
   cohort_band: string;
   published_at: Generated<Date>;
+  /** tacsi-m2 and later (NULL on tacsi-m1 cells): the band floor the noise is calibrated to, how the cell was made, its 95% margins. */
+  band_floor: number | null;
+  derivation: 'noised' | 'daily' | 'sectors' | null;
+  moe_index_value: number | null;
+  moe_pillars: number | null;
+  /** JSON: the pillar noise as weighted discrete Gaussians [{weight, sigma2}] (exact rationals). */
+  noise: unknown;
+}
+
+export interface TacsiHistogramsTable {
+  id: Generated<number>;
+  sector: string;
+  period_end: DateString;
+  methodology_version: string;
+  edges: number[];
+  shares: number[];
+  cohort_band: string;
+  band_floor: number;
+  published_at: Generated<Date>;
+}
+
+export interface TacsiRhoLedgerTable {
+  id: Generated<number>;
+  scope: string;
+  kind: 'daily' | 'weekly' | 'histogram';
+  period_start: DateString;
+  period_end: DateString;
+  methodology_version: string;
+  /** Exact charge in 1e-9 rho (rounded up); bigint column. */
+  rho_units: ColumnType<string, string | number | bigint, never>;
+  rho: number;
+  cell_id: number | null;
+  histogram_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface WorkspaceSectorHistoryTable {
+  workspace_id: string;
+  sector_slug: string;
+  valid_from: DateString;
+  valid_until: DateString | null;
 }
 
 export interface TacsiPrivacyLedgerTable {
@@ -262,6 +353,7 @@ export interface DB {
   tacsi_subscribers: TacsiSubscribersTable;
   api_keys: ApiKeysTable;
   platform_connections: PlatformConnectionsTable;
+  oauth_states: OauthStatesTable;
   metric_snapshots: MetricSnapshotsTable;
   audits: AuditsTable;
   score_log: ScoreLogTable;
@@ -272,11 +364,14 @@ export interface DB {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   idempotency_keys: IdempotencyKeysTable;
+  sandbox_state: SandboxStateTable;
   tacsi_entitlements: TacsiEntitlementsTable;
   tacsi_cells: TacsiCellsTable;
   tacsi_privacy_ledger: TacsiPrivacyLedgerTable;
+  tacsi_histograms: TacsiHistogramsTable;
+  tacsi_rho_ledger: TacsiRhoLedgerTable;
+  workspace_sector_history: WorkspaceSectorHistoryTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;
 export type NewWorkspace = Insertable<WorkspacesTable>;
-export type WorkspaceUpdate = Updateable<WorkspacesTable>;

@@ -115,6 +115,13 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
     const known = error.code ? FASTIFY_CODES[error.code] : undefined;
     if (known) return send(reply, request, new ProblemError(known.status, known.title, known.detail));
 
+    // A client that hangs up mid-body surfaces as ECONNRESET "aborted" from the body stream: its
+    // own doing, not an outage, and nobody is left to read the answer.
+    if (request.raw.readableAborted || request.raw.aborted) {
+      request.log.info({ code: error.code }, 'client aborted the request before its body was complete');
+      return send(reply, request, new ProblemError(400, 'Bad Request', 'The request body was not complete.'));
+    }
+
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return send(

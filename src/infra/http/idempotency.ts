@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
 import { ProblemError, problems } from './problem.ts';
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -94,19 +95,30 @@ export async function idempotent<T>(
       );
     }
     reply.header('Idempotent-Replayed', 'true');
+    const priorBody =
+      prior.response_sealed !== null && prior.response_key_id !== null
+        ? JSON.parse(
+            ctx.keyRing.open(
+              { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
+              IDEMPOTENT_RESPONSE_PURPOSE,
+            ),
+          )
+        : prior.response_body;
     if (prior.response_status >= 400) {
-      const body = prior.response_body as Record<string, unknown>;
+      const body = priorBody as Record<string, unknown>;
       reply.code(prior.response_status).type('application/problem+json');
       return body as T;
     }
     reply.code(prior.response_status);
-    return prior.response_body as T;
+    return priorBody as T;
   }
 
+  // Stored sealed: a first response may hold a secret shown once (webhook or delivery secret).
   const store = async (status: number, body: unknown) => {
+    const sealed = ctx.keyRing.seal(JSON.stringify(body), IDEMPOTENT_RESPONSE_PURPOSE);
     await db
       .updateTable('idempotency_keys')
-      .set({ response_status: status, response_body: JSON.stringify(body) })
+      .set({ response_status: status, response_sealed: sealed.ciphertext, response_key_id: sealed.keyId })
       .where('owner_key_id', '=', principal.keyId)
       .where('idempotency_key', '=', key)
       .execute();

@@ -1,4 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ProblemError, problems } from './problem.ts';
 
 /**
@@ -61,4 +63,44 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     .code(problem.status)
     .type('application/problem+json')
     .send(problem.body(request.url.split('?')[0] ?? request.url, String(request.id)));
+}
+
+const CLIENT_ERRORS: Record<string, ProblemError> = {
+  HPE_HEADER_OVERFLOW: new ProblemError(
+    431,
+    'Request Header Fields Too Large',
+    'The request headers are larger than 16 KB in total.',
+  ),
+  ERR_HTTP_REQUEST_TIMEOUT: new ProblemError(
+    408,
+    'Request Timeout',
+    'The request did not arrive in time; send it again without pausing.',
+  ),
+};
+
+/**
+ * Node answers some requests itself, before Fastify has a request: headers over its limit (431),
+ * headers not in within requestTimeout (408), unparseable HTTP (400). Fastify's default writes
+ * plain JSON; this writes the same problem+json as every other error, with a request id.
+ */
+export function clientErrorHandler(nextRequestId: () => string) {
+  return function (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Duplex): void {
+    // A reset connection has nobody to answer (Node's own rule).
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const problem =
+      CLIENT_ERRORS[error.code ?? ''] ??
+      new ProblemError(400, 'Bad Request', 'The request is not valid HTTP/1.1.');
+    const id = nextRequestId();
+    this.log.debug({ err: error, reqId: id }, 'client error answered by the server');
+    if (socket.writable) {
+      const { instance: _none, ...body } = problem.body('', id);
+      const json = JSON.stringify(body);
+      socket.write(
+        `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+          `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+          `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${json}`,
+      );
+    }
+    socket.destroy();
+  };
 }

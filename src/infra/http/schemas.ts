@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { PILLARS, PLATFORMS } from '../../core/catalog.ts';
 
 /** RFC 9457 problem details, as every error response of the API. */
 export const Problem = Type.Object(
@@ -43,8 +44,8 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return out;
 }
 
-export const PlatformName = Type.Enum(['instagram', 'tiktok', 'youtube', 'twitter', 'facebook']);
-export const PillarName = Type.Enum(['presence', 'reach', 'impact', 'sentiment', 'momentum']);
+export const PlatformName = Type.Enum(PLATFORMS);
+export const PillarName = Type.Enum(PILLARS);
 
 export const Timestamp = Type.String({ format: 'date-time' });
 export const DateOnly = Type.String({ format: 'date', description: 'YYYY-MM-DD' });

@@ -17,8 +17,11 @@ export interface DestinationPolicy extends AddressPolicy {
 }
 
 /**
- * Why a destination is not used: `refused` (an internal name or address, a policy decision)
- * or `unresolvable` (no DNS answer in time: possibly transient).
+ * Why a destination is not used: `refused` (decided from the URL alone: an internal name or a
+ * non-public IP literal) or `unresolvable` (the name has no usable public address: no answer,
+ * no answer in time, or only non-public answers). Every `unresolvable` case carries the same
+ * message: saying what a name resolves to, or whether it resolves at all, would let a caller
+ * map our internal DNS.
  */
 export class RefusedDestinationError extends Error {
   readonly kind: 'refused' | 'unresolvable';
@@ -38,10 +41,14 @@ export interface CheckedDestination {
   address: string;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+export function noPublicAddress(hostname: string): RefusedDestinationError {
+  return new RefusedDestinationError('unresolvable', `host "${hostname}" has no public internet address`);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, error: Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RefusedDestinationError('unresolvable', message)), ms);
+    timer = setTimeout(() => reject(error), ms);
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
@@ -68,26 +75,20 @@ export async function checkDestination(
       addresses = await withTimeout(
         (policy.resolve ?? systemResolver)(bare),
         policy.resolveTimeoutMs ?? 5_000,
-        `host "${bare}" did not resolve in time`,
+        noPublicAddress(bare),
       );
-    } catch (error) {
-      if (error instanceof RefusedDestinationError) throw error;
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new RefusedDestinationError(
-        'unresolvable',
-        `host "${bare}" could not be resolved${code ? ` (${code})` : ''}`,
-      );
+    } catch {
+      throw noPublicAddress(bare);
     }
-    if (addresses.length === 0)
-      throw new RefusedDestinationError('unresolvable', `host "${bare}" has no address`);
+    if (addresses.length === 0) throw noPublicAddress(bare);
   }
   for (const address of addresses) {
     const reason = refusedAddressReason(address, policy);
     if (reason) {
-      throw new RefusedDestinationError(
-        'refused',
-        isIP(bare) ? `host is a ${reason}` : `host "${bare}" resolves to a ${reason}`,
-      );
+      // A literal's class is what the caller wrote; a name's answers are ours and stay unsaid.
+      throw isIP(bare)
+        ? new RefusedDestinationError('refused', `host is a ${reason}`)
+        : noPublicAddress(bare);
     }
   }
   return { hostname: bare, addresses, address: addresses[0] as string };

@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../config.ts';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Prometheus metrics: request counts and latency by route template and status. */
@@ -31,8 +34,56 @@ export async function metricsPlugin(app: FastifyInstance, metrics: Metrics): Pro
     metrics.requests.inc(labels);
     metrics.duration.observe(labels, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
+}
+
+export interface MetricsListener {
+  /** http://host:port of the listener. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `GET /metrics` on its own listener, never on the API port: per-route traffic (TACSI feeds,
+ * exports) is operational data for the operator's scraper, not for API callers. Binds loopback
+ * unless METRICS_HOST opens it; anything but GET /metrics is 404.
+ */
+export async function listenMetrics(metrics: Metrics, port: number, host: string): Promise<MetricsListener> {
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if ((request.method === 'GET' || request.method === 'HEAD') && path === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        () => response.writeHead(500).end(),
+      );
+      return;
+    }
+    response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n');
   });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE' || error.code === 'EACCES' || error.code === 'EADDRNOTAVAIL'
+          ? new ConfigError(
+              `METRICS_PORT ${port} on METRICS_HOST ${host} cannot be used (${error.code}): ` +
+                'choose another port, 0 for any free one, or METRICS_PORT=off',
+            )
+          : error,
+      ),
+    );
+    server.listen(port, host, () => {
+      server.removeAllListeners('error');
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -1,7 +1,8 @@
-import type { Platform } from '../../infra/db/types.ts';
-import { addDays } from '../../scoring/days.ts';
-import { classifySentiment, type DailySnapshot } from '../../scoring/engine/index.ts';
+import { classifySentiment } from '../../scoring/engine/index.ts';
 import type { DayRange } from './types.ts';
+import { addDays, utcDay } from '../../core/days.ts';
+import type { Platform } from '../../core/catalog.ts';
+import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
 type Counter = 'posts' | 'impressions' | 'likes' | 'comments' | 'shares' | 'saves' | 'mentions';
 
@@ -17,7 +18,7 @@ export function dayOf(value: unknown): string | null {
   if (typeof value === 'number') t = value * 1000;
   else if (typeof value === 'string') t = Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   else return null;
-  return Number.isFinite(t) ? new Date(t).toISOString().slice(0, 10) : null;
+  return Number.isFinite(t) ? utcDay(new Date(t)) : null;
 }
 
 /** Share of profile fields that are filled in, 0..1. */
@@ -61,7 +62,10 @@ export class DayBook {
   /** Classifies a comment or mention and counts it on its day. */
   addText(day: string | null, text: unknown): void {
     const row = day ? this.#rows.get(day) : undefined;
-    if (row && typeof text === 'string' && text.trim()) row[classifySentiment(text)] += 1;
+    if (!row || typeof text !== 'string' || !text.trim()) return;
+    // Text in a language no model covers is not counted (not silently neutral).
+    const label = classifySentiment(text);
+    if (label !== 'unscored') row[label] += 1;
   }
 
   /** Net audience change on a day (gained minus lost), for rebuilding daily totals. */

@@ -1,8 +1,8 @@
-import { addDays } from '../../scoring/days.ts';
 import { completeness, count, DayBook, dayOf } from './daybook.ts';
-import type { ApiClient } from './http.ts';
 import { insightSeries, unixDay, type GraphInsights } from './graph-insights.ts';
-import { ConnectorError, type PlatformConnector } from './types.ts';
+import { ConnectorError, type ApiClient } from './http.ts';
+import type { PlatformConnector } from './types.ts';
+import { addDays } from '../../core/days.ts';
 
 interface FbPage {
   id: string;

@@ -1,5 +1,5 @@
-import { addDays } from '../../scoring/days.ts';
 import { count, dayOf } from './daybook.ts';
+import { addDays } from '../../core/days.ts';
 
 /** A Graph API insights answer (Instagram and Facebook Pages share it). */
 export interface GraphInsights {

@@ -1,5 +1,33 @@
-import type { Platform } from '../../infra/db/types.ts';
-import { ConnectorError } from './types.ts';
+import type { Platform } from '../../core/catalog.ts';
+
+/** A platform API answered with an error or something we cannot read. */
+export class ConnectorError extends Error {
+  readonly platform: Platform;
+  readonly status: number | null;
+  /** Seconds the platform asked us to wait (Retry-After on a 429 or 503), else null. */
+  readonly retryAfterSeconds: number | null;
+  constructor(
+    platform: Platform,
+    message: string,
+    status: number | null = null,
+    retryAfterSeconds: number | null = null,
+  ) {
+    super(`${platform}: ${message}`);
+    this.name = 'ConnectorError';
+    this.platform = platform;
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+  if (value === null) return null;
+  const text = value.trim();
+  if (/^\d{1,9}$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}
 
 export interface ApiClientOptions {
   platform: Platform;
@@ -97,6 +125,7 @@ export class ApiClient {
         platform,
         `${url.pathname} answered ${res.status} with a body that is not JSON`,
         res.status,
+        retryAfterSeconds(res.headers.get('retry-after')),
       );
     }
     if (!res.ok) {
@@ -104,6 +133,7 @@ export class ApiClient {
         platform,
         `${url.pathname} answered ${res.status}: ${errorMessage(json)}`,
         res.status,
+        retryAfterSeconds(res.headers.get('retry-after')),
       );
     }
     return json as T;

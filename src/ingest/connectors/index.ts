@@ -1,10 +1,10 @@
-import type { Platform } from '../../infra/db/types.ts';
 import { facebookConnector } from './facebook.ts';
 import { instagramConnector } from './instagram.ts';
 import { tiktokConnector } from './tiktok.ts';
 import type { PlatformConnector } from './types.ts';
 import { twitterConnector } from './twitter.ts';
 import { youtubeConnector } from './youtube.ts';
+import type { Platform } from '../../core/catalog.ts';
 
 export const CONNECTORS: Record<Platform, PlatformConnector> = {
   instagram: instagramConnector,
@@ -15,4 +15,5 @@ export const CONNECTORS: Record<Platform, PlatformConnector> = {
 };
 
 export { ApiClient } from './http.ts';
-export { ConnectorError, type ConnectorResult, type DayRange, type PlatformConnector } from './types.ts';
+export { ConnectorError } from './http.ts';
+export { type ConnectorResult, type DayRange, type PlatformConnector } from './types.ts';

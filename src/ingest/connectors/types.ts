@@ -1,6 +1,6 @@
-import type { Platform } from '../../infra/db/types.ts';
-import type { DailySnapshot } from '../../scoring/engine/index.ts';
 import type { ApiClient } from './http.ts';
+import type { Platform } from '../../core/catalog.ts';
+import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
 /** Inclusive UTC day range, YYYY-MM-DD. */
 export interface DayRange {
@@ -30,16 +30,4 @@ export interface ConnectorResult {
   snapshots: DailySnapshot[];
   /** Audience size now, as the platform reports it (platform_connections.followers). */
   followers: number;
-}
-
-/** A platform API answered with an error or something we cannot read. */
-export class ConnectorError extends Error {
-  readonly platform: Platform;
-  readonly status: number | null;
-  constructor(platform: Platform, message: string, status: number | null = null) {
-    super(`${platform}: ${message}`);
-    this.name = 'ConnectorError';
-    this.platform = platform;
-    this.status = status;
-  }
 }

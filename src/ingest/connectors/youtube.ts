@@ -1,6 +1,6 @@
 import { completeness, count, DayBook, dayOf } from './daybook.ts';
-import type { ApiClient } from './http.ts';
-import { ConnectorError, type PlatformConnector } from './types.ts';
+import { ConnectorError, type ApiClient } from './http.ts';
+import type { PlatformConnector } from './types.ts';
 
 interface ChannelList {
   items?: Array<{

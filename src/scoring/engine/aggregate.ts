@@ -1,7 +1,7 @@
 /** Platform -> workspace aggregation and the composite. */
 import { clamp } from './math.ts';
 import { PILLAR_WEIGHTS } from './pillars.ts';
-import { PILLARS, type PillarScores } from './types.ts';
+import { PILLARS, type PillarScores } from '../../core/catalog.ts';
 
 /** Share of workspace presence lost when no requested platform has data; each missing one of n costs this / n. */
 export const COVERAGE_PENALTY = 0.25;

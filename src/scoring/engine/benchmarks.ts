@@ -6,7 +6,8 @@
  * The table is platform base value x tier multiplier: smaller accounts reach and engage a larger
  * share of their audience and grow faster in relative terms, so their bar is higher.
  */
-import type { AccountTier, Platform } from './types.ts';
+import type { AccountTier } from './types.ts';
+import type { Platform } from '../../core/catalog.ts';
 
 export interface Benchmark {
   /** Impressions (views) per follower per day. */

@@ -1,15 +1,12 @@
-/** IMPRS brand scoring engine, formula v1: pure and deterministic, no database. See docs/scoring.md. */
+/**
+ * IMPRS brand scoring engine: formula v1 (score.ts) and formula v2 (v2/), pure and deterministic, no
+ * database. `formula_version` picks the engine. See docs/scoring.md.
+ */
 export {
   FORMULA_VERSION,
-  PLATFORMS,
-  PILLARS,
   ACCOUNT_TIERS,
   type FormulaVersion,
-  type Platform,
-  type Pillar,
-  type PillarScores,
   type AccountTier,
-  type DailySnapshot,
   type PlatformScoreRow,
   type Recommendation,
   type PillarGrade,
@@ -39,3 +36,23 @@ export {
   SENTIMENT_THRESHOLD,
   type SentimentLabel,
 } from './sentiment.ts';
+
+export {
+  scoreWorkspaceV2,
+  dailyScoreSeriesV2,
+  changeExceedsInterval,
+  gradeWithHysteresis,
+  compositeGradeV2,
+  pillarGradeV2,
+  COMPOSITE_GRADE_CUTOFFS_V2,
+  PILLAR_GRADE_CUTOFFS_V2,
+  FORMULA_VERSION_V2,
+  type WorkspaceScoreV2,
+  type DailyScorePointV2,
+  type ScoreWorkspaceV2Input,
+  type DailyScoreSeriesV2Input,
+  type Interval,
+  type AuthenticityFlag,
+  type AuthenticityFlagCode,
+  type PlatformScoreRowV2,
+} from './v2/index.ts';

@@ -6,7 +6,7 @@
 import { benchmarkFor } from './benchmarks.ts';
 import { clamp, relToBaseline } from './math.ts';
 import type { PlatformSignals, Totals } from './signals.ts';
-import type { Pillar, PillarScores } from './types.ts';
+import type { Pillar, PillarScores } from '../../core/catalog.ts';
 
 /** Composite weights; they sum to 1. */
 export const PILLAR_WEIGHTS: Readonly<PillarScores> = {

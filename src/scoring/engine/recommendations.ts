@@ -22,7 +22,8 @@ import {
 } from './pillars.ts';
 import { round1 } from './math.ts';
 import type { PlatformSignals } from './signals.ts';
-import { PILLARS, PLATFORMS, type Pillar, type Platform, type Recommendation } from './types.ts';
+import type { Recommendation } from './types.ts';
+import { type Pillar, PILLARS, type Platform, PLATFORMS } from '../../core/catalog.ts';
 
 export const DEFAULT_MAX_RECOMMENDATIONS = 5;
 
@@ -44,21 +45,42 @@ const fixed1 = (x: number) => round1(x).toFixed(1);
 const percent = (x: number) => `${fixed1(100 * x)}%`;
 const count = (x: number) => Math.round(x).toLocaleString('en-US');
 
+// Every recommendation quotes the evidence that its threshold is not met. Rounding must not
+// undo that ("at least 3 a week: 3.0 a week" for 2.96), so the measured value is printed
+// rounded down and the threshold rounded up: measured < threshold stays visibly true.
+const EPS = 1e-9;
+const down1 = (x: number) => (Math.floor(x * 10 + EPS) / 10).toFixed(1);
+const up1 = (x: number) => (Math.ceil(x * 10 - EPS) / 10).toFixed(1);
+const percentDown = (x: number) => `${down1(100 * x)}%`;
+const percentUp = (x: number) => `${up1(100 * x)}%`;
+const countDown = (x: number) => Math.floor(x + EPS).toLocaleString('en-US');
+const countUp = (x: number) => Math.ceil(x - EPS).toLocaleString('en-US');
+
 function presenceCandidates(s: PlatformSignals, w: number, coverage: number, out: Candidate[]): void {
   const parts = presenceParts(s);
   const now = presenceFrom(parts);
   const scale = coverageFactor(coverage) * w;
-  if (parts.cadence < 1 || parts.consistency < 1) {
+  const ideal = presenceFrom({ ...parts, consistency: 1, cadence: 1, regularity: 1 });
+  const weeks = `you posted in ${s.activeWeeks} of the last ${s.observedWeeks} weeks`;
+  if (parts.cadence < 1) {
+    // Too few posts a week on average: the target is the tier's cadence.
     const target = benchmarkFor(s.platform, s.tier).postsPerWeek;
-    const ideal = presenceFrom({ ...parts, consistency: 1, cadence: 1, regularity: 1 });
     const times = target === 1 ? 'once a week' : `at least ${target} times a week`;
     out.push({
       pillar: 'presence',
       platform: s.platform,
       gain: scale * (ideal - now),
+      action: `Post on ${s.platform} ${times}: ${weeks} (${down1(parts.postsPerWeek)} posts a week)`,
+    });
+  } else if (parts.consistency < 1) {
+    // Enough posts on average, but some weeks had none: the target is every week.
+    out.push({
+      pillar: 'presence',
+      platform: s.platform,
+      gain: scale * (ideal - now),
       action:
-        `Post on ${s.platform} ${times}: you posted in ${s.activeWeeks} of the last ${s.observedWeeks} ` +
-        `weeks (${fixed1(parts.postsPerWeek)} posts a week)`,
+        `Post on ${s.platform} every week, spreading the posts you already make: ${weeks} ` +
+        `(${down1(parts.postsPerWeek)} posts a week on average)`,
     });
   }
   if (parts.completeness < 1) {
@@ -68,14 +90,15 @@ function presenceCandidates(s: PlatformSignals, w: number, coverage: number, out
       gain: scale * (presenceFrom({ ...parts, completeness: 1 }) - now),
       action:
         `Complete the ${s.platform} profile (bio, link, picture, contact details): ` +
-        `it is ${Math.round(100 * parts.completeness)}% complete`,
+        `it is ${Math.floor(100 * parts.completeness + EPS)}% complete`,
     });
   }
 }
 
 function growthText(g: number): string {
-  if (round1(100 * g) === 0) return 'your audience did not grow';
-  return g > 0 ? `you grew ${percent(g)} a month` : `you lost ${percent(-g)} a month`;
+  if (g >= 0)
+    return down1(100 * g) === '0.0' ? 'your audience did not grow' : `you grew ${percentDown(g)} a month`;
+  return `you lost ${percentUp(-g)} a month`;
 }
 
 function reachCandidates(s: PlatformSignals, w: number, out: Candidate[]): void {
@@ -88,7 +111,7 @@ function reachCandidates(s: PlatformSignals, w: number, out: Candidate[]): void 
       platform: s.platform,
       gain: w * (reachFrom({ ...parts, growth: 0.5 }) - now),
       action:
-        `Grow ${s.platform} followers by at least ${percent(bench.monthlyGrowth)} a month, typical for ${s.tier} ` +
+        `Grow ${s.platform} followers by at least ${percentUp(bench.monthlyGrowth)} a month, typical for ${s.tier} ` +
         `accounts (collaborations, cross-promotion, a call to follow): ${growthText(Math.expm1(parts.monthlyLogGrowth))}`,
     });
   }
@@ -99,9 +122,9 @@ function reachCandidates(s: PlatformSignals, w: number, out: Candidate[]): void 
       platform: s.platform,
       gain: w * (reachFrom({ ...parts, visibility: 0.5 }) - now),
       action:
-        `Raise ${s.platform} views to about ${count(bench.viewsPerFollowerDay * audience)} a day ` +
+        `Raise ${s.platform} views to about ${countUp(bench.viewsPerFollowerDay * audience)} a day ` +
         `(${bench.viewsPerFollowerDay.toFixed(2)} per follower, typical for ${s.tier} accounts) with formats the ` +
-        `platform shows beyond your followers: you averaged ${count(parts.viewsPerFollowerDay * audience)} a day`,
+        `platform shows beyond your followers: you averaged ${countDown(parts.viewsPerFollowerDay * audience)} a day`,
     });
   }
 }
@@ -117,9 +140,9 @@ function impactCandidates(s: PlatformSignals, w: number, out: Candidate[]): void
   const lifted = { ...s, engagement: target };
   const gain = w * (impactFrom(lifted, impactParts(lifted)) - impactFrom(s, parts));
   const detail = perView
-    ? `${percent(parts.perViewRate ?? 0)} weighted engagement per view against ${percent(bench.engagementPerView)}`
-    : `${fixed1(1000 * parts.perFollowerDayRate)} weighted engagements per 1,000 followers a day against ` +
-      `${fixed1(1000 * bench.engagementPerFollowerDay)}`;
+    ? `${percentDown(parts.perViewRate ?? 0)} weighted engagement per view against ${percentUp(bench.engagementPerView)}`
+    : `${down1(1000 * parts.perFollowerDayRate)} weighted engagements per 1,000 followers a day against ` +
+      `${up1(1000 * bench.engagementPerFollowerDay)}`;
   out.push({
     pillar: 'impact',
     platform: s.platform,
@@ -136,20 +159,20 @@ function sentimentCandidates(s: PlatformSignals, w: number, out: Candidate[]): v
   const now = netSentiment(s);
   const target = (BASELINE_NET_SENTIMENT * n) / (n + SENTIMENT_PRIOR);
   if (!(target > now)) return;
+  // target > now exactly when the net share (positive - negative) / n is below the baseline.
+  const net = `net sentiment ${down1(100 * ((s.positive - s.negative) / n))}% against ${up1(100 * BASELINE_NET_SENTIMENT)}% typical`;
   out.push({
     pillar: 'sentiment',
     platform: s.platform,
     gain: w * (sentimentFrom(target) - sentimentFrom(now)),
     action:
-      `Answer complaints on ${s.platform} publicly and fix their cause: ${percent(s.negative / n)} of ` +
-      `${count(n)} classified comments and mentions were negative, ${percent(s.positive / n)} positive`,
+      s.negative > 0
+        ? `Answer complaints on ${s.platform} publicly and fix their cause: ${percent(s.negative / n)} of ` +
+          `${count(n)} classified comments and mentions were negative, ${percent(s.positive / n)} positive (${net})`
+        : // Nothing to answer: sentiment is low because few reactions are positive.
+          `Give your ${s.platform} audience reasons to speak well of you (answer questions, share reviews, thank ` +
+          `fans): ${percent(s.positive / n)} of ${count(n)} classified comments and mentions were positive, none negative (${net})`,
   });
-}
-
-function changeText(older: number, newer: number): string {
-  if (!(older > 0)) return newer > 0 ? 'up from nothing' : 'flat at zero';
-  const r = newer / older - 1;
-  return `${r >= 0 ? 'up' : 'down'} ${percent(Math.abs(r))}`;
 }
 
 function momentumCandidates(s: PlatformSignals, w: number, out: Candidate[]): void {
@@ -157,18 +180,26 @@ function momentumCandidates(s: PlatformSignals, w: number, out: Candidate[]): vo
   if (!parts.measurable) return;
   const now = momentumFrom(parts);
   if (!(now < 50)) return;
+  // Momentum is below 50 only when some trend fell: quote exactly the ones that did.
   const A = s.firstHalf;
   const B = s.secondHalf;
-  const perDay = (t: typeof A, k: 'engagement' | 'views' | 'posts') => t[k] / t.days;
+  const fell: string[] = [];
+  for (const k of ['engagement', 'views', 'posts'] as const) {
+    if (!(parts[k] < 0)) continue;
+    const older = A[k] / A.days;
+    const newer = B[k] / B.days;
+    fell.push(`daily ${k} is down ${percentUp(1 - newer / older)}`);
+  }
+  if (parts.sentiment < 0) fell.push('sentiment fell');
+  if (fell.length === 0) return;
+  const list = fell.length === 1 ? fell[0] : `${fell.slice(0, -1).join(', ')} and ${fell.at(-1)}`;
   out.push({
     pillar: 'momentum',
     platform: s.platform,
     gain: w * (50 - now),
     action:
-      `Reverse the slowdown on ${s.platform}: in the second half of the window against the first, daily ` +
-      `engagement is ${changeText(perDay(A, 'engagement'), perDay(B, 'engagement'))}, daily views ` +
-      `${changeText(perDay(A, 'views'), perDay(B, 'views'))} and daily posts ${changeText(perDay(A, 'posts'), perDay(B, 'posts'))}` +
-      `${parts.sentiment < 0 ? ' and sentiment fell' : ''}; bring posting back to its earlier level and repeat what worked then`,
+      `Reverse the slowdown on ${s.platform}: in the second half of the window against the first, ${list}; ` +
+      `bring posting back to its earlier level and repeat what worked then`,
   });
 }
 

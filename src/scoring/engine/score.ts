@@ -1,6 +1,5 @@
 /** Workspace scoring: one as-of score (audit / live score) and a daily score series (history). */
 import { composite, platformWeights, workspacePillars } from './aggregate.ts';
-import { formatDay, requireDay } from './dates.ts';
 import { compositeGrade, pillarGrade } from './grades.ts';
 import { clamp, round1 } from './math.ts';
 import { PART1_PILLARS, PART2_PILLARS, platformPillars, weightedPillars } from './pillars.ts';
@@ -9,17 +8,14 @@ import { buildSeries, type PlatformSeries } from './series.ts';
 import { measure, type PlatformSignals } from './signals.ts';
 import {
   FORMULA_VERSION,
-  PILLARS,
-  PLATFORMS,
   type CompositeGrade,
-  type DailySnapshot,
-  type Pillar,
   type PillarGrade,
-  type PillarScores,
-  type Platform,
   type PlatformScoreRow,
   type Recommendation,
 } from './types.ts';
+import { formatDay, requireDay } from '../../core/days.ts';
+import { type Pillar, PILLARS, type PillarScores, type Platform, PLATFORMS } from '../../core/catalog.ts';
+import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
 export const DEFAULT_LOOKBACK_DAYS = 90;
 export const MAX_LOOKBACK_DAYS = 365;

@@ -1,50 +1,50 @@
 /**
- * Text sentiment for ingestion, via wink-nlp's English lite model (social-media aware: emoji,
- * emoticons, negation). The model takes ~100 ms to load, so it is required on first use, not at
- * import: scoring code that only reads counts never pays for it.
+ * Text sentiment for ingestion, delegating to the default classifier in src/scoring/sentiment/
+ * (lexicons, emoji, customer-service and sarcasm patterns, a logistic regression trained on the
+ * evaluation set's train split; see docs/scoring.md). These functions keep the three counts the
+ * daily snapshot stores: a `mixed` comment counts as neutral (in the pillar formula that is the
+ * same as half positive and half negative), and a comment in a language no model covers is
+ * `unscored` and must not be counted at all.
  */
-import { createRequire } from 'node:module';
-import type { Model, WinkMethods } from 'wink-nlp';
+import { classifyWithDefaultModel, type SentimentResult } from '../sentiment/index.ts';
 
-export type SentimentLabel = 'positive' | 'neutral' | 'negative';
+export type SentimentLabel = 'positive' | 'neutral' | 'negative' | 'unscored';
 
-/** |score| below this is neutral; wink scores a sentence with no sentiment words as exactly 0. */
+/** |score| below this is neutral. */
 export const SENTIMENT_THRESHOLD = 0.05;
 
-const require = createRequire(import.meta.url);
-let nlp: WinkMethods | null = null;
-
-function engine(): WinkMethods {
-  if (!nlp) {
-    const winkNLP = require('wink-nlp') as (model: Model, pipe?: string[]) => WinkMethods;
-    const model = require('wink-eng-lite-web-model') as Model;
-    // Only the stages sentiment needs: sentence boundaries, negation, sentiment.
-    nlp = winkNLP(model, ['sbd', 'negation', 'sentiment']);
-  }
-  return nlp;
+/** The stored three-way label of a classifier result. */
+function storedLabel(r: SentimentResult): SentimentLabel {
+  return r.label === 'mixed' ? 'neutral' : r.label;
 }
 
-/** Sentiment score in [-1, 1] (0 for empty or non-string input). */
+/**
+ * Score in [-1, 1]: the model's confidence, signed by its label (+ positive, - negative, 0 for
+ * neutral, mixed, unscored, empty or non-string input).
+ */
+function signedConfidence(r: SentimentResult): number {
+  if (r.label === 'positive') return r.confidence;
+  if (r.label === 'negative') return -r.confidence;
+  return 0;
+}
+
 export function sentimentScore(text: string): number {
-  if (typeof text !== 'string' || text.trim() === '') return 0;
-  const nlpEngine = engine();
-  const s = nlpEngine.readDoc(text).out(nlpEngine.its.sentiment) as unknown as number;
-  return Number.isFinite(s) ? Math.max(-1, Math.min(1, s)) : 0;
+  return signedConfidence(classifyWithDefaultModel(text));
 }
 
-export function labelFor(score: number): SentimentLabel {
+export function labelFor(score: number): Exclude<SentimentLabel, 'unscored'> {
   if (score >= SENTIMENT_THRESHOLD) return 'positive';
   if (score <= -SENTIMENT_THRESHOLD) return 'negative';
   return 'neutral';
 }
 
-/** Label of a comment or mention. */
+/** Label of a comment or mention; `unscored` for a language no model covers (do not count it). */
 export function classifySentiment(text: string): SentimentLabel {
-  return labelFor(sentimentScore(text));
+  return storedLabel(classifyWithDefaultModel(text));
 }
 
 /** Label and score together, for ingestion that stores both. */
 export function analyseSentiment(text: string): { label: SentimentLabel; score: number } {
-  const score = sentimentScore(text);
-  return { label: labelFor(score), score };
+  const r = classifyWithDefaultModel(text);
+  return { label: storedLabel(r), score: signedConfidence(r) };
 }

@@ -3,10 +3,11 @@
  * after which any window's totals cost O(1); that is what makes a two-year daily score series
  * O(days) instead of O(days x window).
  */
-import { parseDay } from './dates.ts';
 import { ENGAGEMENT_WEIGHTS } from './benchmarks.ts';
 import { clamp, nonNeg } from './math.ts';
-import type { DailySnapshot, Platform } from './types.ts';
+import { parseDay } from '../../core/days.ts';
+import type { Platform } from '../../core/catalog.ts';
+import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
 export interface PlatformSeries {
   platform: Platform;

@@ -5,7 +5,8 @@
  */
 import { rangeSum, type PlatformSeries } from './series.ts';
 import { tierFor } from './tiers.ts';
-import type { AccountTier, Platform } from './types.ts';
+import type { AccountTier } from './types.ts';
+import type { Platform } from '../../core/catalog.ts';
 
 export interface Totals {
   /** Days with a snapshot. */

@@ -1,43 +1,11 @@
 /** Shared types and constants of the IMPRS scoring engine (formula v1). */
+import type { Pillar, PillarScores, Platform } from '../../core/catalog.ts';
 
 export const FORMULA_VERSION = 'v1';
 export type FormulaVersion = typeof FORMULA_VERSION;
 
-export const PLATFORMS = ['instagram', 'tiktok', 'youtube', 'twitter', 'facebook'] as const;
-export type Platform = (typeof PLATFORMS)[number];
-
-export const PILLARS = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
-export type Pillar = (typeof PILLARS)[number];
-
-export type PillarScores = Record<Pillar, number>;
-
 export const ACCOUNT_TIERS = ['nano', 'micro', 'mid', 'macro', 'mega'] as const;
 export type AccountTier = (typeof ACCOUNT_TIERS)[number];
-
-/** One row of the daily metric snapshot table (one workspace, one platform, one day). */
-export interface DailySnapshot {
-  platform: Platform;
-  /** YYYY-MM-DD (UTC calendar day). */
-  day: string;
-  /** Audience size (subscribers on youtube). */
-  followers: number;
-  /** Posts published that day. */
-  posts: number;
-  /** Impressions or views. */
-  impressions: number;
-  likes: number;
-  comments: number;
-  shares: number;
-  saves: number;
-  /** Mentions of the brand. */
-  mentions: number;
-  /** Counts of classified comments and mentions that day. */
-  sentimentPositive: number;
-  sentimentNeutral: number;
-  sentimentNegative: number;
-  /** 0..1 */
-  profileCompleteness: number;
-}
 
 /** Per-platform row for the score log (agency scores export). */
 export interface PlatformScoreRow {

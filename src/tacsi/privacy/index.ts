@@ -34,15 +34,89 @@ export {
   perturbStatistic,
   scoreToGridUnits,
   type EntityScores,
+  type GridSpec,
   type PerturbedCell,
 } from './perturb.ts';
 export {
   cellCharge,
   checkAnnualCap,
-  dayNumber,
   epsilonInWindow,
   maxRollingEpsilon,
-  wouldExceedAnnualCap,
   type AnnualCapCheck,
   type LedgerEntry,
 } from './ledger.ts';
+// tacsi-m2: zCDP with exact discrete Gaussian noise on the pillars.
+export { sampleDiscreteGaussian } from './discrete-gaussian.ts';
+export {
+  discreteGaussianHalfWidth,
+  discreteGaussianPmf,
+  discreteGaussianTail,
+  discreteGaussianVariance,
+  weightedSumCoverage,
+  weightedSumHalfWidth,
+  type NoiseTerm,
+} from './discrete-gaussian-distribution.ts';
+export {
+  ALL_METHODOLOGIES,
+  RELEASE_KINDS,
+  RHO_NANO,
+  TACSI_M2,
+  bandFloorOf,
+  cellNoise,
+  cellSigma2,
+  defineGaussianMethodology,
+  getAnyMethodology,
+  histogramSigma2,
+  indexNoise,
+  marginTable,
+  margins,
+  marginsForNoise,
+  pureDpToZcdp,
+  scaleNoise,
+  sensitivityGridUnits,
+  zcdpToApproxDp,
+  type AnyMethodology,
+  type GaussianCadence,
+  type GaussianMethodology,
+  type GaussianMethodologyParameters,
+  type MarginRow,
+  type Margins,
+  type ReleaseKind,
+} from './methodology-m2.ts';
+export {
+  compositeOf,
+  compositeUnits,
+  deriveHeadline,
+  deriveWeeklyFromDaily,
+  perturbCellGaussian,
+  type CellMargins,
+  type DailyInput,
+  type GaussianCell,
+  type HeadlineInput,
+} from './perturb-gaussian.ts';
+export {
+  histogramShareUnits,
+  percentileFromHistogram,
+  perturbHistogram,
+  type PublishedHistogram,
+} from './histogram.ts';
+export {
+  checkAnnualRhoCap,
+  isHistogramWeek,
+  maxRollingRho,
+  releaseCharge,
+  rhoInWindow,
+  type RhoCapCheck,
+  type ZcdpCharge,
+} from './ledger-zcdp.ts';
+export {
+  addRatio,
+  bigRatio,
+  fromRatio,
+  mulRatio,
+  ratioAtMost,
+  ratioValue,
+  toRatio,
+  type BigRatio,
+} from './rational.ts';
+export { gaussianMethodologyFigures, type GaussianMethodologyFigures, type RatioFigure } from './figures.ts';

@@ -4,6 +4,7 @@
 // the entity's loss over a period is the sum of its charges, and the methodology caps that sum over
 // every rolling 365-day window. Epsilons are summed as integer nano-units so a long schedule that
 // exactly meets the cap is never refused by accumulated floating-point error.
+import { dayNumber, formatDay } from '../../core/days.ts';
 import { ROLLING_WINDOW_DAYS, type Cadence, type Methodology } from './methodology.ts';
 
 export interface LedgerEntry {
@@ -32,7 +33,6 @@ export interface AnnualCapCheck {
 }
 
 const NANO = 1e9;
-const DAY_MS = 86_400_000;
 
 function toNano(epsilon: number): number {
   if (!Number.isFinite(epsilon) || epsilon < 0) throw new RangeError(`epsilon ${epsilon} must be >= 0`);
@@ -41,50 +41,31 @@ function toNano(epsilon: number): number {
   return nano;
 }
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** Days since 1970-01-01 for a strict YYYY-MM-DD date (called once per entry per check, so kept cheap). */
-export function dayNumber(date: string): number {
-  const match = DATE_PATTERN.exec(date);
-  const year = Number(match?.[1]);
-  const month = Number(match?.[2]);
-  const day = Number(match?.[3]);
-  if (!match || year < 1970 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) {
-    throw new RangeError(`invalid date ${date}, expected YYYY-MM-DD`);
-  }
-  return Date.UTC(year, month - 1, day) / DAY_MS;
-}
-
-function dateOf(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
-}
-
 /** Charges merged per day and sorted by day, with prefix sums so any window total is two lookups. */
-interface DailyTotals {
+export interface DailyTotals {
   readonly days: number[];
   /** prefix[i] = sum of the charges on days[0 .. i-1]. */
   readonly prefix: number[];
 }
 
-function dailyTotals(entries: readonly LedgerEntry[]): DailyTotals {
+/** Daily totals of integer charges (nano-units), shared by the epsilon and the zCDP ledgers. */
+export function dailyTotalsOf(
+  charges: Iterable<{ readonly day: number; readonly units: number }>,
+): DailyTotals {
   const byDay = new Map<number, number>();
-  for (const e of entries) {
-    const day = dayNumber(e.periodEnd);
-    byDay.set(day, (byDay.get(day) ?? 0) + toNano(e.epsilon));
-  }
+  for (const c of charges) byDay.set(c.day, (byDay.get(c.day) ?? 0) + c.units);
   const days = [...byDay.keys()].sort((a, b) => a - b);
   const prefix = [0];
   for (const day of days) prefix.push(prefix[prefix.length - 1]! + byDay.get(day)!);
   return { days, prefix };
 }
 
+function dailyTotals(entries: readonly LedgerEntry[]): DailyTotals {
+  return dailyTotalsOf(entries.map((e) => ({ day: dayNumber(e.periodEnd), units: toNano(e.epsilon) })));
+}
+
 /** Index of the first day >= target. */
-function lowerBound(days: readonly number[], target: number): number {
+export function lowerBound(days: readonly number[], target: number): number {
   let lo = 0;
   let hi = days.length;
   while (lo < hi) {
@@ -96,10 +77,34 @@ function lowerBound(days: readonly number[], target: number): number {
 }
 
 /** Sum of charges with period end in [endDay - 364, endDay]. */
-function windowNano({ days, prefix }: DailyTotals, endDay: number): number {
+export function windowNano({ days, prefix }: DailyTotals, endDay: number): number {
   const from = lowerBound(days, endDay - ROLLING_WINDOW_DAYS + 1);
   const to = lowerBound(days, endDay + 1);
   return prefix[to]! - prefix[from]!;
+}
+
+/**
+ * The largest window total that adding `newUnits` on `newDay` produces, over every rolling window
+ * containing that day: windows ending on it or on a later charge day less than 365 days after it
+ * (backfills can arrive out of order).
+ */
+export function worstWindowWith(
+  totals: DailyTotals,
+  newDay: number,
+  newUnits: number,
+): { units: number; endDay: number } {
+  let units = windowNano(totals, newDay) + newUnits;
+  let endDay = newDay;
+  for (let i = lowerBound(totals.days, newDay + 1); i < totals.days.length; i++) {
+    const end = totals.days[i]!;
+    if (end >= newDay + ROLLING_WINDOW_DAYS) break;
+    const total = windowNano(totals, end) + newUnits;
+    if (total > units) {
+      units = total;
+      endDay = end;
+    }
+  }
+  return { units, endDay };
 }
 
 /** An entity's total epsilon over the 365 days ending on `windowEnd` (inclusive at both ends). */
@@ -126,7 +131,7 @@ export function maxRollingEpsilon(entries: readonly LedgerEntry[]): {
       bestDay = day;
     }
   }
-  return { epsilon: best / NANO, windowEnd: bestDay === null ? null : dateOf(bestDay) };
+  return { epsilon: best / NANO, windowEnd: bestDay === null ? null : formatDay(bestDay) };
 }
 
 /**
@@ -141,19 +146,8 @@ export function checkAnnualCap(
 ): AnnualCapCheck {
   const totals = dailyTotals(existingEntriesForEntity);
   const newDay = dayNumber(newEntry.periodEnd);
-  const newNano = toNano(newEntry.epsilon);
   const capNano = toNano(methodology.annualCapPerEntity);
-  let worst = windowNano(totals, newDay) + newNano;
-  let worstDay = newDay;
-  for (let i = lowerBound(totals.days, newDay + 1); i < totals.days.length; i++) {
-    const end = totals.days[i]!;
-    if (end >= newDay + ROLLING_WINDOW_DAYS) break;
-    const total = windowNano(totals, end) + newNano;
-    if (total > worst) {
-      worst = total;
-      worstDay = end;
-    }
-  }
+  const { units: worst, endDay: worstDay } = worstWindowWith(totals, newDay, toNano(newEntry.epsilon));
   const alreadyCharged = existingEntriesForEntity.some(
     (e) =>
       e.entityScope === newEntry.entityScope &&
@@ -164,18 +158,9 @@ export function checkAnnualCap(
     allowed: worst <= capNano,
     epsilonAfter: worst / NANO,
     cap: methodology.annualCapPerEntity,
-    worstWindowEnd: dateOf(worstDay),
+    worstWindowEnd: formatDay(worstDay),
     alreadyCharged,
   };
-}
-
-/** True when publishing `newEntry` would take the entity over its annual cap in some rolling window. */
-export function wouldExceedAnnualCap(
-  existingEntriesForEntity: readonly LedgerEntry[],
-  newEntry: LedgerEntry,
-  methodology: Methodology,
-): boolean {
-  return !checkAnnualCap(existingEntriesForEntity, newEntry, methodology).allowed;
 }
 
 /** The ledger charge for one entity's inclusion in one published cell. */

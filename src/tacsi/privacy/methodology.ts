@@ -1,14 +1,15 @@
 // Versioned TACSI privacy methodologies. Every figure a reader might audit (epsilon per statistic,
 // cell and year, noise scale, 95% half-width) is derived here from a few rational parameters, so the
 // numbers in docs/privacy.md and in the published `methodologyVersion` cannot drift apart.
+import { PILLARS, type Pillar } from '../../core/catalog.ts';
 import { MIN_COHORT, SCORE_MAX, SCORE_MIN } from './cohort.ts';
 import { discreteLaplaceHalfWidth } from './discrete-laplace-distribution.ts';
 
 export type Cadence = 'weekly' | 'daily';
 
 /** Statistics in one published cell: the composite index and the five IMPRS pillars. */
-export const TACSI_PILLARS = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
-export type TacsiPillar = (typeof TACSI_PILLARS)[number];
+export const TACSI_PILLARS = PILLARS;
+export type TacsiPillar = Pillar;
 export const CELL_STATISTICS = ['indexValue', ...TACSI_PILLARS] as const;
 
 /** The rolling window the annual cap applies to. */
@@ -26,6 +27,7 @@ export interface Ratio {
 export interface Methodology {
   /** The label published as `methodologyVersion`. */
   readonly version: string;
+  readonly mechanism: 'discrete-laplace';
   readonly scoreBounds: readonly [number, number];
   readonly minCohort: number;
   /** Max change of one published mean when one entity's value is replaced: range / minCohort. */
@@ -132,6 +134,7 @@ export function defineMethodology(params: MethodologyParameters): Methodology {
 
   return Object.freeze({
     version: params.version,
+    mechanism: 'discrete-laplace',
     scoreBounds: [SCORE_MIN, SCORE_MAX] as const,
     minCohort,
     sensitivity: sensitivity.numerator / sensitivity.denominator,

@@ -24,22 +24,34 @@ export interface PerturbedCell {
   readonly methodologyVersion: string;
 }
 
-function maxGridUnits(m: Methodology): bigint {
+/** What grid arithmetic needs from a methodology (tacsi-m1 and tacsi-m2 share the 0.01 grid). */
+export type GridSpec = Pick<Methodology, 'scoreBounds' | 'gridStepRatio' | 'minCohort'>;
+
+function maxGridUnits(m: GridSpec): bigint {
   const [lo, hi] = m.scoreBounds;
   return (BigInt(hi - lo) * BigInt(m.gridStepRatio.denominator)) / BigInt(m.gridStepRatio.numerator);
 }
 
-/** A score clamped to the bounds and rounded to the nearest grid point, in grid units from the lower bound. */
-export function scoreToGridUnits(x: number, m: Methodology): bigint {
+/**
+ * The grid units of a clamped score as a JS integer. Grid units are at most range / step (10000 on
+ * the 0.01 grid), so sums over any realistic cohort stay exact safe integers; bigint is needed only
+ * once noise enters.
+ */
+function gridUnitsOf(x: number, m: GridSpec): number {
   const { numerator, denominator } = m.gridStepRatio;
-  const units = BigInt(Math.round(((clampScore(x) - m.scoreBounds[0]) * denominator) / numerator));
+  const units = Math.round(((clampScore(x) - m.scoreBounds[0]) * denominator) / numerator);
   // Guard the bounds again: whatever the float rounding did, each entity stays inside the range.
-  const max = maxGridUnits(m);
-  return units < 0n ? 0n : units > max ? max : units;
+  const max = ((m.scoreBounds[1] - m.scoreBounds[0]) * denominator) / numerator;
+  return units < 0 ? 0 : units > max ? max : units;
+}
+
+/** A score clamped to the bounds and rounded to the nearest grid point, in grid units from the lower bound. */
+export function scoreToGridUnits(x: number, m: GridSpec): bigint {
+  return BigInt(gridUnitsOf(x, m));
 }
 
 /** Grid units back to index points; the division of two exact integers is correctly rounded. */
-export function gridUnitsToScore(units: bigint, m: Methodology): number {
+export function gridUnitsToScore(units: bigint, m: GridSpec): number {
   const { numerator, denominator } = m.gridStepRatio;
   return m.scoreBounds[0] + Number(units * BigInt(numerator)) / denominator;
 }
@@ -48,14 +60,15 @@ export function gridUnitsToScore(units: bigint, m: Methodology): number {
  * The exact mean of the clamped values on the grid (half-up rounding of sum / n), in grid units.
  * Refuses cohorts below the methodology's minimum: the sensitivity bound does not hold for them.
  */
-export function meanOnGrid(values: readonly number[], m: Methodology): bigint {
+export function meanOnGrid(values: readonly number[], m: GridSpec): bigint {
   const n = BigInt(values.length);
   if (values.length < m.minCohort) {
     throw new RangeError(`cohort of ${values.length} is below the minimum of ${m.minCohort}`);
   }
-  let sum = 0n;
-  for (const v of values) sum += scoreToGridUnits(v, m);
-  return (2n * sum + n) / (2n * n);
+  let sum = 0;
+  for (const v of values) sum += gridUnitsOf(v, m);
+  if (!Number.isSafeInteger(sum)) throw new RangeError('cohort too large for an exact grid sum');
+  return (2n * BigInt(sum) + n) / (2n * n);
 }
 
 /**

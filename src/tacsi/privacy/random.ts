@@ -76,7 +76,7 @@ export function uniformBelow(n: bigint, rng: RandomSource): bigint {
   if (n <= 0n) throw new RangeError('uniformBelow needs n >= 1');
   if (n === 1n) return 0n;
   const bits = bitLength(n - 1n);
-  const byteCount = Math.ceil(bits / 8);
+  const byteCount = (bits + 7) >> 3;
   const mask = (1n << BigInt(bits)) - 1n;
   for (;;) {
     const bytes = rng.nextBytes(byteCount);

@@ -1,9 +1,23 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_initial.ts';
 import * as m0020 from './0020_campaign_lifecycle.ts';
+import * as m0030a from './0030_sealed_secrets.ts';
+import * as m0030 from './0030_tacsi_m2.ts';
+import * as m0031 from './0031_sandbox_keys.ts';
+import * as m0032 from './0032_work_ownership.ts';
+import * as m0040 from './0040_audit_durations.ts';
+import * as m0050 from './0050_platform_oauth.ts';
+import * as m0051 from './0051_platform_sync.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0020_campaign_lifecycle': m0020,
+  '0030_sealed_secrets': m0030a,
+  '0030_tacsi_m2': m0030,
+  '0031_sandbox_keys': m0031,
+  '0032_work_ownership': m0032,
+  '0040_audit_durations': m0040,
+  '0050_platform_oauth': m0050,
+  '0051_platform_sync': m0051,
 };

@@ -1,0 +1,35 @@
+/** Import rules for src/ (docs/architecture.md, "Dependency rules"). Run by `npm run deps`, part of lint. */
+export default {
+  forbidden: [
+    {
+      name: 'core-is-pure',
+      comment:
+        'src/core holds the shared vocabulary: it imports nothing outside src/core (no I/O, no libraries).',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { pathNot: '^src/core/' },
+    },
+    {
+      name: 'infra-has-no-domain',
+      comment:
+        'src/infra is infrastructure without business rules: it may use src/core but no domain folder.',
+      severity: 'error',
+      from: { path: '^src/infra/' },
+      // context.ts is the process context (types of infra services only), not a domain.
+      to: { path: '^src/', pathNot: ['^src/infra/', '^src/core/', '^src/context\\.ts$'] },
+    },
+    {
+      name: 'no-cycles',
+      comment: 'The import graph of src/ is acyclic.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    exclude: { path: '^(test|bench)/' },
+  },
+};

@@ -1,0 +1,194 @@
+// The sync scenario: N OAuth connections against the platform simulator (in this process, clock
+// still), one scheduled round through the real claim and job handler, next to the raw
+// fetch-and-upsert of the same data; the round's time at two sizes shows how it grows.
+import { CONNECTORS, ApiClient } from '../src/ingest/connectors/index.ts';
+import { claimDueConnections, runSyncJob, syncQueue, type SyncJob } from '../src/ingest/schedule.ts';
+import { snapshotRow, upsertSnapshots } from '../src/ingest/store.ts';
+import { loadConfig } from '../src/infra/config.ts';
+import { newId } from '../src/infra/ids.ts';
+import { platformEndpoints } from '../src/platforms/oauth-config.ts';
+import { sealTokens } from '../src/platforms/vault.ts';
+import { createService, type Service } from '../src/service.ts';
+import { startSimulator, type Simulator } from '../src/simulator/server.ts';
+import { addDays, utcDay } from '../src/core/days.ts';
+import { PLATFORMS } from '../src/core/catalog.ts';
+import type { ScenarioResult } from './report.ts';
+import { round } from './stats.ts';
+import type { BenchDatabase } from './target.ts';
+
+/** Syncs in flight at once in the bench process (SYNC_CONCURRENCY 4 x 5 platforms in a service). */
+const IN_FLIGHT = 8;
+
+async function seed(service: Service, sim: Simulator, n: number, tag: string, now: Date): Promise<string[]> {
+  const db = service.ctx.db;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 500) {
+    const batch = Math.min(500, n - i);
+    const workspaces = Array.from({ length: batch }, (_, j) => ({
+      id: newId('ws'),
+      name: `Sync bench ${tag} ${i + j}`,
+      plan: 'agency' as const,
+    }));
+    await db.insertInto('workspaces').values(workspaces).execute();
+    const rows = workspaces.map((w, j) => {
+      const platform = PLATFORMS[(i + j) % PLATFORMS.length]!;
+      const handle = `bench${tag}${i + j}`;
+      const t = sim.issueTokens(platform, handle);
+      const id = newId('pc');
+      ids.push(id);
+      return {
+        id,
+        workspace_id: w.id,
+        platform,
+        handle,
+        connected_at: addDaysDate(now, -2),
+        last_sync_at: addDaysDate(now, -1),
+        ...sealTokens(service.ctx.keyRing, {
+          accessToken: t.access_token,
+          refreshToken: t.refresh_token,
+          expiresAt: new Date(now.getTime() + 86_400_000),
+          scopes: t.scope,
+        }),
+      };
+    });
+    await db.insertInto('platform_connections').values(rows).execute();
+  }
+  return ids;
+}
+
+const addDaysDate = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
+
+async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
+}
+
+/** One scheduled round: claim, then every job through runSyncJob. Returns seconds. */
+async function round1(service: Service): Promise<{ seconds: number; synced: number }> {
+  const t0 = performance.now();
+  await claimDueConnections(service.ctx);
+  const jobs: SyncJob[] = [];
+  for (const platform of PLATFORMS) {
+    for (;;) {
+      const got = await service.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 1000 });
+      if (!got?.length) break;
+      jobs.push(...got.map((j) => j.data));
+    }
+  }
+  let synced = 0;
+  await pool(jobs, IN_FLIGHT, async (job) => {
+    if ((await runSyncJob(service.ctx, job)) === 'synced') synced++;
+  });
+  return { seconds: (performance.now() - t0) / 1000, synced };
+}
+
+/** The same fetch and upsert without the pipeline (no claim, job, health, scores or events). */
+async function raw(service: Service, ids: string[], now: Date): Promise<number> {
+  const rows = await service.ctx.db
+    .selectFrom('platform_connections')
+    .select(['id', 'workspace_id', 'platform', 'handle', 'access_token', 'access_token_key_id'])
+    .where('id', 'in', ids)
+    .execute();
+  const today = utcDay(now);
+  const t0 = performance.now();
+  await pool(rows, IN_FLIGHT, async (c) => {
+    const connector = CONNECTORS[c.platform];
+    const token = service.ctx.keyRing.open(
+      { ciphertext: c.access_token!, keyId: c.access_token_key_id! },
+      'platform-token',
+    );
+    const client = new ApiClient({
+      platform: c.platform,
+      baseUrls: platformEndpoints(service.ctx.config, c.platform).apiBaseUrls,
+      headers: connector.authHeaders(token),
+      timeoutMs: 15_000,
+      maxBytes: 10 * 1024 * 1024,
+      fetch,
+    });
+    const result = await connector.fetchSnapshots(
+      client,
+      { handle: c.handle },
+      {
+        since: addDays(today, -3),
+        until: today,
+      },
+    );
+    await upsertSnapshots(
+      service.ctx.db,
+      result.snapshots.map((s) => snapshotRow(c.workspace_id, s, 'connector')),
+    );
+  });
+  return (performance.now() - t0) / 1000;
+}
+
+export async function runSyncScenario(
+  database: BenchDatabase,
+  options: { connections: number; small: number; now: Date },
+): Promise<ScenarioResult> {
+  const { now } = options;
+  const sim = await startSimulator({ port: 0, speed: 0, startDay: utcDay(now), now: () => now.getTime() });
+  const service = await createService(
+    {
+      ...loadConfig({ LOG_LEVEL: 'warn', SIMULATOR_URL: sim.url }),
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      runWorkers: false,
+    },
+    { now: () => now, dataDir: database.dataDir },
+  );
+  try {
+    const small = await seed(service, sim, options.small, 's', now);
+    const smallRound = await round1(service);
+    const rawSmall = await raw(service, small, now);
+    await seed(service, sim, options.connections - options.small, 'l', now);
+    // The large round: every connection due again (the small ones too), so N in all.
+    await service.ctx.db.updateTable('platform_connections').set({ next_sync_at: null }).execute();
+    const largeRound = await round1(service);
+    const perSync = largeRound.seconds / Math.max(1, largeRound.synced);
+    const perSmallSync = smallRound.seconds / Math.max(1, smallRound.synced);
+    const perRaw = rawSmall / Math.max(1, small.length);
+    const ratio = round(perSmallSync / perRaw);
+    const misses = [
+      ...(ratio >= 2 ? [`one sync costs ${ratio}x the raw fetch-and-upsert (target < 2x)`] : []),
+      ...(largeRound.synced !== options.connections
+        ? [`${options.connections - largeRound.synced} connections not synced`]
+        : []),
+    ];
+    return {
+      kind: 'batch',
+      name: 'sync',
+      label: 'scheduled sync round against the simulator',
+      scale: `${options.small} then ${options.connections} connections`,
+      status: 'ok',
+      measured: `${round(largeRound.synced / largeRound.seconds)} connections/s (${options.connections} in ${round(largeRound.seconds)} s)`,
+      limit: `raw fetch-and-upsert ${round(1000 * perRaw)} ms per connection; one sync ${round(1000 * perSmallSync)} ms`,
+      ratio,
+      target: '< 2x raw',
+      misses,
+      details: {
+        smallRound: {
+          connections: options.small,
+          seconds: round(smallRound.seconds),
+          synced: smallRound.synced,
+        },
+        largeRound: {
+          connections: options.connections,
+          seconds: round(largeRound.seconds),
+          synced: largeRound.synced,
+        },
+        growth: round(largeRound.seconds / smallRound.seconds),
+        msPerSyncLarge: round(1000 * perSync),
+        msPerSyncSmall: round(1000 * perSmallSync),
+        msPerRaw: round(1000 * perRaw),
+        inFlight: IN_FLIGHT,
+      },
+    };
+  } finally {
+    await service.stop();
+    await sim.close();
+  }
+}

@@ -1,0 +1,146 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Secrets at rest: AES-256-GCM under a key ring. Each sealed value is stored as two columns, the
+ * ciphertext (base64 of 12-byte IV || ciphertext || 16-byte tag) and, beside it, the id of the key
+ * that sealed it, so keys can be rotated one row at a time and a missing key is detected by id.
+ * The `purpose` is bound as additional authenticated data: a ciphertext sealed as a webhook secret
+ * does not open as a platform token, even under the same key.
+ *
+ * Keys come from ENCRYPTION_KEYS (`kid:base64-of-32-bytes`, comma-separated, the first seals);
+ * without it, a key generated once into DATA_DIR (see `loadKeyRing`).
+ */
+
+export interface Sealed {
+  ciphertext: string;
+  keyId: string;
+}
+
+export class KeyRingError extends Error {
+  override name = 'KeyRingError';
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export class KeyRing {
+  readonly #keys: Map<string, Buffer>;
+  /** The key that seals new values. */
+  readonly activeKeyId: string;
+
+  constructor(keys: Array<{ id: string; key: Buffer }>) {
+    if (keys.length === 0) throw new KeyRingError('the key ring needs at least one key');
+    this.#keys = new Map();
+    for (const { id, key } of keys) {
+      if (!KEY_ID.test(id)) throw new KeyRingError(`key id "${id}" must be 1-32 letters, digits, - or _`);
+      if (key.length !== 32) throw new KeyRingError(`key "${id}" must be 32 bytes, got ${key.length}`);
+      if (this.#keys.has(id)) throw new KeyRingError(`key id "${id}" appears twice`);
+      this.#keys.set(id, key);
+    }
+    this.activeKeyId = keys[0]!.id;
+  }
+
+  get keyIds(): string[] {
+    return [...this.#keys.keys()];
+  }
+
+  has(keyId: string): boolean {
+    return this.#keys.has(keyId);
+  }
+
+  seal(plaintext: string, purpose: string): Sealed {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.activeKeyId)!, iv);
+    cipher.setAAD(Buffer.from(purpose, 'utf8'));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return {
+      ciphertext: Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64'),
+      keyId: this.activeKeyId,
+    };
+  }
+
+  open(sealed: Sealed, purpose: string): string {
+    const key = this.#keys.get(sealed.keyId);
+    if (!key) throw new KeyRingError(`no key "${sealed.keyId}" in the key ring (ENCRYPTION_KEYS)`);
+    const raw = Buffer.from(sealed.ciphertext, 'base64');
+    if (raw.length < IV_BYTES + TAG_BYTES) throw new KeyRingError('the ciphertext is truncated');
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+    decipher.setAAD(Buffer.from(purpose, 'utf8'));
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+    try {
+      return Buffer.concat([
+        decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
+    } catch {
+      throw new KeyRingError(`a value sealed under key "${sealed.keyId}" does not authenticate`);
+    }
+  }
+}
+
+/** `kid:base64,kid:base64` (ENCRYPTION_KEYS). */
+export function parseKeyRing(text: string, name = 'ENCRYPTION_KEYS'): KeyRing {
+  const entries = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const at = entry.indexOf(':');
+      if (at <= 0) throw new KeyRingError(`${name}: each entry must be "<key id>:<base64 of 32 bytes>"`);
+      const id = entry.slice(0, at);
+      const b64 = entry.slice(at + 1);
+      if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(b64)) throw new KeyRingError(`${name}: key "${id}" is not base64`);
+      return { id, key: Buffer.from(b64, 'base64') };
+    });
+  try {
+    return new KeyRing(entries);
+  } catch (error) {
+    throw new KeyRingError(`${name}: ${(error as Error).message}`);
+  }
+}
+
+/** A new key ring entry for ENCRYPTION_KEYS: a dated id and 32 random bytes. */
+export function generateKeyEntry(now = new Date()): string {
+  const id = `k${now.toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`;
+  return `${id}:${randomBytes(32).toString('base64')}`;
+}
+
+export const KEY_FILE = 'encryption.key';
+
+/**
+ * The key ring of this process: ENCRYPTION_KEYS when set; otherwise the key in DATA_DIR/encryption.key,
+ * generated (mode 0600) the first time, so the embedded database and a developer's PostgreSQL work
+ * without set-up; an in-memory data folder gets a key for the life of the process.
+ */
+export function loadKeyRing(options: { keys: string | null; dataDir: string }): {
+  keyRing: KeyRing;
+  source: 'env' | 'file' | 'memory';
+} {
+  if (options.keys) return { keyRing: parseKeyRing(options.keys), source: 'env' };
+  if (options.dataDir.startsWith('memory://'))
+    return { keyRing: parseKeyRing(generateKeyEntry()), source: 'memory' };
+  const file = path.join(options.dataDir, KEY_FILE);
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  if (!fs.existsSync(file)) {
+    // Written whole under a temporary name, then linked into place: link fails when the file exists,
+    // so two processes starting at once agree on one key and neither reads a half-written file.
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(temp, `${generateKeyEntry()}\n`, { mode: 0o600 });
+    try {
+      fs.linkSync(temp, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(temp, { force: true });
+    }
+  }
+  const text = fs.readFileSync(file, 'utf8').trim();
+  try {
+    return { keyRing: parseKeyRing(text, file), source: 'file' };
+  } catch (error) {
+    throw new KeyRingError((error as Error).message);
+  }
+}

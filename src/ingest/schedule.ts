@@ -1,0 +1,379 @@
+import { sql, type Transaction } from 'kysely';
+import type { AppContext } from '../context.ts';
+import { emitEvent } from '../events/emit.ts';
+import type { DB, SyncErrorClass } from '../infra/db/types.ts';
+import { defineJob, type JobDefinition } from '../infra/jobs/define.ts';
+import { platformEndpoints } from '../platforms/oauth-config.ts';
+import { getAccessToken, ReauthRequired, TokenRefreshFailed } from '../platforms/vault.ts';
+import { ConnectorError } from './connectors/index.ts';
+import { SyncError, syncConnection, type SyncOptions } from './sync.ts';
+import { PLATFORMS, type Platform } from '../core/catalog.ts';
+
+/**
+ * Scheduled sync (docs/ingestion.md "Scheduled sync"). Every minute a tick claims the live
+ * connections whose slot is due: in one transaction it moves each one's next_sync_at to its next
+ * slot and enqueues one job per connection on that platform's queue. Rows are claimed with
+ * FOR UPDATE SKIP LOCKED, so instances ticking at once take disjoint sets, and a claimed round's
+ * job exists exactly when its claim committed: each connection is synced once per round.
+ */
+export const SYNC_TICK_QUEUE = 'platforms.sync-tick';
+export const syncQueue = (platform: Platform) => `platforms.sync.${platform}`;
+
+/** Attempts per round for a connection the platform throttles (429) or fails (5xx, network). */
+export const MAX_SYNC_ATTEMPTS = 5;
+/** Failed attempts in a row before platform.connection_failed is emitted (once per streak). */
+export const FAILURE_ALERT_AFTER = 3;
+/** Backoff without Retry-After: 30 s, 60 s, 120 s, ... capped at 15 minutes. */
+const BACKOFF_BASE_SECONDS = 30;
+const BACKOFF_MAX_SECONDS = 900;
+/** A sync_started_at older than this is a crashed attempt, not a running one. */
+export const SYNCING_STALE_MS = 15 * 60_000;
+export const SYNC_HEARTBEAT_SECONDS = 10;
+/** Connections claimed per tick; the rest stay due for the next one. */
+const CLAIM_LIMIT = 20_000;
+
+export interface SyncJob {
+  connectionId: string;
+  /** The slot this job syncs (ISO instant): one job per connection and round. */
+  round: string;
+  attempt: number;
+  manual?: boolean;
+}
+
+/** FNV-1a: a stable spread of connections over the interval. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * A connection's first slot after `after`: slots repeat every interval at a fixed offset derived
+ * from its id, so a round is spread evenly over the interval and a connection keeps its time of day.
+ */
+export function nextSlot(connectionId: string, after: Date, intervalMinutes: number): Date {
+  const interval = intervalMinutes * 60_000;
+  const offset = hash(connectionId) % interval;
+  const k = Math.floor((after.getTime() - offset) / interval) + 1;
+  return new Date(k * interval + offset);
+}
+
+/** Claims every due connection and enqueues its sync. Returns the number claimed. */
+export async function claimDueConnections(ctx: AppContext, limit = CLAIM_LIMIT): Promise<number> {
+  const now = ctx.now();
+  const interval = ctx.config.sync.intervalMinutes;
+  return ctx.db.transaction().execute(async (trx) => {
+    // Only connections with a token on file: handle-only ones (CLI, sandbox) sync from the CLI.
+    const due = await trx
+      .selectFrom('platform_connections')
+      .select(['id', 'platform', 'next_sync_at'])
+      .where('status', '=', 'connected')
+      .where('access_token', 'is not', null)
+      .where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', now)]))
+      .orderBy('next_sync_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (!due.length) return 0;
+    const next = due.map((c) => nextSlot(c.id, now, interval));
+    await sql`
+      UPDATE platform_connections c SET next_sync_at = v.next
+      FROM unnest(${due.map((c) => c.id)}::text[], ${next}::timestamptz[]) AS v(id, next)
+      WHERE c.id = v.id`.execute(trx);
+    for (const platform of PLATFORMS) {
+      const jobs = due
+        .filter((c) => c.platform === platform)
+        .map((c): SyncJob => ({
+          connectionId: c.id,
+          round: (c.next_sync_at ?? now).toISOString(),
+          attempt: 1,
+        }));
+      await syncJob(platform).enqueueMany(ctx, jobs, { trx });
+    }
+    return due.length;
+  });
+}
+
+/**
+ * Per-platform circuit breaker, per instance: after BREAKER_THRESHOLD failed attempts in a row
+ * (5xx, network, timeouts) the platform's jobs wait BREAKER_OPEN_MS without calling it; then one
+ * attempt is let through, and its success closes the breaker. Other platforms are untouched.
+ */
+export const BREAKER_THRESHOLD = 5;
+export const BREAKER_OPEN_MS = 60_000;
+
+class CircuitBreaker {
+  failures = 0;
+  openUntil = 0;
+  /** Milliseconds to wait before calling the platform; 0 = go ahead. */
+  wait(now: number): number {
+    return this.failures >= BREAKER_THRESHOLD && now < this.openUntil ? this.openUntil - now : 0;
+  }
+  success(): void {
+    this.failures = 0;
+    this.openUntil = 0;
+  }
+  failure(now: number): void {
+    this.failures++;
+    if (this.failures >= BREAKER_THRESHOLD) this.openUntil = now + BREAKER_OPEN_MS;
+  }
+}
+
+const breakers = new WeakMap<AppContext, Map<Platform, CircuitBreaker>>();
+function breaker(ctx: AppContext, platform: Platform): CircuitBreaker {
+  let map = breakers.get(ctx);
+  if (!map) breakers.set(ctx, (map = new Map()));
+  let b = map.get(platform);
+  if (!b) map.set(platform, (b = new CircuitBreaker()));
+  return b;
+}
+
+export type SyncJobOutcome = 'synced' | 'skipped' | 'deferred' | 'failed' | 'reauth_required';
+
+interface Failure {
+  errorClass: SyncErrorClass;
+  /** Seconds to wait before another attempt this round; null = no retry this round. */
+  retryAfter: number | null;
+  /** Whether it counts against the platform's breaker. */
+  platformDown: boolean;
+}
+
+function backoff(attempt: number): number {
+  return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1));
+}
+
+function classify(error: unknown, attempt: number): Failure | null {
+  const again = attempt < MAX_SYNC_ATTEMPTS;
+  if (error instanceof TokenRefreshFailed) {
+    return {
+      errorClass: 'platform_unavailable',
+      retryAfter: again ? backoff(attempt) : null,
+      platformDown: true,
+    };
+  }
+  if (error instanceof ConnectorError) {
+    if (error.status === 429) {
+      const wait = error.retryAfterSeconds ?? backoff(attempt);
+      return { errorClass: 'rate_limited', retryAfter: again ? wait : null, platformDown: false };
+    }
+    if (error.status === null || error.status >= 500) {
+      const wait = error.retryAfterSeconds ?? backoff(attempt);
+      return { errorClass: 'platform_unavailable', retryAfter: again ? wait : null, platformDown: true };
+    }
+    // A 2xx we cannot read is the platform's answer changing shape; 4xx is a refusal.
+    const errorClass = error.status < 400 ? 'invalid_response' : 'platform_error';
+    return { errorClass, retryAfter: null, platformDown: false };
+  }
+  if (error instanceof SyncError)
+    return { errorClass: 'platform_error', retryAfter: null, platformDown: false };
+  return null;
+}
+
+async function lockedConnection(trx: Transaction<DB>, id: string) {
+  return trx
+    .selectFrom('platform_connections')
+    .select(['id', 'workspace_id', 'platform', 'handle', 'status', 'consecutive_failures'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Records a failed attempt; emits platform.connection_failed when the streak reaches FAILURE_ALERT_AFTER. */
+async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure, final: boolean): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const c = await lockedConnection(trx, job.connectionId);
+    if (!c) return;
+    // A throttled attempt that will be retried is not a failure of the connection.
+    const counts = final || failure.errorClass !== 'rate_limited';
+    const failures = c.consecutive_failures + (counts ? 1 : 0);
+    await trx
+      .updateTable('platform_connections')
+      .set({
+        sync_started_at: null,
+        last_error_class: failure.errorClass,
+        last_error_at: now,
+        consecutive_failures: failures,
+      })
+      .where('id', '=', c.id)
+      .execute();
+    if (counts && failures === FAILURE_ALERT_AFTER && c.status === 'connected') {
+      await emitEvent(ctx, trx, {
+        workspaceId: c.workspace_id,
+        type: 'platform.connection_failed',
+        data: {
+          workspace_id: c.workspace_id,
+          platform: c.platform,
+          handle: c.handle,
+          error_class: failure.errorClass,
+          consecutive_failures: failures,
+          failed_at: now.toISOString(),
+        },
+      });
+    }
+  });
+}
+
+/** Records a refused refresh; platform.reauth_required fires once, when the connection enters the state. */
+async function recordReauth(ctx: AppContext, job: SyncJob): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const c = await lockedConnection(trx, job.connectionId);
+    if (!c) return;
+    const moved = await trx
+      .updateTable('platform_connections')
+      .set({ sync_started_at: null, last_error_class: 'reauth_required', last_error_at: now })
+      .where('id', '=', c.id)
+      .where((eb) =>
+        eb.or([eb('last_error_class', 'is', null), eb('last_error_class', '!=', 'reauth_required')]),
+      )
+      .executeTakeFirst();
+    if (!moved.numUpdatedRows) return;
+    await emitEvent(ctx, trx, {
+      workspaceId: c.workspace_id,
+      type: 'platform.reauth_required',
+      data: {
+        workspace_id: c.workspace_id,
+        platform: c.platform,
+        handle: c.handle,
+        reconnect: `POST /v1/platforms/${c.platform}/connect`,
+        required_at: now.toISOString(),
+      },
+    });
+  });
+}
+
+async function defer(
+  ctx: AppContext,
+  platform: Platform,
+  job: SyncJob,
+  seconds: number,
+  attempt = job.attempt,
+) {
+  await syncJob(platform).enqueue(
+    ctx,
+    { ...job, attempt },
+    {
+      startAfter: Math.max(1, Math.ceil(seconds)),
+    },
+  );
+}
+
+/**
+ * Runs one connection's sync job. Idempotent: snapshots are upserted and the scores recomputed, so a
+ * job retried after a crash (or a duplicate) rewrites the same rows. Errors are recorded on the
+ * connection and never escape, so one connection's failure never fails another's job.
+ */
+export async function runSyncJob(
+  ctx: AppContext,
+  job: SyncJob,
+  options: Pick<SyncOptions, 'fetch' | 'timeoutMs'> = {},
+): Promise<SyncJobOutcome> {
+  const connection = await ctx.db
+    .selectFrom('platform_connections')
+    .select(['id', 'workspace_id', 'platform', 'handle', 'last_sync_at', 'status'])
+    .where('id', '=', job.connectionId)
+    .executeTakeFirst();
+  if (!connection || connection.status !== 'connected') return 'skipped';
+  const { platform } = connection;
+  const circuit = breaker(ctx, platform);
+  const wait = circuit.wait(Date.now());
+  if (wait > 0) {
+    // Not an attempt: the platform was not called.
+    await defer(ctx, platform, job, wait / 1000);
+    return 'deferred';
+  }
+  await ctx.db
+    .updateTable('platform_connections')
+    .set({ sync_started_at: ctx.now() })
+    .where('id', '=', connection.id)
+    .where('status', '=', 'connected')
+    .execute();
+  try {
+    const token = await getAccessToken(ctx, connection.id);
+    await syncConnection(ctx, connection, {
+      ...options,
+      tokens: { [platform]: token },
+      baseUrls: Object.fromEntries(
+        Object.entries(platformEndpoints(ctx.config, platform).apiBaseUrls).map(([api, url]) => [
+          `${platform}.${api}`,
+          url,
+        ]),
+      ),
+    });
+    circuit.success();
+    return 'synced';
+  } catch (error) {
+    if (error instanceof ReauthRequired) {
+      await recordReauth(ctx, job);
+      return 'reauth_required';
+    }
+    const failure = classify(error, job.attempt);
+    if (!failure) {
+      // Unexpected (a bug or the database): clear the running mark and let pg-boss retry the job.
+      await ctx.db
+        .updateTable('platform_connections')
+        .set({ sync_started_at: null })
+        .where('id', '=', connection.id)
+        .execute()
+        .catch(() => {});
+      throw error;
+    }
+    if (failure.platformDown) circuit.failure(Date.now());
+    const final = failure.retryAfter === null;
+    await recordFailure(ctx, job, failure, final);
+    if (!final) {
+      await defer(ctx, platform, job, failure.retryAfter!, job.attempt + 1);
+      return 'deferred';
+    }
+    return 'failed';
+  }
+}
+
+/** Every minute: claims the due connections. A tick missed while no instance ran is harmless: due connections stay due. */
+export const syncTickJob = defineJob<object>({
+  queue: SYNC_TICK_QUEUE,
+  retry: { retryLimit: 0, retryDelay: 0, retryBackoff: false },
+  expireInSeconds: 300,
+  schedule: '* * * * *',
+  worker: { pollingIntervalSeconds: 5 },
+  handler: (ctx) => claimDueConnections(ctx),
+});
+
+/** One platform's sync queue; its workers run this many of the platform's syncs at once per instance. */
+function defineSyncJob(platform: Platform): JobDefinition<SyncJob> {
+  return defineJob<SyncJob>({
+    queue: syncQueue(platform),
+    // Retries here are for crashes and unexpected errors; platform errors are retried by runSyncJob.
+    retry: { retryLimit: 5, retryDelay: 30, retryBackoff: true, retryDelayMax: 900 },
+    expireInSeconds: 300,
+    // A worker that died mid-sync (kill -9) stops beating: its job is retried within seconds.
+    heartbeatSeconds: SYNC_HEARTBEAT_SECONDS,
+    worker: { pollingIntervalSeconds: 1, localConcurrency: (ctx) => ctx.config.sync.concurrency },
+    handler: (ctx, job) => runSyncJob(ctx, job.data),
+  });
+}
+
+/** The per-platform sync jobs, one definition per platform queue. */
+export const syncJobs: Readonly<Record<Platform, JobDefinition<SyncJob>>> = Object.fromEntries(
+  PLATFORMS.map((platform) => [platform, defineSyncJob(platform)]),
+) as Record<Platform, JobDefinition<SyncJob>>;
+
+export function syncJob(platform: Platform): JobDefinition<SyncJob> {
+  return syncJobs[platform];
+}
+
+/** Queues an immediate sync of a live connection (the on-demand endpoint). */
+export async function enqueueManualSync(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  connection: { id: string; platform: Platform },
+): Promise<void> {
+  const now = ctx.now();
+  await syncJob(connection.platform).enqueue(
+    ctx,
+    { connectionId: connection.id, round: now.toISOString(), attempt: 1, manual: true },
+    { trx },
+  );
+}

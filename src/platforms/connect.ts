@@ -1,0 +1,358 @@
+import { createHash } from 'node:crypto';
+import * as oauth from 'oauth4webapi';
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { DB } from '../infra/db/types.ts';
+import { newId } from '../infra/ids.ts';
+import { OAUTH_VERIFIER_PURPOSE, PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { ProblemError, problems } from '../infra/http/problem.ts';
+import { PLAN_LIMITS, type Plan, type Platform } from '../core/catalog.ts';
+import { ConnectorError } from '../ingest/connectors/index.ts';
+import { identify } from './identity.ts';
+import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
+import { clientAuth, oauthOptions, sealTokens, tokenSet } from './vault.ts';
+
+/** How long an authorisation URL (its state) stays usable. */
+export const STATE_TTL_MS = 10 * 60_000;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+function configured(ctx: AppContext, platform: Platform): PlatformEndpoints {
+  const e = platformEndpoints(ctx.config, platform);
+  if (!e.clientId) {
+    throw new ProblemError(
+      503,
+      'Platform Not Configured',
+      `This service has no OAuth client for ${platform}: the operator sets PLATFORM_${platform.toUpperCase()}_CLIENT_ID and _CLIENT_SECRET (or SIMULATOR_URL).`,
+    );
+  }
+  return e;
+}
+
+/** Connections that count against platform_limit: every one not disconnected. */
+async function liveConnections(db: Kysely<DB>, workspaceId: string) {
+  return db
+    .selectFrom('platform_connections')
+    .select(['id', 'platform', 'status'])
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '<>', 'disconnected')
+    .execute();
+}
+
+function checkConnectable(
+  live: Array<{ platform: Platform; status: string }>,
+  plan: Plan,
+  platform: Platform,
+): void {
+  const existing = live.find((c) => c.platform === platform);
+  if (existing?.status === 'connected') {
+    throw problems.conflict(
+      'Platform Already Connected',
+      `${platform} is already connected to this workspace; disconnect it first (DELETE /v1/platforms/${platform}).`,
+    );
+  }
+  const limit = PLAN_LIMITS[plan].platformLimit;
+  // A connection waiting for re-authorisation already holds its place.
+  if (!existing && limit !== null && live.length >= limit) {
+    throw new ProblemError(
+      402,
+      'Platform Limit Reached',
+      `The ${plan} plan allows ${limit} connected platform${limit === 1 ? '' : 's'}; disconnect one or upgrade.`,
+    );
+  }
+}
+
+/**
+ * Starts an authorisation: a PKCE verifier (sealed) and a random state (stored as its hash) bound
+ * to the workspace, the platform and the API key, valid STATE_TTL_MS; returns the platform's URL.
+ */
+export async function startConnect(
+  ctx: AppContext,
+  input: { workspaceId: string; plan: Plan; keyId: string; platform: Platform; origin: string },
+): Promise<{ authorizationUrl: string; expiresAt: Date }> {
+  const { platform } = input;
+  const e = configured(ctx, platform);
+  checkConnectable(await liveConnections(ctx.db, input.workspaceId), input.plan, platform);
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const redirectUri = e.redirectUri ?? `${input.origin}/v1/platforms/${platform}/callback`;
+  const now = ctx.now();
+  const expiresAt = new Date(now.getTime() + STATE_TTL_MS);
+  const sealed = ctx.keyRing.seal(verifier, OAUTH_VERIFIER_PURPOSE);
+  await ctx.db
+    .insertInto('oauth_states')
+    .values({
+      state_hash: sha256(state),
+      workspace_id: input.workspaceId,
+      platform,
+      owner_key_id: input.keyId,
+      code_verifier: sealed.ciphertext,
+      code_verifier_key_id: sealed.keyId,
+      redirect_uri: redirectUri,
+      created_at: now,
+      expires_at: expiresAt,
+    })
+    .execute();
+  const url = new URL(e.authorizeUrl);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', e.clientId!);
+  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set(
+    'scope',
+    e.scopes.join(platform === 'instagram' || platform === 'facebook' || platform === 'tiktok' ? ',' : ' '),
+  );
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
+  url.searchParams.set('code_challenge_method', 'S256');
+  return { authorizationUrl: url.href, expiresAt };
+}
+
+const invalidState = () =>
+  problems.badRequest(
+    'Invalid State',
+    'The state is unknown, already used or older than 10 minutes: start again with POST /v1/platforms/{platform}/connect.',
+    'state',
+  );
+
+export interface CallbackResult {
+  workspaceId: string;
+  platform: Platform;
+  handle: string;
+  followers: number;
+  connectionId: string;
+  reconnected: boolean;
+}
+
+/**
+ * The platform's redirect back: claims the state (once), records a refusal, or exchanges the code
+ * (oauth4webapi, with the PKCE verifier), reads the account and creates the connection, or brings a
+ * connection waiting for re-authorisation back in place.
+ */
+export async function completeConnect(
+  ctx: AppContext,
+  platform: Platform,
+  params: URLSearchParams,
+): Promise<CallbackResult> {
+  const state = params.get('state');
+  if (!state) throw problems.invalidParameter('state', 'is required');
+  const now = ctx.now();
+  // Claimed before anything else, so a replay (even a concurrent one) finds it used.
+  const claimed = await ctx.db
+    .updateTable('oauth_states')
+    .set({ used_at: now, outcome: 'failed' })
+    .where('state_hash', '=', sha256(state))
+    .where('platform', '=', platform)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) throw invalidState();
+  const record = (outcome: 'connected' | 'denied' | 'failed', error: string | null) =>
+    ctx.db
+      .updateTable('oauth_states')
+      .set({ outcome, error: error?.slice(0, 300) ?? null })
+      .where('state_hash', '=', claimed.state_hash)
+      .execute();
+
+  // The state is bound to the key that asked: if that key was revoked or expired meanwhile, its
+  // authorisation goes with it.
+  const owner = await ctx.db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('id', '=', claimed.owner_key_id)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirst();
+  if (!owner) {
+    await record('failed', 'the API key that started the authorisation is no longer valid');
+    throw problems.forbidden('The API key that started this authorisation has been revoked or has expired.');
+  }
+
+  const e = configured(ctx, platform);
+  const { as, client } = oauthParties(e);
+  let callback: URLSearchParams;
+  try {
+    callback = oauth.validateAuthResponse(as, client, params, state);
+  } catch (error) {
+    if (error instanceof oauth.AuthorizationResponseError) {
+      const denied = error.error === 'access_denied';
+      await record(denied ? 'denied' : 'failed', `${error.error}: ${error.error_description ?? ''}`);
+      throw new ProblemError(
+        denied ? 403 : 400,
+        denied ? 'Consent Denied' : 'Authorization Failed',
+        denied
+          ? `The ${platform} account owner did not grant access; nothing was connected.`
+          : `${platform} refused the authorisation (${error.error}).`,
+      );
+    }
+    await record('failed', 'malformed authorisation response');
+    throw problems.badRequest('Authorization Failed', 'The authorisation response has no code.', 'code');
+  }
+
+  const verifier = ctx.keyRing.open(
+    { ciphertext: claimed.code_verifier, keyId: claimed.code_verifier_key_id },
+    OAUTH_VERIFIER_PURPOSE,
+  );
+  let tokens: oauth.TokenEndpointResponse;
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth(e),
+      callback,
+      claimed.redirect_uri,
+      verifier,
+      oauthOptions(e),
+    );
+    tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+  } catch (error) {
+    const refused = error instanceof oauth.ResponseBodyError && error.status < 500;
+    await record('failed', refused ? `token exchange refused: ${error.error}` : 'token endpoint unavailable');
+    throw refused
+      ? problems.badRequest(
+          'Authorization Failed',
+          `${platform} refused the code (${error.error}); start again.`,
+        )
+      : new ProblemError(
+          502,
+          'Platform Unavailable',
+          `${platform}'s token endpoint did not answer usably; start again later.`,
+        );
+  }
+
+  let who;
+  try {
+    who = await identify(e, tokens.access_token, tokens as { open_id?: unknown });
+  } catch (error) {
+    await record(
+      'failed',
+      error instanceof ConnectorError ? 'account lookup failed' : 'account lookup error',
+    );
+    throw new ProblemError(
+      502,
+      'Platform Unavailable',
+      `${platform} did not describe the authorised account; start again later.`,
+    );
+  }
+  if (who.handle.length > 100) {
+    await record('failed', 'handle too long');
+    throw new ProblemError(502, 'Platform Unavailable', `${platform} returned an unusable account handle.`);
+  }
+
+  const sealed = sealTokens(ctx.keyRing, tokenSet(tokens, now));
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    // The workspace row is locked so two callbacks cannot both pass the plan limit.
+    const ws = await trx
+      .selectFrom('workspaces')
+      .select(['id', 'plan'])
+      .where('id', '=', claimed.workspace_id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!ws) throw problems.notFound('The workspace no longer exists.');
+    const live = await liveConnections(trx, ws.id);
+    checkConnectable(live, ws.plan, platform);
+    const waiting = live.find((c) => c.platform === platform);
+    const values = {
+      handle: who.handle,
+      account_id: who.accountId,
+      followers: who.followers,
+      ...sealed,
+    };
+    if (waiting) {
+      await trx
+        .updateTable('platform_connections')
+        .set({
+          ...values,
+          status: 'connected',
+          reauth_at: null,
+          // The sync state starts over: due now, no error streak.
+          next_sync_at: null,
+          sync_started_at: null,
+          manual_sync_at: null,
+          last_error_class: null,
+          last_error_at: null,
+          consecutive_failures: 0,
+        })
+        .where('id', '=', waiting.id)
+        .where('status', '=', 'reauth_required')
+        .execute();
+      return { id: waiting.id, reconnected: true };
+    }
+    const id = newId('pc');
+    await trx
+      .insertInto('platform_connections')
+      .values({ id, workspace_id: ws.id, platform, connected_at: now, ...values })
+      .execute();
+    return { id, reconnected: false };
+  });
+  await record('connected', null);
+  return {
+    workspaceId: claimed.workspace_id,
+    platform,
+    handle: who.handle,
+    followers: who.followers,
+    connectionId: result.id,
+    reconnected: result.reconnected,
+  };
+}
+
+/**
+ * Disconnects: revokes the grant at the platform where it has RFC 7009 revocation (best effort: a
+ * platform that is down does not keep a brand connected), then forgets the tokens. Metric history stays.
+ */
+export async function disconnect(
+  ctx: AppContext,
+  workspaceId: string,
+  platform: Platform,
+): Promise<{ revoked: boolean }> {
+  const row = await ctx.db
+    .selectFrom('platform_connections')
+    .select(['id', 'access_token', 'access_token_key_id', 'refresh_token', 'refresh_token_key_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('platform', '=', platform)
+    .where('status', '<>', 'disconnected')
+    .executeTakeFirst();
+  if (!row) {
+    throw new ProblemError(
+      404,
+      'Platform Not Connected',
+      `${platform} is not connected to workspace ${workspaceId}.`,
+    );
+  }
+  let revoked = false;
+  const e = platformEndpoints(ctx.config, platform);
+  const sealedToken = row.refresh_token
+    ? { ciphertext: row.refresh_token, keyId: row.refresh_token_key_id! }
+    : row.access_token
+      ? { ciphertext: row.access_token, keyId: row.access_token_key_id! }
+      : null;
+  if (e.revokeUrl && e.clientId && sealedToken) {
+    const { as, client } = oauthParties(e);
+    try {
+      const token = ctx.keyRing.open(sealedToken, PLATFORM_TOKEN_PURPOSE);
+      await oauth.processRevocationResponse(
+        await oauth.revocationRequest(as, client, clientAuth(e), token, oauthOptions(e, 5_000)),
+      );
+      revoked = true;
+    } catch {
+      revoked = false;
+    }
+  }
+  const now = ctx.now();
+  await ctx.db
+    .updateTable('platform_connections')
+    .set({
+      status: 'disconnected',
+      disconnected_at: now,
+      reauth_at: null,
+      access_token: null,
+      access_token_key_id: null,
+      refresh_token: null,
+      refresh_token_key_id: null,
+      token_expires_at: null,
+    })
+    .where('id', '=', row.id)
+    .where('status', '<>', 'disconnected')
+    .execute();
+  return { revoked };
+}

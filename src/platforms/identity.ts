@@ -1,0 +1,84 @@
+import { ApiClient, CONNECTORS, ConnectorError } from '../ingest/connectors/index.ts';
+import type { Platform } from '../core/catalog.ts';
+import type { PlatformEndpoints } from './oauth-config.ts';
+
+/** The authorised account as its platform describes it: what a new connection stores. */
+export interface AccountIdentity {
+  accountId: string;
+  /** What the connector addresses the account by (TikTok: the business id). */
+  handle: string;
+  followers: number;
+}
+
+const n = (v: unknown) => {
+  const x = typeof v === 'string' ? Number(v) : v;
+  return typeof x === 'number' && Number.isFinite(x) && x >= 0 ? Math.round(x) : 0;
+};
+
+/**
+ * Reads the authorised account's handle and audience with the new access token, from each
+ * platform's "who am I" endpoint (Graph /me, YouTube channels?mine=true, X /users/me, TikTok
+ * business/get with the token's open_id).
+ */
+export async function identify(
+  e: PlatformEndpoints,
+  accessToken: string,
+  token: { open_id?: unknown },
+  fetchImpl: typeof fetch = fetch,
+): Promise<AccountIdentity> {
+  const platform: Platform = e.platform;
+  const api = new ApiClient({
+    platform,
+    baseUrls: e.apiBaseUrls,
+    headers: CONNECTORS[platform].authHeaders(accessToken),
+    timeoutMs: 15_000,
+    maxBytes: 1024 * 1024,
+    fetch: fetchImpl,
+  });
+  const fail = (what: string): never => {
+    throw new ConnectorError(platform, `the platform did not describe the authorised account (${what})`);
+  };
+  switch (platform) {
+    case 'instagram':
+    case 'facebook': {
+      const me = await api.get<Record<string, unknown>>('graph', '/me', {
+        fields: 'id,username,name,followers_count,fan_count',
+      });
+      const handle = String(me.username ?? me.id ?? '') || fail('no username');
+      return { accountId: String(me.id ?? handle), handle, followers: n(me.followers_count ?? me.fan_count) };
+    }
+    case 'youtube': {
+      const list = await api.get<{ items?: Array<Record<string, any>> }>('data', '/channels', {
+        part: 'snippet,statistics',
+        mine: 'true',
+      });
+      const ch = list.items?.[0] ?? fail('no channel');
+      const handle = String(ch.snippet?.customUrl ?? '').replace(/^@/, '') || fail('no handle');
+      return { accountId: String(ch.id), handle, followers: n(ch.statistics?.subscriberCount) };
+    }
+    case 'twitter': {
+      const me = await api.get<{ data?: Record<string, any> }>('api', '/users/me', {
+        'user.fields': 'public_metrics',
+      });
+      const handle = String(me.data?.username ?? '') || fail('no username');
+      return {
+        accountId: String(me.data!.id),
+        handle,
+        followers: n(me.data!.public_metrics?.followers_count),
+      };
+    }
+    case 'tiktok': {
+      const businessId = typeof token.open_id === 'string' ? token.open_id : fail('no open_id in the token');
+      const got = await api.get<{ code: number; data?: Record<string, unknown> }>(
+        'business',
+        '/business/get/',
+        {
+          business_id: businessId,
+          fields: JSON.stringify(['username', 'followers_count']),
+        },
+      );
+      if (got.code !== 0 || !got.data) fail(`code ${got.code}`);
+      return { accountId: businessId, handle: businessId, followers: n(got.data!.followers_count) };
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import type * as oauth from 'oauth4webapi';
+import type { Config } from '../infra/config.ts';
+import type { Platform } from '../core/catalog.ts';
+import { CONNECTORS } from '../ingest/connectors/index.ts';
+import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from '../simulator/client.ts';
+
+/**
+ * Where each platform's OAuth 2.0 authorization server and APIs are, and which client we are there.
+ * Defaults are the real platforms' public endpoints; SIMULATOR_URL moves all of them to the simulator
+ * (`<sim>/<platform>/oauth/...`, `<sim>/<platform>/<api>`); PLATFORM_<NAME>_* overrides any single one.
+ */
+export interface PlatformEndpoints {
+  platform: Platform;
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** RFC 7009 revocation endpoint; null where the platform has none (revocation is skipped). */
+  revokeUrl: string | null;
+  /** Base URL per API name, as the platform's connector reads them. */
+  apiBaseUrls: Record<string, string>;
+  clientId: string | null;
+  clientSecret: string | null;
+  scopes: string[];
+  /** null: derived from PUBLIC_URL (or the listen address) at request time. */
+  redirectUri: string | null;
+  /** Plain http is allowed only for loopback (the simulator) and explicit overrides in tests. */
+  insecure: boolean;
+}
+
+interface Defaults {
+  authorizeUrl: string;
+  tokenUrl: string;
+  revokeUrl: string | null;
+  scopes: string[];
+}
+
+const META_SCOPES_IG = [
+  'instagram_basic',
+  'instagram_manage_insights',
+  'pages_show_list',
+  'business_management',
+];
+const META_SCOPES_FB = ['pages_show_list', 'pages_read_engagement', 'read_insights'];
+
+/** The real platforms (Meta's Graph has no RFC 7009 endpoint: its tokens lapse or are removed by the user). */
+export const REAL_OAUTH: Record<Platform, Defaults> = {
+  instagram: {
+    authorizeUrl: 'https://www.facebook.com/v21.0/dialog/oauth',
+    tokenUrl: 'https://graph.facebook.com/v21.0/oauth/access_token',
+    revokeUrl: null,
+    scopes: META_SCOPES_IG,
+  },
+  facebook: {
+    authorizeUrl: 'https://www.facebook.com/v21.0/dialog/oauth',
+    tokenUrl: 'https://graph.facebook.com/v21.0/oauth/access_token',
+    revokeUrl: null,
+    scopes: META_SCOPES_FB,
+  },
+  tiktok: {
+    authorizeUrl: 'https://www.tiktok.com/v2/auth/authorize/',
+    tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',
+    revokeUrl: 'https://open.tiktokapis.com/v2/oauth/revoke/',
+    scopes: ['user.info.basic', 'user.info.profile', 'user.info.stats', 'video.list'],
+  },
+  youtube: {
+    authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+    tokenUrl: 'https://oauth2.googleapis.com/token',
+    revokeUrl: 'https://oauth2.googleapis.com/revoke',
+    scopes: [
+      'https://www.googleapis.com/auth/youtube.readonly',
+      'https://www.googleapis.com/auth/yt-analytics.readonly',
+    ],
+  },
+  twitter: {
+    authorizeUrl: 'https://x.com/i/oauth2/authorize',
+    tokenUrl: 'https://api.x.com/2/oauth2/token',
+    revokeUrl: 'https://api.x.com/2/oauth2/revoke',
+    scopes: ['tweet.read', 'users.read', 'offline.access'],
+  },
+};
+
+export function platformEndpoints(config: Config, platform: Platform): PlatformEndpoints {
+  const o = config.platformOAuth[platform];
+  const sim = config.simulatorUrl?.replace(/\/+$/, '') ?? null;
+  const real = REAL_OAUTH[platform];
+  const def: Defaults = sim
+    ? {
+        authorizeUrl: `${sim}/${platform}/oauth/authorize`,
+        tokenUrl: `${sim}/${platform}/oauth/token`,
+        revokeUrl: `${sim}/${platform}/oauth/revoke`,
+        scopes: real.scopes,
+      }
+    : real;
+  const apiBaseUrls: Record<string, string> = {};
+  for (const [api, url] of Object.entries(CONNECTORS[platform].defaultBaseUrls)) {
+    const base = o.apiUrl ?? (sim ? `${sim}/${platform}` : null);
+    apiBaseUrls[api] = base ? `${base.replace(/\/+$/, '')}/${api}` : url;
+  }
+  return {
+    platform,
+    authorizeUrl: o.authorizeUrl ?? def.authorizeUrl,
+    tokenUrl: o.tokenUrl ?? def.tokenUrl,
+    revokeUrl: o.revokeUrl ?? def.revokeUrl,
+    apiBaseUrls,
+    clientId: o.clientId ?? (sim ? simulatorClientId(platform) : null),
+    clientSecret: o.clientSecret ?? (sim ? SIMULATOR_CLIENT_SECRET : null),
+    scopes: o.scopes ?? def.scopes,
+    redirectUri: o.redirectUri,
+    insecure: sim !== null || [o.authorizeUrl, o.tokenUrl, o.revokeUrl].some((u) => u?.startsWith('http:')),
+  };
+}
+
+/** oauth4webapi's view of a platform's authorization server and of our client there. */
+export function oauthParties(e: PlatformEndpoints): {
+  as: oauth.AuthorizationServer;
+  client: oauth.Client;
+} {
+  return {
+    as: {
+      issuer: new URL(e.tokenUrl).origin,
+      authorization_endpoint: e.authorizeUrl,
+      token_endpoint: e.tokenUrl,
+      ...(e.revokeUrl ? { revocation_endpoint: e.revokeUrl } : {}),
+    },
+    client: { client_id: e.clientId ?? '' },
+  };
+}

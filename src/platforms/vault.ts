@@ -1,0 +1,190 @@
+import * as oauth from 'oauth4webapi';
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { DB } from '../infra/db/types.ts';
+import type { KeyRing } from '../infra/crypto/keyring.ts';
+import { PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import type { Platform } from '../core/catalog.ts';
+import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
+
+/**
+ * The token vault: platform access and refresh tokens, sealed at rest with the key ring (purpose
+ * `platform-token`). Tokens leave this module only as the return value of getAccessToken, to be put
+ * in the Authorization header of a platform request; errors never carry them.
+ */
+
+/** Refresh this long before the access token expires, so a sync never starts with a dying token. */
+export const REFRESH_MARGIN_MS = 60_000;
+
+/** The platform refused the refresh token (invalid_grant, revoked consent): a person must reconnect. */
+export class ReauthRequired extends Error {
+  override name = 'ReauthRequired';
+  readonly connectionId: string;
+  readonly platform: Platform;
+  constructor(connectionId: string, platform: Platform, reason: string) {
+    super(`${platform} connection ${connectionId} needs re-authorisation: ${reason}`);
+    this.connectionId = connectionId;
+    this.platform = platform;
+  }
+}
+
+/** The platform's token endpoint failed in a way worth retrying later (network, 5xx, 429). */
+export class TokenRefreshFailed extends Error {
+  override name = 'TokenRefreshFailed';
+  readonly connectionId: string;
+  readonly platform: Platform;
+  constructor(connectionId: string, platform: Platform, reason: string) {
+    super(`${platform} connection ${connectionId}: token refresh failed: ${reason}`);
+    this.connectionId = connectionId;
+    this.platform = platform;
+  }
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+  scopes: string | null;
+}
+
+/** Column values for a token set, sealed under the active key. */
+export function sealTokens(keyRing: KeyRing, t: TokenSet) {
+  const access = keyRing.seal(t.accessToken, PLATFORM_TOKEN_PURPOSE);
+  const refresh = t.refreshToken ? keyRing.seal(t.refreshToken, PLATFORM_TOKEN_PURPOSE) : null;
+  return {
+    access_token: access.ciphertext,
+    access_token_key_id: access.keyId,
+    refresh_token: refresh?.ciphertext ?? null,
+    refresh_token_key_id: refresh?.keyId ?? null,
+    token_expires_at: t.expiresAt,
+    scopes: t.scopes,
+  };
+}
+
+/** A token endpoint answer as a token set; a refresh answer without a new refresh token keeps the old one. */
+export function tokenSet(
+  r: oauth.TokenEndpointResponse,
+  now: Date,
+  previousRefresh: string | null = null,
+): TokenSet {
+  return {
+    accessToken: r.access_token,
+    refreshToken: r.refresh_token ?? previousRefresh,
+    expiresAt: typeof r.expires_in === 'number' ? new Date(now.getTime() + r.expires_in * 1000) : null,
+    scopes: typeof r.scope === 'string' ? r.scope : null,
+  };
+}
+
+export function oauthOptions(e: PlatformEndpoints, timeoutMs = 15_000) {
+  return {
+    ...(e.insecure ? { [oauth.allowInsecureRequests]: true } : {}),
+    signal: AbortSignal.timeout(timeoutMs),
+  };
+}
+
+export function clientAuth(e: PlatformEndpoints): oauth.ClientAuth {
+  return e.clientSecret ? oauth.ClientSecretPost(e.clientSecret) : oauth.None();
+}
+
+/** A refusal of the grant itself (as opposed to the endpoint being unwell). */
+function isGrantRefusal(error: unknown): string | null {
+  if (error instanceof oauth.ResponseBodyError) {
+    if (['invalid_grant', 'unauthorized_client', 'invalid_client', 'access_denied'].includes(error.error))
+      return error.error;
+  }
+  return null;
+}
+
+const inFlight = new Map<string, Promise<string>>();
+
+/**
+ * A usable access token for a live connection, refreshed first when it expires within
+ * REFRESH_MARGIN_MS. A refused refresh moves the connection to `reauth_required` and throws
+ * ReauthRequired; a failing token endpoint throws TokenRefreshFailed (retry later). Two instances
+ * refreshing at once are reconciled on the stored ciphertext: the loser adopts the winner's token.
+ */
+export async function getAccessToken(ctx: AppContext, connectionId: string): Promise<string> {
+  const running = inFlight.get(connectionId);
+  if (running) return running;
+  const p = accessToken(ctx, connectionId).finally(() => inFlight.delete(connectionId));
+  inFlight.set(connectionId, p);
+  return p;
+}
+
+async function readConnection(db: Kysely<DB>, connectionId: string) {
+  return db
+    .selectFrom('platform_connections')
+    .select([
+      'id',
+      'platform',
+      'status',
+      'access_token',
+      'access_token_key_id',
+      'refresh_token',
+      'refresh_token_key_id',
+      'token_expires_at',
+    ])
+    .where('id', '=', connectionId)
+    .executeTakeFirst();
+}
+
+async function accessToken(ctx: AppContext, connectionId: string, attempt = 0): Promise<string> {
+  const row = await readConnection(ctx.db, connectionId);
+  if (!row) throw new Error(`platform connection ${connectionId} does not exist`);
+  if (row.status === 'reauth_required') throw new ReauthRequired(row.id, row.platform, 'refused earlier');
+  if (row.status !== 'connected') throw new ReauthRequired(row.id, row.platform, 'disconnected');
+  if (!row.access_token || !row.access_token_key_id)
+    throw new ReauthRequired(row.id, row.platform, 'no token on file (not connected through OAuth)');
+  const now = ctx.now();
+  const fresh = !row.token_expires_at || row.token_expires_at.getTime() - now.getTime() > REFRESH_MARGIN_MS;
+  if (fresh || !row.refresh_token || !row.refresh_token_key_id) {
+    // Without a refresh token an expired access token is still tried: the platform's 401 is the answer.
+    return ctx.keyRing.open(
+      { ciphertext: row.access_token, keyId: row.access_token_key_id },
+      PLATFORM_TOKEN_PURPOSE,
+    );
+  }
+  const refreshToken = ctx.keyRing.open(
+    { ciphertext: row.refresh_token, keyId: row.refresh_token_key_id },
+    PLATFORM_TOKEN_PURPOSE,
+  );
+  const e = platformEndpoints(ctx.config, row.platform);
+  if (!e.clientId) throw new TokenRefreshFailed(row.id, row.platform, 'no OAuth client configured');
+  const { as, client } = oauthParties(e);
+  let set: TokenSet;
+  try {
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      clientAuth(e),
+      refreshToken,
+      oauthOptions(e),
+    );
+    set = tokenSet(await oauth.processRefreshTokenResponse(as, client, response), now, refreshToken);
+  } catch (error) {
+    const refusal = isGrantRefusal(error);
+    if (!refusal) {
+      const status = error instanceof oauth.ResponseBodyError ? ` (HTTP ${error.status})` : '';
+      throw new TokenRefreshFailed(row.id, row.platform, `${(error as Error).name}${status}`);
+    }
+    const moved = await ctx.db
+      .updateTable('platform_connections')
+      .set({ status: 'reauth_required', reauth_at: now })
+      .where('id', '=', row.id)
+      .where('status', '=', 'connected')
+      .where('refresh_token', '=', row.refresh_token)
+      .executeTakeFirst();
+    if (!moved.numUpdatedRows && attempt === 0) return accessToken(ctx, connectionId, 1);
+    throw new ReauthRequired(row.id, row.platform, refusal);
+  }
+  const updated = await ctx.db
+    .updateTable('platform_connections')
+    .set(sealTokens(ctx.keyRing, set))
+    .where('id', '=', row.id)
+    .where('status', '=', 'connected')
+    .where('refresh_token', '=', row.refresh_token)
+    .executeTakeFirst();
+  // Another instance refreshed first (or the connection changed): use what is stored now.
+  if (!updated.numUpdatedRows && attempt === 0) return accessToken(ctx, connectionId, 1);
+  return set.accessToken;
+}

@@ -1,0 +1,522 @@
+/**
+ * One platform over one window under formula v2: dense day arrays, robust signals and the pillars.
+ * docs/scoring.md ("Formula v2") states every rule and constant below with its reason.
+ */
+import { baselineV2, MEDIAN_NET_SENTIMENT } from './baselines.ts';
+import { ENGAGEMENT_WEIGHTS } from '../benchmarks.ts';
+import { growthScore } from '../pillars.ts';
+import { clamp, nonNeg, relToBaseline } from '../math.ts';
+import { tierFor } from '../tiers.ts';
+import type { AccountTier } from '../types.ts';
+import type { AuthenticityFlag } from './types.ts';
+import { parseDay, formatDay } from '../../../core/days.ts';
+import type { PillarScores, Platform } from '../../../core/catalog.ts';
+import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
+
+/** Recency half-life of rates and sentiment, in days: a crisis shows within a week. */
+export const HALF_LIFE_DAYS = 7;
+/** A day's views or engagement is capped at this multiple of the window's median day (winsorising). */
+export const WINSOR_MULTIPLE = 4;
+/** One day above this share of the window's views raises view_spike. */
+export const VIEW_SPIKE_SHARE = 0.3;
+/** Views must be reported on at least this share of observed days for visibility to be scored. */
+export const MIN_REPORTED_SHARE = 0.5;
+/** Follower spike margin over the account's own daily log growth: median + max(floor, k x MAD). */
+export const FOLLOWER_SPIKE_MARGIN = { floor: 0.02, madMultiple: 8 } as const;
+/** Each negatively classified comment or mention cancels its own engagement weight and as much again. */
+export const NEGATIVE_PENALTY = 2 * ENGAGEMENT_WEIGHTS.comments;
+/** A post-day engagement block above this share of a median day's engagement raises engagement_pod. */
+export const POD_MARGIN = 0.3;
+/** Sentiment prior: pseudo-count at the median account's net sentiment. */
+export const SENTIMENT_PRIOR_V2 = 40;
+/** Net sentiment this far from the median moves sentiment by tanh(1) x 50. */
+const SENTIMENT_SCALE = 0.5;
+/** A post-day view lift of this share counts posts in full (presence counts posts that were seen). */
+export const TYPICAL_POST_LIFT = 0.25;
+export const REACH_WEIGHTS_V2 = { visibility: 0.6, growth: 0.4 } as const;
+export const MOMENTUM_WEIGHTS_V2 = { engagement: 0.4, views: 0.3, sentiment: 0.3 } as const;
+/** Momentum points are at most this many (Theil-Sen over <= this many block means). */
+const MOMENTUM_POINTS = 30;
+/** A doubling per 28 days in every momentum signal gives tanh(0.5) x 50 = +23: daily noise stays small. */
+const MOMENTUM_SCALE = 2 * Math.LN2;
+const TREND_CAP = Math.log(4);
+const RECENT_DAYS = 7;
+/** Last-week net sentiment within this of the median does not move momentum. */
+export const SENTIMENT_DEAD_ZONE = 0.15;
+const MIN_GROWTH_SPAN_DAYS = 14;
+
+/** Per-platform dense day arrays over [origin, origin + length). */
+export interface DaySeries {
+  platform: Platform;
+  origin: number;
+  length: number;
+  observed: Uint8Array;
+  /** NaN when not a usable count (0, negative, not finite). */
+  followers: Float64Array;
+  posts: Float64Array;
+  /** 0 when not reported. */
+  views: Float64Array;
+  /** Valence-adjusted weighted engagement. */
+  engagement: Float64Array;
+  /**
+   * Approval: likes + saves + talk net of negative items (likes + 3 saves + 2 max(0, comments +
+   * mentions - negative)); what the momentum trend follows, so a negative item, wherever it falls in
+   * the window, can never raise momentum.
+   */
+  approval: Float64Array;
+  positive: Float64Array;
+  neutral: Float64Array;
+  negative: Float64Array;
+}
+
+export function buildDaySeries(
+  snapshots: readonly DailySnapshot[],
+  platforms: readonly Platform[],
+  firstDay: number,
+  lastDay: number,
+): Map<Platform, DaySeries> {
+  const out = new Map<Platform, DaySeries>();
+  const length = lastDay - firstDay + 1;
+  if (length <= 0) return out;
+  const wanted = new Set<string>(platforms);
+  for (const s of snapshots) {
+    if (!s || !wanted.has(s.platform)) continue;
+    const day = parseDay(s.day);
+    if (day === null || day < firstDay || day > lastDay) continue;
+    let d = out.get(s.platform);
+    if (!d) {
+      const f = () => new Float64Array(length);
+      d = {
+        platform: s.platform,
+        origin: firstDay,
+        length,
+        observed: new Uint8Array(length),
+        followers: f(),
+        posts: f(),
+        views: f(),
+        engagement: f(),
+        approval: f(),
+        positive: f(),
+        neutral: f(),
+        negative: f(),
+      };
+      out.set(s.platform, d);
+    }
+    const i = day - firstDay;
+    const fol = Number(s.followers);
+    d.observed[i] = 1;
+    d.followers[i] = fol > 0 && fol !== Infinity ? fol : NaN;
+    d.posts[i] = nonNeg(s.posts);
+    d.views[i] = nonNeg(s.impressions);
+    const pos = nonNeg(s.sentimentPositive);
+    const neu = nonNeg(s.sentimentNeutral);
+    const neg = nonNeg(s.sentimentNegative);
+    d.positive[i] = pos;
+    d.neutral[i] = neu;
+    d.negative[i] = neg;
+    // Valence: talk (comments, shares, mentions) counts in proportion to its non-negative share,
+    // and each negative item subtracts NEGATIVE_PENALTY, so adding negative comments or mentions
+    // can never raise engagement (they add 2 and subtract at least 2).
+    const classified = pos + neu + neg;
+    const negShare = classified > 0 ? neg / classified : 0;
+    const talk =
+      ENGAGEMENT_WEIGHTS.comments * nonNeg(s.comments) +
+      ENGAGEMENT_WEIGHTS.shares * nonNeg(s.shares) +
+      ENGAGEMENT_WEIGHTS.mentions * nonNeg(s.mentions);
+    d.approval[i] =
+      ENGAGEMENT_WEIGHTS.likes * nonNeg(s.likes) +
+      ENGAGEMENT_WEIGHTS.saves * nonNeg(s.saves) +
+      ENGAGEMENT_WEIGHTS.comments * Math.max(0, nonNeg(s.comments) + nonNeg(s.mentions) - neg);
+    d.engagement[i] = Math.max(
+      0,
+      ENGAGEMENT_WEIGHTS.likes * nonNeg(s.likes) +
+        ENGAGEMENT_WEIGHTS.saves * nonNeg(s.saves) +
+        talk * (1 - negShare) -
+        (NEGATIVE_PENALTY - ENGAGEMENT_WEIGHTS.comments) * neg,
+    );
+  }
+  return out;
+}
+
+export interface PlatformEvaluation {
+  platform: Platform;
+  tier: AccountTier;
+  organicFollowers: number;
+  pillars: PillarScores;
+  /** Engaged audience: recency-weighted valence-adjusted engagement per day (platform weight basis). */
+  engagedAudience: number;
+  latestObserved: number;
+  flags: AuthenticityFlag[];
+}
+
+function median(xs: number[]): number {
+  if (xs.length === 0) return NaN;
+  // A typed array sorts numerically without a comparator: several times faster on this hot path.
+  const a = Float64Array.from(xs).sort();
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+}
+
+/**
+ * Least squares of y on views and a post-day indicator, without intercept, over `days`: returns
+ * [per-view coefficient, post-day block, upper 95% bound of the block]. Honest activity scales with
+ * views (block ~ 0). Removing the upper bound rather than the estimate makes a flagged pod score
+ * no higher than its honest twin except with ~5% probability.
+ */
+function postDayBlock(
+  days: readonly number[],
+  v: (i: number) => number,
+  post: (i: number) => number,
+  y: (i: number) => number,
+): [number, number, number] {
+  let svv = 0;
+  let svp = 0;
+  let spp = 0;
+  let svy = 0;
+  let spy = 0;
+  for (const i of days) {
+    const x = v(i);
+    const p = post(i);
+    const t = y(i);
+    svv += x * x;
+    svp += x * p;
+    spp += p * p;
+    svy += x * t;
+    spy += p * t;
+  }
+  const det = svv * spp - svp * svp;
+  if (spp < 3 || days.length < 4 || !(det > 0)) return [0, 0, 0];
+  const r = (spp * svy - svp * spy) / det;
+  const c = (svv * spy - svp * svy) / det;
+  let sse = 0;
+  for (const i of days) sse += (y(i) - r * v(i) - c * post(i)) ** 2;
+  const se = Math.sqrt(((sse / (days.length - 2)) * svv) / det);
+  return [r, c, c + 1.645 * se];
+}
+
+/** Theil-Sen slope (median of pairwise slopes) of y over x. */
+export function theilSen(x: readonly number[], y: readonly number[]): number {
+  const slopes: number[] = [];
+  for (let i = 0; i < x.length; i++)
+    for (let j = i + 1; j < x.length; j++)
+      if (x[j]! !== x[i]!) slopes.push((y[j]! - y[i]!) / (x[j]! - x[i]!));
+  return slopes.length ? median(slopes) : 0;
+}
+
+function sentimentScoreFromNet(net: number): number {
+  return clamp(50 + 50 * Math.tanh((net - MEDIAN_NET_SENTIMENT) / SENTIMENT_SCALE), 0, 100);
+}
+
+function shrunkNet(posMinusNeg: number, classified: number): number {
+  return (posMinusNeg + MEDIAN_NET_SENTIMENT * SENTIMENT_PRIOR_V2) / (classified + SENTIMENT_PRIOR_V2);
+}
+
+/**
+ * Evaluate [start, end] (epoch days) leaving out days [skipFrom, skipTo] (for the jackknife).
+ * Null when no snapshot remains.
+ */
+export function evaluatePlatform(
+  d: DaySeries,
+  start: number,
+  end: number,
+  skipFrom = 1,
+  skipTo = 0,
+): PlatformEvaluation | null {
+  const a = Math.max(0, start - d.origin);
+  const b = Math.min(d.length - 1, end - d.origin);
+  const idx: number[] = [];
+  for (let i = a; i <= b; i++) {
+    const day = d.origin + i;
+    if (d.observed[i] && !(day >= skipFrom && day <= skipTo)) idx.push(i);
+  }
+  if (idx.length === 0) return null;
+  const flags: AuthenticityFlag[] = [];
+  const endIdx = end - d.origin;
+  const weightOf = (i: number) => Math.pow(2, -(endIdx - i) / HALF_LIFE_DAYS);
+
+  // --- Followers: bad values (0, NaN) are skipped; spikes beyond the account's own history are
+  // taken out of the organic audience (purchases do not count as growth or size).
+  const fIdx = idx.filter((i) => Number.isFinite(d.followers[i]!));
+  const organicLog = new Map<number, number>();
+  if (fIdx.length > 0) {
+    const changes: number[] = [];
+    for (let k = 1; k < fIdx.length; k++) {
+      const gap = fIdx[k]! - fIdx[k - 1]!;
+      changes.push((Math.log(d.followers[fIdx[k]!]!) - Math.log(d.followers[fIdx[k - 1]!]!)) / gap);
+    }
+    const med = changes.length ? median(changes) : 0;
+    const mad = changes.length ? median(changes.map((c) => Math.abs(c - med))) : 0;
+    const limit = med + Math.max(FOLLOWER_SPIKE_MARGIN.floor, FOLLOWER_SPIKE_MARGIN.madMultiple * mad);
+    let removed = 0;
+    organicLog.set(fIdx[0]!, Math.log(d.followers[fIdx[0]!]!));
+    for (let k = 1; k < fIdx.length; k++) {
+      const gap = fIdx[k]! - fIdx[k - 1]!;
+      const c = changes[k - 1]!;
+      if (c > limit) {
+        removed += (c - med) * gap;
+        flags.push({
+          code: 'follower_spike',
+          platform: d.platform,
+          day: formatDay(d.origin + fIdx[k]!),
+          detail: `Followers grew ${(100 * Math.expm1(c * gap)).toFixed(1)}% in ${gap} day(s), against a typical ${(100 * Math.expm1(med)).toFixed(2)}% a day; the jump is not counted.`,
+        });
+      }
+      organicLog.set(fIdx[k]!, Math.log(d.followers[fIdx[k]!]!) - removed);
+    }
+  }
+  const orgLogs = fIdx.map((i) => organicLog.get(i)!);
+  const followersAt = (i: number): number => {
+    const v = organicLog.get(i);
+    if (v !== undefined) return Math.exp(v);
+    // Nearest usable observation (a day with a bad follower value borrows its neighbour's).
+    let best = NaN;
+    let dist = Infinity;
+    for (const j of fIdx)
+      if (Math.abs(j - i) < dist) {
+        dist = Math.abs(j - i);
+        best = Math.exp(organicLog.get(j)!);
+      }
+    return best;
+  };
+  const tail = orgLogs.slice(-3);
+  const head = orgLogs.slice(0, 3);
+  const current = fIdx.length ? Math.exp(median(tail)) : 0;
+  const bench = baselineV2(d.platform, current);
+
+  // --- Views: reported days, winsorised at WINSOR_MULTIPLE x median reported day.
+  const reported = idx.filter((i) => d.views[i]! > 0);
+  const viewsReported = reported.length >= Math.max(1, MIN_REPORTED_SHARE * idx.length);
+  const medViews = median(reported.map((i) => d.views[i]!));
+  const capViews = WINSOR_MULTIPLE * medViews;
+  const views = (i: number) => Math.min(d.views[i]!, capViews);
+  if (reported.length > 0) {
+    let total = 0;
+    let max = 0;
+    let maxI = reported[0]!;
+    for (const i of reported) {
+      total += d.views[i]!;
+      if (d.views[i]! > max) {
+        max = d.views[i]!;
+        maxI = i;
+      }
+    }
+    if (reported.length > 1 && max > VIEW_SPIKE_SHARE * total)
+      flags.push({
+        code: 'view_spike',
+        platform: d.platform,
+        day: formatDay(d.origin + maxI),
+        detail: `One day holds ${((100 * max) / total).toFixed(0)}% of the window's views; it counts at most ${WINSOR_MULTIPLE}x a median day.`,
+      });
+  }
+  if (!viewsReported)
+    flags.push({
+      code: 'views_unreported',
+      platform: d.platform,
+      day: null,
+      detail: `Views are reported on ${reported.length} of ${idx.length} days; visibility is not scored.`,
+    });
+  // Engagement pod: engagement that arrives as a fixed block on post days whatever the views.
+  // Least squares of daily engagement on views and a post-day indicator (no intercept): honest
+  // engagement scales with views (c ~ 0); a pod shows as c above POD_MARGIN of a median day's
+  // engagement, and that block is not credited.
+  let podBlock = 0;
+  let podPositive = 0;
+  let podNeutral = 0;
+  if (viewsReported) {
+    const post = (i: number) => (d.posts[i]! > 0 ? 1 : 0);
+    const [r, c, cHigh] = postDayBlock(reported, views, post, (i) => d.engagement[i]!);
+    const typical = r * medViews;
+    if (c > POD_MARGIN * typical && r > 0) {
+      podBlock = cHigh;
+      // The pod's comments are its members' applause: the same regression on the classified counts
+      // estimates the post-day block of positive and neutral items, which is taken out too.
+      podPositive = Math.max(0, postDayBlock(reported, views, post, (i) => d.positive[i]!)[2]);
+      podNeutral = Math.max(0, postDayBlock(reported, views, post, (i) => d.neutral[i]!)[2]);
+      flags.push({
+        code: 'engagement_pod',
+        platform: d.platform,
+        day: null,
+        detail: `Post days carry about ${Math.round(c)} weighted engagements beyond what their views explain (a median day earns ${Math.round(typical)}); that block is not credited.`,
+      });
+    }
+  }
+  const credited = (i: number) =>
+    podBlock > 0 && d.posts[i]! > 0 ? Math.max(0, d.engagement[i]! - podBlock) : d.engagement[i]!;
+  const medEng = median(idx.map(credited));
+  const capEng = medEng > 0 ? WINSOR_MULTIPLE * medEng : Infinity;
+  const eng = (i: number) => Math.min(credited(i), capEng);
+  const approved = (i: number) =>
+    podBlock > 0 && d.posts[i]! > 0 ? Math.max(0, d.approval[i]! - podBlock) : d.approval[i]!;
+  const medApp = median(idx.map(approved));
+  const capApp = medApp > 0 ? WINSOR_MULTIPLE * medApp : Infinity;
+  const approval = (i: number) => Math.min(approved(i), capApp);
+
+  // --- Presence: posts per week, each post counted by the view lift of post days (filler unseen
+  // by anyone earns nothing). Unreported views: posts count in full.
+  let posts = 0;
+  let postDays = 0;
+  let postDayViews = 0;
+  let otherDays = 0;
+  let otherViews = 0;
+  for (const i of idx) {
+    posts += d.posts[i]!;
+    if (!viewsReported) continue;
+    if (d.posts[i]! > 0) {
+      postDays++;
+      postDayViews += views(i);
+    } else {
+      otherDays++;
+      otherViews += views(i);
+    }
+  }
+  let postCredit = 1;
+  if (viewsReported && postDays > 0 && otherDays > 0) {
+    const onPost = postDayViews / postDays;
+    const off = otherViews / otherDays;
+    const lift = onPost > 0 ? (onPost - off) / onPost : 0;
+    postCredit = clamp(lift / TYPICAL_POST_LIFT, 0, 1);
+  }
+  const postsPerWeek = ((posts * postCredit) / idx.length) * 7;
+  const presence = 100 * relToBaseline(postsPerWeek, bench.postsPerWeek);
+
+  // --- Reach: visibility (recency-weighted views per organic follower on reported days) and growth.
+  let growth = 0.5;
+  if (fIdx.length >= 2) {
+    const span = fIdx[fIdx.length - 1]! - fIdx[0]!;
+    const monthly = ((median(tail) - median(head)) * 30) / Math.max(span, MIN_GROWTH_SPAN_DAYS);
+    growth = growthScore(monthly, bench.monthlyGrowth);
+  }
+  let reach: number;
+  let vNum = 0;
+  let vDen = 0;
+  for (const i of reported) {
+    const w = weightOf(i);
+    vNum += w * views(i);
+    vDen += w * (followersAt(i) || 1);
+  }
+  if (viewsReported && vDen > 0) {
+    const vis = relToBaseline(vNum / vDen, bench.viewsPerFollowerDay);
+    reach = 100 * (REACH_WEIGHTS_V2.visibility * vis + REACH_WEIGHTS_V2.growth * growth);
+  } else reach = 100 * growth;
+
+  // --- Impact: matched rate. Engagement per view over the days that report views; otherwise
+  // engagement per follower over all observed days.
+  let eNum = 0;
+  let eDen = 0;
+  let engagedAudience = 0;
+  let wsum = 0;
+  for (const i of idx) {
+    const w = weightOf(i);
+    engagedAudience += w * eng(i);
+    wsum += w;
+  }
+  engagedAudience = wsum > 0 ? engagedAudience / wsum : 0;
+  let impact: number;
+  if (viewsReported) {
+    for (const i of reported) {
+      const w = weightOf(i);
+      eNum += w * eng(i);
+      eDen += w * views(i);
+    }
+    impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerView);
+  } else {
+    for (const i of idx) {
+      const w = weightOf(i);
+      eNum += w * eng(i);
+      eDen += w * (followersAt(i) || 1);
+    }
+    impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerFollowerDay);
+  }
+
+  // --- Sentiment: recency-weighted counts shrunk to the median account's net sentiment.
+  let sNet = 0;
+  let sCls = 0;
+  let rNet = 0;
+  let rCls = 0;
+  for (const i of idx) {
+    const podDay = podBlock > 0 && d.posts[i]! > 0;
+    const w = weightOf(i);
+    const pos = podDay ? Math.max(0, d.positive[i]! - podPositive) : d.positive[i]!;
+    const neu = podDay ? Math.max(0, d.neutral[i]! - podNeutral) : d.neutral[i]!;
+    const net = pos - d.negative[i]!;
+    const cls = pos + neu + d.negative[i]!;
+    sNet += w * net;
+    sCls += w * cls;
+    if (endIdx - i < RECENT_DAYS) {
+      rNet += net;
+      rCls += cls;
+    }
+  }
+  const sentiment = sentimentScoreFromNet(shrunkNet(sNet, sCls));
+
+  // --- Momentum: robust (Theil-Sen) slope of log approval and log views per follower over block means,
+  // per 28 days, plus any drop of the last week's net sentiment below the median band.
+  let momentum = 50;
+  const span = b - a + 1;
+  if (idx.length >= 4) {
+    const block = Math.max(1, Math.ceil(span / MOMENTUM_POINTS));
+    const xs: number[] = [];
+    const ye: number[] = [];
+    const yv: number[] = [];
+    const xv: number[] = [];
+    for (let s0 = a; s0 <= b; s0 += block) {
+      let n = 0;
+      let e = 0;
+      let vn = 0;
+      let v = 0;
+      let fol = 0;
+      let vfol = 0;
+      for (let i = s0; i < Math.min(b + 1, s0 + block); i++) {
+        const day = d.origin + i;
+        if (!d.observed[i] || (day >= skipFrom && day <= skipTo)) continue;
+        const f = followersAt(i) || 1;
+        n++;
+        e += approval(i);
+        fol += f;
+        if (d.views[i]! > 0) {
+          vn++;
+          v += views(i);
+          vfol += f;
+        }
+      }
+      // Per organic follower: audience growth is credited in reach, not again here.
+      if (n > 0) {
+        xs.push(s0 + block / 2);
+        ye.push(Math.log((e + 1) / fol));
+      }
+      if (vn > 0) {
+        xv.push(s0 + block / 2);
+        yv.push(Math.log((v + 1) / vfol));
+      }
+    }
+    const per28 = (slope: number) => clamp(slope * 28, -TREND_CAP, TREND_CAP);
+    const tEng = xs.length >= 3 ? per28(theilSen(xs, ye)) : 0;
+    const tViews = viewsReported && xv.length >= 3 ? per28(theilSen(xv, yv)) : 0;
+    // Only a deterioration of the last week's sentiment below the median band counts, so adding a
+    // negative item anywhere can only lower momentum.
+    const shift = clamp(
+      2 * Math.min(0, shrunkNet(rNet, rCls) - (MEDIAN_NET_SENTIMENT - SENTIMENT_DEAD_ZONE)),
+      -TREND_CAP,
+      0,
+    );
+    const w = MOMENTUM_WEIGHTS_V2;
+    const m = w.engagement * tEng + w.views * tViews + w.sentiment * shift;
+    momentum = clamp(50 + 50 * Math.tanh(m / MOMENTUM_SCALE), 0, 100);
+  }
+
+  return {
+    platform: d.platform,
+    tier: tierFor(current),
+    organicFollowers: current,
+    pillars: {
+      presence: clamp(presence, 0, 100),
+      reach: clamp(reach, 0, 100),
+      impact: clamp(impact, 0, 100),
+      sentiment,
+      momentum,
+    },
+    engagedAudience,
+    latestObserved: d.origin + idx[idx.length - 1]!,
+    flags,
+  };
+}

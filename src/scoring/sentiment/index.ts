@@ -1,0 +1,33 @@
+/**
+ * Sentiment of comments and mentions: language detection, the default English model, and a
+ * registry for operator-configured models (ONNX). See docs/scoring.md, "Sentiment classifier".
+ */
+import { classifyOne, defaultModel } from './default-model.ts';
+import { detectLanguage } from './language.ts';
+import { unscoredResult } from './registry.ts';
+import type { SentimentResult } from './types.ts';
+
+export * from './types.ts';
+export { detectLanguage, type DetectedLanguage } from './language.ts';
+export { createClassifier, loadClassifier, modelFor, type SentimentClassifier } from './registry.ts';
+export { defaultModel, DEFAULT_MODEL_ID } from './default-model.ts';
+export { loadOnnxModel } from './onnx.ts';
+
+/**
+ * The default model, synchronously, for code that cannot await (ingestion's row parsers).
+ * Non-English text is `unscored`; empty or non-string input is neutral with full confidence.
+ */
+export function classifyWithDefaultModel(text: string): SentimentResult {
+  const base = { modelId: defaultModel.id, modelVersion: defaultModel.version };
+  if (typeof text !== 'string' || text.trim() === '')
+    return {
+      label: 'neutral',
+      confidence: 1,
+      probabilities: { positive: 0, neutral: 1, negative: 0, mixed: 0 },
+      language: 'und',
+      ...base,
+    };
+  const { language } = detectLanguage(text);
+  if (language !== 'en' && language !== 'und') return unscoredResult(language);
+  return { ...classifyOne(text), language, ...base };
+}

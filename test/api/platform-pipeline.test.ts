@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { runSyncJob } from '../../src/ingest/schedule.ts';
+import { configureWebhooks } from '../../src/webhooks/settings.ts';
+import { addDays, utcDay } from '../../src/core/days.ts';
+import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+
+/**
+ * The whole pipeline through HTTP and the simulator: connect -> consent -> callback -> first sync ->
+ * snapshots -> daily scores -> score; simulated days pass -> the next sync moves the score ->
+ * score.changed (the event webhooks fan out from).
+ */
+let sim: Simulator;
+let t: TestService;
+const NOW = new Date();
+const TODAY = utcDay(NOW);
+beforeAll(async () => {
+  // The simulated accounts lag 30 days behind the service's today, then catch up.
+  sim = await startSimulator({ speed: 0, startDay: addDays(TODAY, -30) });
+  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
+  t.setNow(NOW);
+  configureWebhooks(t.ctx, { resolve: async () => ['93.184.216.34'] });
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+describe('connect, sync, score', () => {
+  it('a connection made through the simulator feeds snapshots, daily scores, the score and score.changed', async () => {
+    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
+    // Real-time scoring: the score follows the synced data without an audit.
+    await t.db
+      .updateTable('workspaces')
+      .set({ realtime_scoring: true })
+      .where('id', '=', workspace.id)
+      .execute();
+    const hook = await t.request({
+      method: 'POST',
+      url: '/v1/webhooks',
+      key,
+      payload: { url: 'https://hooks.example.com/brand', events: ['score.changed'] },
+    });
+    expect(hook.statusCode, hook.body).toBe(200);
+
+    const started = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
+    const url = new URL(started.json().authorization_url);
+    url.searchParams.set('login_hint', 'pipeline');
+    const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+    const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+    expect(done.statusCode, done.body).toBe(200);
+    const { id } = await t.db
+      .selectFrom('platform_connections')
+      .select('id')
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+
+    expect(await runSyncJob(t.ctx, { connectionId: id, round: NOW.toISOString(), attempt: 1 })).toBe(
+      'synced',
+    );
+    const snapshots = await t.db
+      .selectFrom('metric_snapshots')
+      .select(['day', 'impressions'])
+      .where('workspace_id', '=', workspace.id)
+      .orderBy('day')
+      .execute();
+    expect(snapshots.length).toBeGreaterThanOrEqual(90);
+    expect(snapshots.filter((s) => s.impressions > 0).length).toBeGreaterThan(50);
+    const daily = await t.db
+      .selectFrom('daily_scores')
+      .select(['day', 'score'])
+      .where('workspace_id', '=', workspace.id)
+      .orderBy('day', 'desc')
+      .execute();
+    expect(daily.length).toBeGreaterThan(0);
+    const score = await t.request({ method: 'GET', url: '/v1/score', key });
+    expect(score.statusCode, score.body).toBe(200);
+    expect(score.json().source).toBe('realtime');
+    const listed = await t.request({ method: 'GET', url: '/v1/platforms', key });
+    expect(listed.json().platforms[0]).toMatchObject({
+      name: 'instagram',
+      status: 'connected',
+      handle: 'pipeline',
+    });
+
+    // 30 simulated days pass: the account's recent activity arrives with the next sync.
+    sim.advanceDays(30);
+    expect(sim.today()).toBe(TODAY);
+    expect(
+      await runSyncJob(t.ctx, {
+        connectionId: id,
+        round: new Date(NOW.getTime() + 1).toISOString(),
+        attempt: 1,
+      }),
+    ).toBe('synced');
+    const after = await t.db
+      .selectFrom('daily_scores')
+      .select(['day', 'score'])
+      .where('workspace_id', '=', workspace.id)
+      .where('day', '=', daily[0]!.day)
+      .executeTakeFirstOrThrow();
+    expect(after.score).not.toBe(daily[0]!.score);
+    const moved = await t.request({ method: 'GET', url: '/v1/score', key });
+    expect(moved.json().score).not.toBe(score.json().score);
+    const changed = await t.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('workspace_id', '=', workspace.id)
+      .where('type', '=', 'score.changed')
+      .execute();
+    expect(changed).toHaveLength(1);
+    expect(changed[0]!.data).toMatchObject({
+      workspace_id: workspace.id,
+      source: 'sync',
+      platform: 'instagram',
+    });
+  });
+});

@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { usingPostgres } from '../helpers/database.ts';
+
+// Every start-up failure of the real entry (`node src/main.ts`) is one clean line on stderr
+// naming the setting and the cause, with a documented exit code (78 configuration, 69 a
+// dependency unavailable): no stack trace (review item 17).
+const ENTRY = path.resolve('src/main.ts');
+const folders: string[] = [];
+afterAll(() => {
+  for (const f of folders) fs.rmSync(f, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-start-'));
+  folders.push(dir);
+  return dir;
+}
+
+function start(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ENTRY], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: tempDir(),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`still running after 60 s: ${stdout}${stderr}`));
+    }, 60_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, stdout });
+    });
+  });
+}
+
+function expectCleanFailure(result: { code: number | null; stderr: string }, code: number, pattern: RegExp) {
+  expect(result.code, result.stderr).toBe(code);
+  const lines = result.stderr.trim().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^brand-health: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(result.stderr).not.toMatch(/^\s+at /m);
+}
+
+describe('start-up failures of node src/main.ts', () => {
+  it('names a bad setting and exits 78', async () => {
+    expectCleanFailure(await start({ PORT: 'eighty' }), 78, /PORT must be an integer/);
+    expectCleanFailure(
+      await start({ DATABASE_URL: 'mysql://x@localhost/db' }),
+      78,
+      /DATABASE_URL must use postgres/,
+    );
+    expectCleanFailure(
+      await start({ HOST: '192.0.2.77' }),
+      78,
+      /HOST: 192\.0\.2\.77 is not an address of this machine/,
+    );
+  }, 120_000);
+
+  it('names a PostgreSQL server that is down and exits 69', async () => {
+    // Port 1 on loopback: nothing listens there.
+    expectCleanFailure(
+      await start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/brandhealth' }),
+      69,
+      /^brand-health: DATABASE_URL: cannot reach the PostgreSQL server at 127\.0\.0\.1:1 \(ECONNREFUSED\)/,
+    );
+  });
+
+  it.runIf(usingPostgres())('names a database that does not exist and exits 78', async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = '/bh_no_such_database';
+    expectCleanFailure(
+      await start({ DATABASE_URL: url.toString() }),
+      78,
+      /DATABASE_URL: database "bh_no_such_database" does not exist .*createdb/,
+    );
+  });
+
+  it('names a DATA_DIR held by another process and exits 69', async () => {
+    const dir = tempDir();
+    // This test process is alive: its pid in the lock file means "in use".
+    fs.writeFileSync(path.join(dir, 'brandhealth.lock'), String(process.pid));
+    expectCleanFailure(
+      await start({ DATA_DIR: dir }),
+      69,
+      /^brand-health: DATA_DIR: the data folder .* is in use by process \d+/,
+    );
+  });
+
+  it('names a port in use and exits 69, leaving the data folder usable', { timeout: 120_000 }, async () => {
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const dir = tempDir();
+    try {
+      expectCleanFailure(
+        await start({ DATA_DIR: dir, PORT: String(port) }),
+        69,
+        new RegExp(`^brand-health: PORT: 127\\.0\\.0\\.1:${port} is already in use`),
+      );
+    } finally {
+      server.close();
+    }
+    // The failed start released its lock.
+    expect(fs.existsSync(path.join(dir, 'brandhealth.lock'))).toBe(false);
+  });
+});

@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient, CONNECTORS, ConnectorError } from '../../src/ingest/connectors/index.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { SyntheticAccount } from '../../src/simulator/accounts.ts';
+import { platformEndpoints } from '../../src/platforms/oauth-config.ts';
+import { loadConfig } from '../../src/infra/config.ts';
+import { addDays } from '../../src/core/days.ts';
+import { PLATFORMS, type Platform } from '../../src/core/catalog.ts';
+
+const START = '2026-06-10';
+let sim: Simulator;
+beforeAll(async () => {
+  sim = await startSimulator({ speed: 0, startDay: START });
+});
+afterAll(() => sim?.close());
+
+function client(platform: Platform, token: string) {
+  const e = platformEndpoints(loadConfig({ SIMULATOR_URL: sim.url }), platform);
+  return new ApiClient({
+    platform,
+    baseUrls: e.apiBaseUrls,
+    headers: CONNECTORS[platform].authHeaders(token),
+    timeoutMs: 5000,
+    maxBytes: 5_000_000,
+    fetch,
+  });
+}
+
+async function post(path: string, body: unknown) {
+  const res = await fetch(`${sim.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe('platform simulator', () => {
+  it.each(PLATFORMS)('serves %s in the shapes its connector reads, deterministically', async (platform) => {
+    const { access_token } = sim.issueTokens(platform, 'acme');
+    const range = { since: addDays(START, -20), until: START };
+    const account = new SyntheticAccount(platform, 'acme');
+    const first = await CONNECTORS[platform].fetchSnapshots(
+      client(platform, access_token),
+      { handle: 'acme' },
+      range,
+    );
+    expect(first.followers).toBe(account.followersOn(START));
+    expect(first.snapshots).toHaveLength(21);
+    const last = first.snapshots.at(-1)!;
+    expect(last.day).toBe(START);
+    expect(last.followers).toBe(account.followersOn(START));
+    // Activity arrives: impressions on every day (on X, impressions are the posts').
+    if (platform !== 'twitter') expect(first.snapshots.every((s) => s.impressions > 0)).toBe(true);
+    expect(first.snapshots.some((s) => s.likes > 0)).toBe(true);
+    expect(first.snapshots.reduce((n, s) => n + s.posts, 0)).toBe(
+      first.snapshots.reduce((n, s) => n + account.metrics(s.day).posts.length, 0),
+    );
+    // Platforms with follower history rebuild each day's audience from the daily changes.
+    if (platform !== 'twitter')
+      expect(first.snapshots[5]!.followers).toBe(account.followersOn(first.snapshots[5]!.day));
+    const again = await CONNECTORS[platform].fetchSnapshots(
+      client(platform, access_token),
+      { handle: 'acme' },
+      range,
+    );
+    expect(again).toEqual(first);
+  });
+
+  it('reveals one more day as its clock advances', async () => {
+    const { access_token } = sim.issueTokens('youtube', 'grow');
+    const next = addDays(sim.today(), 1);
+    const range = { since: addDays(next, -2), until: next };
+    const before = await CONNECTORS.youtube.fetchSnapshots(
+      client('youtube', access_token),
+      { handle: 'grow' },
+      range,
+    );
+    expect(before.snapshots.at(-1)!.impressions).toBe(0);
+    expect((await post('/_sim/clock', { advance_days: 1 })).body.today).toBe(next);
+    const after = await CONNECTORS.youtube.fetchSnapshots(
+      client('youtube', access_token),
+      { handle: 'grow' },
+      range,
+    );
+    expect(after.snapshots.at(-1)!.impressions).toBeGreaterThan(0);
+    expect(after.followers).toBe(new SyntheticAccount('youtube', 'grow').followersOn(next));
+  });
+
+  it('refuses unknown and expired tokens the way the platform does', async () => {
+    const api = client('twitter', 'sim_at_forged');
+    await expect(
+      CONNECTORS.twitter.fetchSnapshots(api, { handle: 'acme' }, { since: START, until: START }),
+    ).rejects.toMatchObject({ status: 401 });
+    await post('/_sim/faults', { platform: 'tiktok', faults: { tokenTtlSeconds: 0 } });
+    const { access_token } = sim.issueTokens('tiktok', 'acme');
+    const error = await CONNECTORS.tiktok
+      .fetchSnapshots(client('tiktok', access_token), { handle: 'acme' }, { since: START, until: START })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectorError);
+    expect((error as ConnectorError).status).toBe(401);
+    await post('/_sim/faults', { platform: 'tiktok', faults: { tokenTtlSeconds: 3600 } });
+  });
+
+  it('injects 429 bursts with Retry-After, then 5xx, per platform', async () => {
+    await post('/_sim/faults', {
+      platform: 'facebook',
+      faults: { burst429: 2, retryAfterSeconds: 7, errors5xx: 1 },
+    });
+    const { access_token } = sim.issueTokens('facebook', 'acme');
+    const url = `${sim.url}/facebook/graph/acme`;
+    const headers = { authorization: `Bearer ${access_token}` };
+    const get = async () => {
+      const res = await fetch(url, { headers });
+      await res.arrayBuffer();
+      return [res.status, res.headers.get('retry-after')];
+    };
+    expect(await get()).toEqual([429, '7']);
+    expect(await get()).toEqual([429, '7']);
+    expect(await get()).toEqual([503, null]);
+    expect(await get()).toEqual([200, null]);
+    // Other platforms are unaffected.
+    const yt = sim.issueTokens('youtube', 'acme').access_token;
+    const res = await fetch(`${sim.url}/youtube/data/channels?forHandle=@acme`, {
+      headers: { authorization: `Bearer ${yt}` },
+    });
+    expect(res.status).toBe(200);
+    expect((await post('/_sim/faults', { platform: 'nope', faults: {} })).status).toBe(422);
+    expect((await post('/_sim/faults', { platform: 'youtube', faults: { slowMs: -1 } })).status).toBe(422);
+  });
+
+  it('is a strict OAuth 2.0 server: PKCE S256, single-use codes, redirect match, rotating refresh, revocation', async () => {
+    const verifier = 'v'.repeat(50);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = async (extra: Record<string, string> = {}) => {
+      const url = new URL(`${sim.url}/twitter/oauth/authorize`);
+      const q = {
+        response_type: 'code',
+        client_id: 'brandhealth-twitter',
+        redirect_uri: 'http://app.test/cb',
+        state: 's1',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        login_hint: 'oauthy',
+        ...extra,
+      };
+      for (const [k, v] of Object.entries(q)) url.searchParams.set(k, v);
+      const res = await fetch(url, { redirect: 'manual' });
+      return new URL(res.headers.get('location')!).searchParams;
+    };
+    const token = async (form: Record<string, string>) => {
+      const res = await fetch(`${sim.url}/twitter/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          client_id: 'brandhealth-twitter',
+          client_secret: 'simulator-secret',
+          ...form,
+        }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await authorize({ code_challenge_method: 'plain' })).get('error')).toBe('invalid_request');
+    const code = (await authorize()).get('code')!;
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: 'http://app.test/cb' };
+    expect((await token({ ...exchange, code_verifier: 'w'.repeat(50) })).body.error).toBe('invalid_grant');
+    // A failed attempt burns the code too.
+    expect((await token({ ...exchange, code_verifier: verifier })).body.error).toBe('invalid_grant');
+    const code2 = (await authorize()).get('code')!;
+    expect(
+      (
+        await token({
+          ...exchange,
+          code: code2,
+          redirect_uri: 'http://evil.test/cb',
+          code_verifier: verifier,
+        })
+      ).body.error,
+    ).toBe('invalid_grant');
+    const code3 = (await authorize()).get('code')!;
+    const ok = await token({ ...exchange, code: code3, code_verifier: verifier });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, open_id: 'oauthy' });
+    expect((await token({ ...exchange, code: code3, code_verifier: verifier })).body.error).toBe(
+      'invalid_grant',
+    );
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: ok.body.refresh_token, client_secret: 'x' }))
+        .status,
+    ).toBe(401);
+    const rotated = await token({ grant_type: 'refresh_token', refresh_token: ok.body.refresh_token });
+    expect(rotated.status).toBe(200);
+    expect(
+      (await token({ grant_type: 'refresh_token', refresh_token: ok.body.refresh_token })).body.error,
+    ).toBe('invalid_grant');
+    const revoke = await fetch(`${sim.url}/twitter/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: 'brandhealth-twitter',
+        client_secret: 'simulator-secret',
+        token: rotated.body.refresh_token,
+      }),
+    });
+    expect(revoke.status).toBe(200);
+    const me = await fetch(`${sim.url}/twitter/api/users/me`, {
+      headers: { authorization: `Bearer ${rotated.body.access_token}` },
+    });
+    expect(me.status).toBe(401);
+    sim.setFaults('twitter', { denyConsent: true });
+    expect((await authorize()).get('error')).toBe('access_denied');
+    sim.setFaults('twitter', { denyConsent: false });
+  });
+
+  it('answers slowly when told to', async () => {
+    sim.setFaults('instagram', { slowMs: 300 });
+    const { access_token } = sim.issueTokens('instagram', 'slow');
+    const started = Date.now();
+    const res = await fetch(`${sim.url}/instagram/graph/slow`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    sim.setFaults('instagram', { slowMs: 0 });
+  });
+});
