@@ -1,5 +1,14 @@
-import { between, logBetween, poisson, prng } from './random.ts';
-import { DAY_MS, utcDay } from '../core/days.ts';
+import { between, prng } from './random.ts';
+import { baselineV2 } from '../scoring/engine/v2/baselines.ts';
+import {
+  accountSnapshots,
+  type AccountQuality,
+  drawFollowers,
+  drawQuality,
+  gaussian,
+  REFERENCE_SPREADS,
+} from '../scoring/engine/v2/reference-population.ts';
+import { addDays } from '../core/days.ts';
 import {
   METRIC_COLUMNS,
   METRIC_FIELDS,
@@ -7,6 +16,7 @@ import {
   type MetricValues,
 } from '../core/metric-snapshot.ts';
 import type { Platform } from '../core/catalog.ts';
+import type { DailySnapshot } from '../core/metric-snapshot.ts';
 
 /** The columns of metric_snapshots, as parallel arrays for one bulk INSERT ... SELECT unnest(...). */
 export type SnapshotColumns = { workspace_id: string[]; platform: string[]; day: string[] } & {
@@ -19,39 +29,85 @@ export function emptyColumns(): SnapshotColumns {
   return columns;
 }
 
+/**
+ * A sandbox brand: its quality drawn from formula v2's reference population (the same spreads
+ * around the same cited baselines), so the demo's grades come out near the published shares
+ * (docs/scoring.md, "What 50 means"); one quality per brand, shared by its platforms with a small
+ * per-platform deviation, because a brand that does well on one platform tends to on the others.
+ */
 export interface BrandProfile {
+  /** Audience of the brand's main platform, at the last day. */
   followers: number;
-  /** Daily audience growth rate. */
-  growth: number;
-  postsPerDay: number;
-  /** Impressions per follower per post. */
-  reachRate: number;
-  /** Engagements per impression. */
-  engagementRate: number;
-  /** Share of comments and mentions that are positive. */
-  positivity: number;
+  quality: AccountQuality;
   completeness: number;
-  /** Amplitude of the yearly season, and a phase per sector so sectors move differently. */
+  /** Amplitude of the yearly season on views, and a phase per sector so sectors move differently. */
   season: number;
   phase: number;
 }
 
 export function brandProfile(seed: string, sectorPhase: number): BrandProfile {
   const r = prng(seed);
+  const rnd = prng(`${seed}:quality`);
   return {
-    followers: logBetween(r, 2_000, 2_500_000),
-    growth: between(r, -0.0003, 0.0025),
-    postsPerDay: between(r, 0.1, 1.6),
-    reachRate: between(r, 0.08, 0.6),
-    engagementRate: logBetween(r, 0.004, 0.09),
-    positivity: between(r, 0.35, 0.85),
+    followers: drawFollowers(rnd),
+    quality: drawQuality(rnd),
     completeness: between(r, 0.5, 1),
-    season: between(r, 0.05, 0.25),
+    season: between(r, 0.05, 0.15),
     phase: sectorPhase + between(r, -0.5, 0.5),
   };
 }
 
-/** Appends `days` daily snapshots ending at `lastDay` (YYYY-MM-DD) for one workspace and platform. */
+/** Platforms differ in audience size; the brand's profile sets the rest. */
+const PLATFORM_SCALE: Record<Platform, number> = {
+  instagram: 1,
+  tiktok: 1.4,
+  youtube: 0.5,
+  twitter: 0.7,
+  facebook: 0.9,
+};
+
+/** Audience of a brand on a platform at the last day. */
+export function platformFollowers(profile: BrandProfile, platform: Platform): number {
+  return Math.round(profile.followers * PLATFORM_SCALE[platform]);
+}
+
+/** `days` daily snapshots ending at `lastDay` (YYYY-MM-DD) of one brand on one platform. */
+export function brandSnapshots(
+  workspaceId: string,
+  platform: Platform,
+  profile: BrandProfile,
+  lastDay: string,
+  days: number,
+): DailySnapshot[] {
+  const r = prng(`${workspaceId}:${platform}`);
+  const q = profile.quality;
+  // Small per-platform deviations around the brand's quality.
+  const dev = () => Math.exp(0.15 * gaussian(r));
+  const quality: AccountQuality = {
+    viewsFactor: q.viewsFactor * dev(),
+    engagementFactor: q.engagementFactor * dev(),
+    postsFactor: q.postsFactor * dev(),
+    growthFactor: q.growthFactor + 0.2 * gaussian(r),
+    netSentiment: Math.max(-0.9, Math.min(0.9, q.netSentiment + 0.05 * gaussian(r))),
+  };
+  const target = platformFollowers(profile, platform);
+  // Start so that growth at the brand's rate ends near the target audience.
+  const monthly = baselineV2(platform, target).monthlyGrowth * quality.growthFactor;
+  const start = Math.max(1, target / Math.exp((Math.log1p(Math.max(-0.5, monthly)) * days) / 30));
+  return accountSnapshots({
+    seed: Math.floor(r() * 4294967296),
+    platform,
+    from: addDays(lastDay, -(days - 1)),
+    days,
+    followers: start,
+    ...quality,
+    drift: REFERENCE_SPREADS.drift,
+    season: { amplitude: profile.season, phase: profile.phase },
+    completeness: Math.round(profile.completeness * 100) / 100,
+  });
+}
+
+/** Appends `days` daily snapshots ending at `lastDay` (YYYY-MM-DD) for one workspace and platform; returns the last audience. */
 export function generateSnapshots(
   out: SnapshotColumns,
   workspaceId: string,
@@ -60,45 +116,14 @@ export function generateSnapshots(
   lastDay: string,
   days: number,
 ): number {
-  const r = prng(`${workspaceId}:${platform}`);
-  const end = Date.parse(`${lastDay}T00:00:00Z`);
-  // Platforms differ in audience size and reach; the brand's profile sets the rest.
-  const scale = { instagram: 1, tiktok: 1.4, youtube: 0.5, twitter: 0.7, facebook: 0.9 }[platform];
-  let followers = profile.followers * scale * Math.exp(-profile.growth * days);
-  for (let i = days - 1; i >= 0; i--) {
-    const t = end - i * DAY_MS;
-    const seasonal = 1 + profile.season * Math.sin((2 * Math.PI * (t / DAY_MS)) / 365 + profile.phase);
-    followers = Math.max(0, followers * (1 + profile.growth + between(r, -0.0008, 0.0008)));
-    const posts = poisson(r, profile.postsPerDay * seasonal);
-    const baseline = followers * 0.02 * between(r, 0.5, 1.5);
-    const impressions = Math.round(
-      baseline + posts * followers * profile.reachRate * seasonal * between(r, 0.6, 1.4),
-    );
-    const engagements = impressions * profile.engagementRate * between(r, 0.7, 1.3);
-    const comments = Math.round(engagements * 0.07);
-    const mentions = Math.round(followers * 0.0004 * seasonal * between(r, 0.3, 1.7));
-    const talk = comments + mentions;
-    const positive = Math.round(talk * profile.positivity * between(r, 0.85, 1.15));
-    const negative = Math.round(talk * (1 - profile.positivity) * 0.4 * between(r, 0.6, 1.4));
-    // Typed as every metric: a new metric fails to compile here until the generator gives it.
-    const values: MetricValues = {
-      followers: Math.round(followers),
-      posts,
-      impressions,
-      likes: Math.round(engagements * 0.78),
-      comments,
-      shares: Math.round(engagements * 0.08),
-      saves: Math.round(engagements * 0.07),
-      mentions,
-      sentimentPositive: Math.min(positive, talk),
-      sentimentNegative: Math.min(negative, Math.max(0, talk - positive)),
-      sentimentNeutral: Math.max(0, talk - positive - negative),
-      profileCompleteness: Math.round(profile.completeness * 100) / 100,
-    };
+  const snapshots = brandSnapshots(workspaceId, platform, profile, lastDay, days);
+  for (const s of snapshots) {
     out.workspace_id.push(workspaceId);
     out.platform.push(platform);
-    out.day.push(utcDay(new Date(t)));
+    out.day.push(s.day);
+    // Typed as every metric: a new metric fails to compile here until the generator gives it.
+    const values: MetricValues = s;
     for (const f of METRIC_FIELDS) out[f.column].push(values[f.key]);
   }
-  return Math.round(followers);
+  return snapshots.at(-1)?.followers ?? 0;
 }

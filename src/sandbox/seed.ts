@@ -4,7 +4,13 @@ import type { DB, NewWorkspace } from '../infra/db/types.ts';
 import { sandboxId } from './ids.ts';
 import { sandboxKeys } from './keys.ts';
 import type { SandboxManifest } from './manifest.ts';
-import { brandProfile, emptyColumns, generateSnapshots, type SnapshotColumns } from './metrics.ts';
+import {
+  brandProfile,
+  emptyColumns,
+  generateSnapshots,
+  platformFollowers,
+  type SnapshotColumns,
+} from './metrics.ts';
 import { pick, prng } from './random.ts';
 import { addDays, utcDay } from '../core/days.ts';
 import { METRIC_COLUMNS, METRIC_FIELDS } from '../core/metric-snapshot.ts';
@@ -144,10 +150,34 @@ async function insertSnapshots(db: Kysely<DB>, c: SnapshotColumns): Promise<void
     ON CONFLICT DO NOTHING`.execute(db);
 }
 
-interface Planned {
+export interface Planned {
   id: string;
   platforms: Platform[];
   sectorPhase: number;
+}
+
+/** The consumer brands of every sector (rows and what gets metric history); pure, the same on every run. */
+export function planSectorBrands(): { brandRows: NewWorkspace[]; brands: Planned[] } {
+  const platformsAll: Platform[] = [...PLATFORMS];
+  const brandRows: NewWorkspace[] = [];
+  const brands: Planned[] = [];
+  for (const sector of SANDBOX_SECTORS) {
+    for (let i = 0; i < sector.brands; i++) {
+      const r = prng(`${sector.slug}:${i}`);
+      const id = sandboxId('ws', `brand:${sector.slug}:${i}`);
+      brandRows.push({
+        id,
+        name: `${pick(r, ADJECTIVES)} ${pick(r, NOUNS)} ${sector.name.split(' ')[0]} ${i + 1}`,
+        plan: 'pro',
+        sector_slug: sector.slug,
+        account_type: 'brand',
+      });
+      const count = 1 + Math.floor(r() * 2.2);
+      const chosen = [...platformsAll].sort(() => r() - 0.5).slice(0, count);
+      brands.push({ id, platforms: chosen, sectorPhase: sector.phase });
+    }
+  }
+  return { brandRows, brands };
 }
 
 /** The consumer sectors of the TACSI cohorts. */
@@ -203,24 +233,8 @@ async function seedWorkspaces(
     if (n.platforms) planned.push({ id: ids.get(n.key)!, platforms: n.platforms, sectorPhase: 0.7 });
 
   // Consumer brands of each sector: the TACSI cohorts.
-  const platformsAll: Platform[] = [...PLATFORMS];
-  const brandRows: NewWorkspace[] = [];
-  for (const sector of SANDBOX_SECTORS) {
-    for (let i = 0; i < sector.brands; i++) {
-      const r = prng(`${sector.slug}:${i}`);
-      const id = sandboxId('ws', `brand:${sector.slug}:${i}`);
-      brandRows.push({
-        id,
-        name: `${pick(r, ADJECTIVES)} ${pick(r, NOUNS)} ${sector.name.split(' ')[0]} ${i + 1}`,
-        plan: 'pro',
-        sector_slug: sector.slug,
-        account_type: 'brand',
-      });
-      const count = 1 + Math.floor(r() * 2.2);
-      const chosen = [...platformsAll].sort(() => r() - 0.5).slice(0, count);
-      planned.push({ id, platforms: chosen, sectorPhase: sector.phase });
-    }
-  }
+  const { brandRows, brands } = planSectorBrands();
+  planned.push(...brands);
   for (let i = 0; i < brandRows.length; i += 500) {
     await db
       .insertInto('workspaces')
@@ -257,11 +271,12 @@ async function seedMetricHistory(
     followers: number;
   }> = [];
   for (const p of planned) {
+    // One profile per brand: its platforms share its quality (src/sandbox/metrics.ts).
+    const profile = brandProfile(p.id, p.sectorPhase);
     for (const platform of p.platforms) {
-      const profile = brandProfile(`${p.id}:${platform}`, p.sectorPhase);
       const followers = todo.includes(p)
         ? generateSnapshots(columns, p.id, platform, profile, lastDay, HISTORY_DAYS)
-        : Math.round(profile.followers);
+        : platformFollowers(profile, platform);
       connections.push({
         id: sandboxId('pc', `${p.id}:${platform}`),
         workspace_id: p.id,

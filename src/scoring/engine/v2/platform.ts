@@ -27,6 +27,8 @@ export const FOLLOWER_SPIKE_MARGIN = { floor: 0.02, madMultiple: 8 } as const;
 export const NEGATIVE_PENALTY = 2 * ENGAGEMENT_WEIGHTS.comments;
 /** A post-day engagement block above this share of a median day's engagement raises engagement_pod. */
 export const POD_MARGIN = 0.3;
+/** Negative share of the median account's classified items (40% neutral, net MEDIAN_NET_SENTIMENT). */
+const MEDIAN_NEGATIVE_SHARE = (1 - 0.4 - MEDIAN_NET_SENTIMENT) / 2;
 /** Sentiment prior: pseudo-count at the median account's net sentiment. */
 export const SENTIMENT_PRIOR_V2 = 40;
 /** Net sentiment this far from the median moves sentiment by tanh(1) x 50. */
@@ -40,6 +42,8 @@ const MOMENTUM_POINTS = 30;
 /** A doubling per 28 days in every momentum signal gives tanh(0.5) x 50 = +23: daily noise stays small. */
 const MOMENTUM_SCALE = 2 * Math.LN2;
 const TREND_CAP = Math.log(4);
+/** Combined engagement and views trend (log change per 28 days) that counts as flat. */
+export const TREND_DEAD_ZONE = 0.15;
 const RECENT_DAYS = 7;
 /** Last-week net sentiment within this of the median does not move momentum. */
 export const SENTIMENT_DEAD_ZONE = 0.15;
@@ -117,8 +121,12 @@ export function buildDaySeries(
     // Valence: talk (comments, shares, mentions) counts in proportion to its non-negative share,
     // and each negative item subtracts NEGATIVE_PENALTY, so adding negative comments or mentions
     // can never raise engagement (they add 2 and subtract at least 2).
+    // The day's negative share, shrunk to the median account's by one pseudo-item: a day of a
+    // small account with no classified item is not taken as free of complaints (which credited
+    // small accounts' talk in full and biased impact up with falling size). Still non-decreasing in
+    // `neg`, so the valence property below holds.
     const classified = pos + neu + neg;
-    const negShare = classified > 0 ? neg / classified : 0;
+    const negShare = (neg + MEDIAN_NEGATIVE_SHARE) / (classified + 1);
     const talk =
       ENGAGEMENT_WEIGHTS.comments * nonNeg(s.comments) +
       ENGAGEMENT_WEIGHTS.shares * nonNeg(s.shares) +
@@ -322,16 +330,20 @@ export function evaluatePlatform(
   let podBlock = 0;
   let podPositive = 0;
   let podNeutral = 0;
+  // Days whose views were capped do not carry their true views: they are left out of the pod
+  // regression and of the post-lift comparison, so one spike can neither fake a pod nor, landing
+  // on a day without a post, cancel the account's post lift.
+  const uncapped = reported.filter((i) => d.views[i]! <= capViews);
   if (viewsReported) {
     const post = (i: number) => (d.posts[i]! > 0 ? 1 : 0);
-    const [r, c, cHigh] = postDayBlock(reported, views, post, (i) => d.engagement[i]!);
+    const [r, c, cHigh] = postDayBlock(uncapped, views, post, (i) => d.engagement[i]!);
     const typical = r * medViews;
     if (c > POD_MARGIN * typical && r > 0) {
       podBlock = cHigh;
       // The pod's comments are its members' applause: the same regression on the classified counts
       // estimates the post-day block of positive and neutral items, which is taken out too.
-      podPositive = Math.max(0, postDayBlock(reported, views, post, (i) => d.positive[i]!)[2]);
-      podNeutral = Math.max(0, postDayBlock(reported, views, post, (i) => d.neutral[i]!)[2]);
+      podPositive = Math.max(0, postDayBlock(uncapped, views, post, (i) => d.positive[i]!)[2]);
+      podNeutral = Math.max(0, postDayBlock(uncapped, views, post, (i) => d.neutral[i]!)[2]);
       flags.push({
         code: 'engagement_pod',
         platform: d.platform,
@@ -360,7 +372,7 @@ export function evaluatePlatform(
   let otherViews = 0;
   for (const i of idx) {
     posts += d.posts[i]!;
-    if (!viewsReported) continue;
+    if (!viewsReported || d.views[i]! > capViews) continue;
     if (d.posts[i]! > 0) {
       postDays++;
       postDayViews += views(i);
@@ -500,7 +512,10 @@ export function evaluatePlatform(
       0,
     );
     const w = MOMENTUM_WEIGHTS_V2;
-    const m = w.engagement * tEng + w.views * tViews + w.sentiment * shift;
+    // Trends within TREND_DEAD_ZONE of flat are noise for a stationary account (a 28-day slope of
+    // daily counts varies by about that much): only the excess moves momentum.
+    const trend = w.engagement * tEng + w.views * tViews;
+    const m = Math.sign(trend) * Math.max(0, Math.abs(trend) - TREND_DEAD_ZONE) + w.sentiment * shift;
     momentum = clamp(50 + 50 * Math.tanh(m / MOMENTUM_SCALE), 0, 100);
   }
 

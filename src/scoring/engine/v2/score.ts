@@ -37,12 +37,16 @@ const T90 = 1.8946;
 
 /**
  * Composite grade cutoffs (lower bounds) at the 95/75/25/5% quantiles of the reference population
- * (test/unit/scoring-v2.test.ts, "reference population": 400 accounts across platforms and sizes
- * at log-normal multiples of the median account), so the grades are population shares: elite top
- * 5%, strong next 20%, moderate middle 50%, weak next 20%, critical bottom 5%.
+ * (reference-population.ts; 4,000 accounts, seed 2026, printed by scripts/population-chart.ts), so
+ * the grades are population shares: elite top 5%, strong next 20%, moderate middle 50%, weak next
+ * 20%, critical bottom 5%. test/unit/scoring-v2.test.ts checks the shares on a fresh sample.
  */
-export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 58, strong: 53.5, moderate: 46.5, weak: 41 } as const;
-/** Pillar grades: green is the top quarter of the population, red the bottom quarter. */
+export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.9, strong: 54.8, moderate: 45.6, weak: 39.8 } as const;
+/**
+ * Pillar colours: green at least 10 points above the median account (50), red at least 10 below.
+ * One pair for every pillar, so the shares differ by pillar (docs/scoring.md has them): pillars
+ * that spread widely (presence) have more green and red than steady ones (momentum).
+ */
 export const PILLAR_GRADE_CUTOFFS_V2 = { green: 60, yellow: 40 } as const;
 
 const GRADES: readonly CompositeGrade[] = ['critical', 'weak', 'moderate', 'strong', 'elite'];
