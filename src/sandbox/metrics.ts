@@ -88,7 +88,7 @@ export function brandSnapshots(
     engagementFactor: q.engagementFactor * dev(),
     postsFactor: q.postsFactor * dev(),
     growthFactor: q.growthFactor + 0.2 * gaussian(r),
-    netSentiment: Math.max(-0.9, Math.min(0.9, q.netSentiment + 0.05 * gaussian(r))),
+    netSentiment: Math.max(-0.6, Math.min(0.6, q.netSentiment + 0.05 * gaussian(r))),
   };
   const target = platformFollowers(profile, platform);
   // Start so that growth at the brand's rate ends near the target audience.

@@ -49,7 +49,7 @@ export const REFERENCE_SPREADS = {
   posts: 1.0,
   /** ASSUMPTION: monthly growth = median x (1 + 1.0 z): a quarter of accounts grow at most a third of the median. */
   growth: 1.0,
-  /** ASSUMPTION: net sentiment 0.3 +/- 0.2 (clamped to +/-0.9). */
+  /** ASSUMPTION: net sentiment 0.3 +/- 0.2 (clamped to +/-0.6, the most 40% neutral items allow). */
   netSentiment: 0.2,
   /**
    * ASSUMPTION: accounts are not stationary. Their views (and so engagement) follow a mean-reverting
@@ -84,7 +84,7 @@ export function drawQuality(rnd: () => number): AccountQuality {
     engagementFactor: Math.exp(s.engagement * gaussian(rnd)),
     postsFactor: Math.exp(s.posts * gaussian(rnd)),
     growthFactor: 1 + s.growth * gaussian(rnd),
-    netSentiment: Math.max(-0.9, Math.min(0.9, 0.3 + s.netSentiment * gaussian(rnd))),
+    netSentiment: Math.max(-0.6, Math.min(0.6, 0.3 + s.netSentiment * gaussian(rnd))),
   };
 }
 
@@ -133,7 +133,8 @@ export function accountSnapshots(o: AccountOptions): DailySnapshot[] {
   const baseline = o.baseline ?? baselineV2;
   const start = requireDay(o.from, 'from');
   const noise = o.noise ?? 0.25;
-  const net = o.netSentiment ?? 0.3;
+  // With 40% neutral items, net sentiment can only be +/-0.6 (no negative count).
+  const net = Math.max(-0.6, Math.min(0.6, o.netSentiment ?? 0.3));
   const out: DailySnapshot[] = [];
   // Stochastic rounding keeps small accounts' expected counts (plain rounding turns 0.4 comments into none).
   const round = o.exact ? (x: number) => x : (x: number) => Math.floor(x + rnd());
