@@ -67,29 +67,29 @@ describe('runAudit and verifyWebhook', () => {
     if (result.status === 'completed') expect(result.score).toBe(stored.score);
 
     const sent = await delivery('/audit');
-    const event = verifyWebhook(start!.webhook_secret!, sent.body, sent.headers);
+    const event = await verifyWebhook(start!.webhook_secret!, sent.body, sent.headers);
     expect(event).toMatchObject({
       type: 'audit.completed',
       data: { audit_id: result.audit_id, workspace_id: workspace.id },
     });
     expect(event.id).toBe(sent.headers['webhook-id']);
     // The same bytes as a Uint8Array, with a Headers object.
-    expect(
-      verifyWebhook(start!.webhook_secret!, new TextEncoder().encode(sent.body), new Headers(sent.headers))
-        .id,
-    ).toBe(event.id);
+    const bytes = new TextEncoder().encode(sent.body);
+    expect((await verifyWebhook(start!.webhook_secret!, bytes, new Headers(sent.headers))).id).toBe(event.id);
 
     const registered = await delivery('/registered');
-    expect(verifyWebhook(rawSecret, registered.body, registered.headers).id).toBe(event.id);
+    expect((await verifyWebhook(rawSecret, registered.body, registered.headers)).id).toBe(event.id);
 
     // A changed body, another secret, or a stale timestamp are refused.
     const tampered = sent.body.replace('"audit.completed"', '"audit.completed" ');
-    expect(() => verifyWebhook(start!.webhook_secret!, tampered, sent.headers)).toThrow(
+    await expect(verifyWebhook(start!.webhook_secret!, tampered, sent.headers)).rejects.toThrow(
       WebhookVerificationError,
     );
-    expect(() => verifyWebhook(rawSecret, sent.body, sent.headers)).toThrow(WebhookVerificationError);
+    await expect(verifyWebhook(rawSecret, sent.body, sent.headers)).rejects.toThrow(WebhookVerificationError);
     const stale = { ...sent.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3_600) };
-    expect(() => verifyWebhook(start!.webhook_secret!, sent.body, stale)).toThrow(WebhookVerificationError);
+    await expect(verifyWebhook(start!.webhook_secret!, sent.body, stale)).rejects.toThrow(
+      WebhookVerificationError,
+    );
   }, 90_000);
 
   it('returns a failed audit as its result (nothing to score), not as an error', async () => {

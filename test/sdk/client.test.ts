@@ -112,7 +112,12 @@ describe('idempotency keys', () => {
     const headers = { 'Idempotency-Key': 'order-4711' };
     const first = await bh.POST('/v1/campaigns', { body: { ...body, name: 'Once' }, headers });
     const again = await bh.POST('/v1/campaigns', { body: { ...body, name: 'Once' }, headers });
-    expect(unwrap(again).campaign_id).toBe(unwrap(first).campaign_id);
+    const created = unwrap(first);
+    expect(created).toMatchObject({ name: 'Once', status: 'draft' });
+    expect(unwrap(again).id).toBe(created.id);
+    expect(await t.db.selectFrom('campaigns').select('id').where('name', '=', 'Once').execute()).toHaveLength(
+      1,
+    );
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
     expect(sent.at(-1)!.headers.get('idempotency-key')).toBe('order-4711');
   });

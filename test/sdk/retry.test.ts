@@ -40,7 +40,7 @@ function scripted(...answers: Array<{ status: number; headers?: Record<string, s
 }
 
 const BODY = { name: 'Launch', start_date: '2031-03-02', duration_weeks: 4 };
-const CAMPAIGN = { campaign_id: 'cmp_1' };
+const CAMPAIGN = { id: 'cmp_1' };
 
 describe('retries', () => {
   it('retries a POST answered 503 with the same body and the same Idempotency-Key', async () => {
