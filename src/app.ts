@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import type { AppContext } from './context.ts';
 import { DOMAINS } from './domains.ts';
 import { authPlugin } from './infra/auth/auth-plugin.ts';
+import { apiReferencePlugin } from './infra/http/api-reference.ts';
 import { bodyDeadline } from './infra/http/body-deadline.ts';
 import { errorsPlugin } from './infra/http/errors-plugin.ts';
 import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
@@ -114,6 +115,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
+  await apiReferencePlugin(app);
 
   // Applied to the root instance (not registered as encapsulated plugins) so that the error
   // handler and hooks cover every route, including the domains' own plugins.

@@ -41,7 +41,8 @@ const { app } = service;
 app.log.info(
   {
     database: service.ctx.database.kind,
-    docs: '/docs',
+    docs: '/reference',
+    swaggerUi: '/docs',
     openapi: '/openapi.json',
     metrics: metrics?.url ?? 'off',
   },

@@ -47,7 +47,7 @@ export async function runDemo(
   );
   const manifest: SandboxManifest = {
     baseUrl,
-    docs: `${baseUrl}/docs`,
+    docs: `${baseUrl}/reference`,
     openapi: `${baseUrl}/openapi.json`,
     ...base,
     extras: {},
