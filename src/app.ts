@@ -13,6 +13,7 @@ import { errorsPlugin } from './infra/http/errors-plugin.ts';
 import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
 import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
 import { healthRoutes } from './infra/http/health-routes.ts';
+import { dashboardPlugin } from './infra/http/dashboard.ts';
 import { Problem } from './infra/http/schemas.ts';
 import { metricsPlugin } from './infra/observability/metrics.ts';
 
@@ -128,5 +129,6 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   for (const domain of DOMAINS) if (domain.routes) await app.register(domain.routes);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await dashboardPlugin(app);
   return app;
 }

@@ -73,4 +73,6 @@ try {
 } finally {
   await service.stop();
 }
+const base = (process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 8080}`).replace(/\/+$/, '');
+console.log(`dashboard: ${base}/app/ (sign in with a key from ${manifestPath})`);
 await import('../main.ts');

@@ -1,0 +1,78 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { explain } from './api.ts';
+
+/** An API error in plain words, with the request id to quote to support. */
+export function ErrorBox({ error }: { error: unknown }) {
+  const e = explain(error);
+  return (
+    <div class="error" role="alert">
+      <p>
+        <strong>{e.summary}</strong>
+      </p>
+      {e.detail && <p>{e.detail}</p>}
+      {e.requestId && (
+        <p class="muted">
+          Request id for support: <code data-testid="request-id">{e.requestId}</code>
+        </p>
+      )}
+    </div>
+  );
+}
+
+export type Async<T> =
+  { state: 'loading' } | { state: 'error'; error: unknown } | { state: 'ready'; value: T };
+
+/** Runs `load` when `deps` change; `reload()` runs it again. Stale answers are dropped. */
+export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
+  const [result, setResult] = useState<Async<T>>({ state: 'loading' });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const abort = new AbortController();
+    setResult({ state: 'loading' });
+    load(abort.signal).then(
+      (value) => !abort.signal.aborted && setResult({ state: 'ready', value }),
+      (error: unknown) => !abort.signal.aborted && setResult({ state: 'error', error }),
+    );
+    return () => abort.abort();
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return [result, reload] as const;
+}
+
+export function Loaded<T>({ data, children }: { data: Async<T>; children: (v: T) => ComponentChildren }) {
+  if (data.state === 'loading')
+    return (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
+  if (data.state === 'error') return <ErrorBox error={data.error} />;
+  return <>{children(data.value)}</>;
+}
+
+export function Section(props: { title: string; children: ComponentChildren; id?: string }) {
+  const id = props.id ?? `s-${props.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <section class="card" aria-labelledby={id}>
+      <h2 id={id}>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export function day(iso: string | null | undefined): string {
+  return iso ? iso.slice(0, 10) : '—';
+}
+
+export function cap(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

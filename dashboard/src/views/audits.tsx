@@ -1,0 +1,231 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { PILLARS, knownAudits, rememberAudit } from '../api.ts';
+import type { AuditResult, AuditStart } from '../../../sdk/src/client.ts';
+import { Chart } from '../chart.tsx';
+import type { ViewProps } from '../main.tsx';
+import { ErrorBox, Loaded, Section, cap, useAsync, when } from '../ui.tsx';
+
+export function AuditsView(props: ViewProps) {
+  const id = props.route[0] === 'audits' ? props.route[1] : undefined;
+  return id ? <AuditDetail {...props} auditId={id} /> : <AuditList {...props} />;
+}
+
+function AuditList({ session, workspaceId }: ViewProps) {
+  const { client } = session;
+  const wsId = workspaceId ?? session.workspace.id;
+  const [lookback, setLookback] = useState(30);
+  const [running, setRunning] = useState<AuditStart | null>(null);
+  const [progress, setProgress] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  const [done, setDone] = useState<AuditResult | null>(null);
+  const [list, setList] = useState(() => knownAudits(wsId));
+  const abort = useRef<AbortController | null>(null);
+  useEffect(() => () => abort.current?.abort(), []);
+  useEffect(() => setList(knownAudits(wsId)), [wsId]);
+
+  useEffect(() => {
+    if (!running) return;
+    const startedAt = Date.now();
+    const total = Math.max(1000, Date.parse(running.estimated_completion) - startedAt);
+    const timer = setInterval(() => setProgress(Math.min(0.95, (Date.now() - startedAt) / total)), 250);
+    return () => clearInterval(timer);
+  }, [running]);
+
+  const run = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    setDone(null);
+    setProgress(0);
+    abort.current = new AbortController();
+    try {
+      // The SDK starts the audit (with an Idempotency-Key) and polls it, waiting as Retry-After says.
+      const result = await client.runAudit(
+        { lookback_days: lookback, ...(workspaceId ? { workspace_id: workspaceId } : {}) },
+        {
+          signal: abort.current.signal,
+          onStart: (start) => {
+            setRunning(start);
+            rememberAudit({
+              audit_id: start.audit_id,
+              workspace_id: start.workspace_id,
+              started_at: new Date().toISOString(),
+            });
+            setList(knownAudits(wsId));
+          },
+        },
+      );
+      setProgress(1);
+      setDone(result);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setRunning(null);
+    }
+  };
+
+  return (
+    <>
+      <h1>Audits</h1>
+      <Section title="Run an audit">
+        <form class="controls" onSubmit={run}>
+          <label>
+            Look back (days)
+            <input
+              type="number"
+              min={7}
+              max={365}
+              value={lookback}
+              onInput={(e) => setLookback(Number(e.currentTarget.value))}
+            />
+          </label>
+          <button type="submit" disabled={running !== null}>
+            {running ? 'Running…' : 'Run audit'}
+          </button>
+        </form>
+        {running && (
+          <div role="status" aria-live="polite">
+            <label for="audit-progress">
+              Audit {running.audit_id} of {running.platforms_included.join(', ')}: estimated done at{' '}
+              {when(running.estimated_completion)}
+            </label>
+            <progress id="audit-progress" max={1} value={progress} />
+          </div>
+        )}
+        {done && (
+          <p role="status" data-testid="audit-done">
+            Audit {done.status}
+            {done.status === 'completed'
+              ? `: score ${done.score.toFixed(1)} (${done.grade}). `
+              : `: ${done.failure_reason} `}
+            <a href={`#/audits/${encodeURIComponent(done.audit_id)}`}>Open the audit</a>
+          </p>
+        )}
+        {error !== null && <ErrorBox error={error} />}
+      </Section>
+      <Section title="Past audits">
+        {list.length === 0 ? (
+          <p>No audit run from this browser tab yet. An audit's detail stays available by its link.</p>
+        ) : (
+          <ul data-testid="audit-list">
+            {list.map((a) => (
+              <li key={a.audit_id}>
+                <a href={`#/audits/${encodeURIComponent(a.audit_id)}`}>{a.audit_id}</a>{' '}
+                <span class="muted">started {when(a.started_at)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+    </>
+  );
+}
+
+function AuditDetail({ session, auditId }: ViewProps & { auditId: string }) {
+  const [audit] = useAsync((signal) => session.client.waitForAudit(auditId, { signal }), [auditId]);
+  return (
+    <>
+      <p>
+        <a href="#/audits">← All audits</a>
+      </p>
+      <h1>Audit {auditId}</h1>
+      <Loaded data={audit}>
+        {(a) =>
+          a.status === 'failed' ? (
+            <Section title="Failed">
+              <p>
+                Failed {when(a.failed_at)}: {a.failure_reason}
+              </p>
+            </Section>
+          ) : (
+            <>
+              <div class="grid">
+                <Section title="Result">
+                  <p class="big">
+                    {a.score.toFixed(1)} <span class="grade">{a.grade}</span>
+                  </p>
+                  <p class="muted">
+                    Completed {when(a.completed_at)} · formula {a.formula_version}
+                  </p>
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Pillar</th>
+                        <th scope="col">Score</th>
+                        <th scope="col">Change</th>
+                        <th scope="col">Grade</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {PILLARS.map((p) => (
+                        <tr key={p}>
+                          <th scope="row">{cap(p)}</th>
+                          <td>{a.pillars[p].score.toFixed(1)}</td>
+                          <td>{a.pillars[p].change}</td>
+                          <td>{a.pillars[p].grade}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </Section>
+                <Section title="Industry benchmark">
+                  <Benchmark b={a.industry_benchmark} />
+                </Section>
+              </div>
+              <Section title="Recommendations">
+                <ol class="recs">
+                  {a.recommendations.map((r) => (
+                    <li key={r.priority}>
+                      <strong>{cap(r.pillar)}</strong>: {r.action}{' '}
+                      <span class="muted">({r.expected_impact})</span>
+                    </li>
+                  ))}
+                </ol>
+              </Section>
+            </>
+          )
+        }
+      </Loaded>
+    </>
+  );
+}
+
+function Benchmark({ b }: { b: Extract<AuditResult, { status: 'completed' }>['industry_benchmark'] }) {
+  return (
+    <div data-testid="benchmark">
+      {b.industry_average === null ? (
+        <p>No industry average: {b.basis?.reason ?? 'the sector has no published benchmark.'}</p>
+      ) : (
+        <Chart
+          height={160}
+          label={`Your score ${b.your_score} against the industry average ${b.industry_average}`}
+          option={{
+            grid: { left: 120, right: 40, top: 10, bottom: 30 },
+            xAxis: { type: 'value', min: 0, max: 100 },
+            yAxis: { type: 'category', data: ['Your score', 'Industry average'], inverse: true },
+            series: [
+              {
+                type: 'bar',
+                name: 'Score',
+                data: [b.your_score, b.industry_average],
+                label: { show: true, position: 'right', color: '#1f2937' },
+              },
+            ],
+          }}
+        />
+      )}
+      {b.percentile !== null && (
+        <p>
+          Percentile in the sector: <strong>{b.percentile}</strong>
+        </p>
+      )}
+      {b.basis && (
+        <p class="muted">
+          {b.basis.sector ? `Sector ${b.basis.sector}` : 'No sector'}
+          {b.basis.period_end ? `, week ending ${b.basis.period_end}` : ''}
+          {b.basis.margin_of_error !== null ? `, ±${b.basis.margin_of_error} (95%)` : ''}
+          {b.basis.methodology_version ? `, ${b.basis.methodology_version}` : ''}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+import { PILLARS, knownAudits, unwrap } from '../api.ts';
+import { Chart } from '../chart.tsx';
+import type { ViewProps } from '../main.tsx';
+import { Loaded, Section, cap, useAsync, when } from '../ui.tsx';
+
+export function pillarBars(pillars: Record<string, number>) {
+  return {
+    grid: { left: 90, right: 24, top: 10, bottom: 30 },
+    xAxis: { type: 'value', min: 0, max: 100 },
+    yAxis: { type: 'category', data: PILLARS.map(cap), inverse: true },
+    tooltip: { trigger: 'axis' },
+    series: [
+      {
+        name: 'Pillar score',
+        type: 'bar',
+        data: PILLARS.map((p) => pillars[p] ?? 0),
+        label: { show: true, position: 'right', color: '#1f2937' },
+      },
+    ],
+  };
+}
+
+export function WorkspaceView({ session, workspaceId }: ViewProps) {
+  const { client } = session;
+  const q = workspaceId ? { workspace_id: workspaceId } : {};
+  const [score] = useAsync(
+    async (signal) => {
+      const [current, history] = await Promise.all([
+        client.GET('/v1/score', { params: { query: { ...q, include_pillars: true } }, signal }).then(unwrap),
+        client
+          .GET('/v1/score/history', { params: { query: { ...q, granularity: 'weekly' } }, signal })
+          .then(unwrap),
+      ]);
+      return { current, delta: history.delta };
+    },
+    [workspaceId],
+  );
+  const [platforms] = useAsync(
+    (signal) => client.GET('/v1/platforms', { params: { query: q }, signal }).then(unwrap),
+    [workspaceId],
+  );
+  const latest = knownAudits(workspaceId ?? session.workspace.id)[0];
+  const [audit] = useAsync(
+    async (signal) =>
+      latest
+        ? client
+            .GET('/v1/audit/{audit_id}', { params: { path: { audit_id: latest.audit_id } }, signal })
+            .then(unwrap)
+        : null,
+    [latest?.audit_id],
+  );
+
+  return (
+    <>
+      <h1>Workspace</h1>
+      <div class="grid">
+        <Section title="Brand Credit Score">
+          <Loaded data={score}>
+            {({ current, delta }) => (
+              <>
+                <p class="big" data-testid="composite">
+                  {current.score.toFixed(1)}{' '}
+                  <span class={`grade grade-${current.grade}`}>{current.grade}</span>
+                </p>
+                <p>
+                  Change: <strong data-testid="delta">{delta.score}</strong> over {delta.period}
+                </p>
+                <p class="muted">
+                  {current.tier} tier · formula {current.formula_version} · calculated{' '}
+                  {when(current.calculated_at)}
+                </p>
+              </>
+            )}
+          </Loaded>
+        </Section>
+        <Section title="Five pillars">
+          <Loaded data={score}>
+            {({ current }) => (
+              <Chart
+                option={pillarBars(current.pillars ?? {})}
+                label={`Pillar scores: ${PILLARS.map((p) => `${p} ${current.pillars?.[p] ?? 'n/a'}`).join(', ')}`}
+                height={220}
+                testId="pillars-chart"
+              />
+            )}
+          </Loaded>
+        </Section>
+      </div>
+      <Section title="Data freshness">
+        <Loaded data={platforms}>
+          {(p) =>
+            p.platforms.length === 0 ? (
+              <p>No platform is connected yet. Connect one under Platforms.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Platform</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Last sync</th>
+                    <th scope="col">Next sync</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {p.platforms.map((x) => (
+                    <tr key={x.name}>
+                      <th scope="row">{cap(x.name)}</th>
+                      <td>{x.status}</td>
+                      <td>{when(x.last_sync)}</td>
+                      <td>{when(x.next_sync_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
+          }
+        </Loaded>
+      </Section>
+      <Section title="Latest recommendations">
+        <Loaded data={audit}>
+          {(a) =>
+            !a ? (
+              <p>
+                Run an audit (under <a href="#/audits">Audits</a>) to get ranked recommendations.
+              </p>
+            ) : a.status === 'failed' ? (
+              <p>The latest audit failed: {a.failure_reason}</p>
+            ) : (
+              <ol class="recs" data-testid="recommendations">
+                {a.recommendations.map((r) => (
+                  <li key={r.priority}>
+                    <strong>{cap(r.pillar)}</strong>: {r.action}{' '}
+                    <span class="muted">({r.expected_impact})</span>
+                  </li>
+                ))}
+              </ol>
+            )
+          }
+        </Loaded>
+      </Section>
+    </>
+  );
+}

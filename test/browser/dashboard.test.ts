@@ -1,0 +1,349 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
+import { runDemo } from '../../src/sandbox/demo.ts';
+import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+
+/**
+ * The web dashboard (dashboard/, served at /app/) in Debian's Chromium against a live sandbox: the
+ * seeded demo data, the job workers running and the platform simulator for OAuth. One browser and one
+ * sandbox for the whole file (seeding is the slow part). Screenshots for the README are written to
+ * docs/img only when UPDATE_SCREENSHOTS=1.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' && process.env.TEST_DB !== 'postgres';
+const AXE = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+describe.runIf(available)('the web dashboard in a real browser', () => {
+  let sim: Simulator;
+  let t: TestService;
+  let m: SandboxManifest;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  // Every URL any page of the dashboard asked for, and every console line: no key may appear in either.
+  const urls: string[] = [];
+  const consoleLines: string[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(DASHBOARD_DIST, 'index.html'))) {
+      throw new Error('dashboard/dist is missing: `npm install` builds it (or `npm run build:dashboard`)');
+    }
+    sim = await startSimulator({ speed: 0 });
+    t = await startTestService({ runWorkers: true, simulatorUrl: sim.url });
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bh-dash-')), 'sandbox.json');
+    m = await runDemo(t.ctx, { out });
+    await t.service.startWorkers();
+    base = await t.listen();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'],
+    });
+    // bypassCSP only so the test can inject axe-core; the page's own CSP is checked separately.
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true });
+    context.on('request', (r) => urls.push(r.url()));
+    context.on('page', (p) => {
+      p.on('console', (c) => consoleLines.push(c.text()));
+      p.on('pageerror', (e) => pageErrors.push(e.message));
+    });
+  }, 900_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await sim?.close();
+  });
+
+  async function signIn(key: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${base}/app/`);
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForSelector('nav[aria-label="Views"]');
+    return page;
+  }
+  async function go(page: Page, view: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: view }).click();
+    await page.getByRole('heading', { level: 1, name: view }).waitFor();
+  }
+  async function navLinks(page: Page): Promise<string[]> {
+    return page.getByRole('navigation', { name: 'Views' }).getByRole('link').allInnerTexts();
+  }
+  /** axe-core's WCAG 2 A/AA rules on the page as it is now. */
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    await page.addScriptTag({ content: AXE });
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } }
+      ).axe;
+      const r = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } });
+      return (r.violations as { id: string; nodes: { target: string[] }[] }[]).map(
+        (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      );
+    });
+    expect(violations, what).toEqual([]);
+  }
+  async function shot(page: Page, name: string): Promise<void> {
+    if (!SHOTS) return;
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `docs/img/dashboard-${name}.png`, fullPage: true });
+  }
+
+  it('serves the build at /app/ with a same-origin CSP and no referrer', async () => {
+    const res = await fetch(`${base}/app/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await res.text()).toContain('<div id="root">');
+    const bare = await fetch(`${base}/app`, { redirect: 'manual' });
+    expect(bare.headers.get('location')).toBe('/app/');
+  });
+
+  it('explains a refused key in words, with the request id', async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/app/`);
+    await expectAccessible(page, 'sign-in');
+    await shot(page, 'signin');
+    await page.getByLabel('API key').fill(m.keys.revoked);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.innerText()).toContain('was not accepted');
+    expect(await page.getByTestId('request-id').innerText()).toMatch(/^req_/);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.close();
+  });
+
+  it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
+    const page = await signIn(m.keys.pro);
+    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms']);
+    expect(await page.getByTestId('who').innerText()).toContain('Acme Outdoor');
+    await page.getByTestId('composite').waitFor();
+    expect(await page.getByTestId('composite').innerText()).toMatch(/^\d+\.\d [a-z]+$/);
+    await page.getByTestId('pillars-chart').locator('svg').waitFor();
+    await page.locator('table').getByRole('rowheader', { name: 'Instagram' }).waitFor();
+    await expectAccessible(page, 'workspace');
+    await shot(page, 'workspace');
+
+    // Views the key may not see are not offered, and their addresses show nothing.
+    for (const hidden of ['agency', 'tacsi', 'campaigns', 'webhooks']) {
+      await page.goto(`${base}/app/#/${hidden}`);
+      await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
+    }
+
+    await go(page, 'History');
+    await page.getByLabel('Granularity').selectOption('monthly');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText(/Score and pillars, monthly/).waitFor();
+    await page.getByTestId('history-chart').locator('svg').waitFor();
+    await expectAccessible(page, 'history');
+
+    // Run an audit and watch it complete: the SDK polls, waiting as Retry-After says.
+    await go(page, 'Audits');
+    await page.getByRole('button', { name: 'Run audit' }).click();
+    await page.locator('progress').waitFor();
+    await page.getByTestId('audit-done').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('audit-done').innerText()).toMatch(/^Audit completed: score \d/);
+    await page.getByRole('link', { name: 'Open the audit' }).click();
+    await page.getByTestId('benchmark').waitFor();
+    await page.getByRole('heading', { name: 'Recommendations' }).waitFor();
+    await expectAccessible(page, 'audit detail');
+    await shot(page, 'audit');
+    await go(page, 'Audits');
+    expect(await page.getByTestId('audit-list').getByRole('link').count()).toBe(1);
+
+    // The history now marks the audit; the workspace shows its recommendations.
+    await go(page, 'History');
+    await page.getByText(/1 audit\(s\) marked/).waitFor();
+    await shot(page, 'history');
+    await go(page, 'Workspace');
+    await page.getByTestId('recommendations').locator('li').first().waitFor();
+    await page.close();
+  }, 240_000);
+
+  it('an agency key: connect a platform through the simulator, campaigns, studio, webhooks, clients', async () => {
+    const page = await signIn(m.keys.agency);
+    expect(await navLinks(page)).toEqual([
+      'Workspace',
+      'History',
+      'Audits',
+      'Platforms',
+      'Campaigns',
+      'Content studio',
+      'Webhooks',
+      'Agency',
+    ]);
+
+    await go(page, 'Platforms');
+    await page.getByRole('button', { name: 'Connect Youtube' }).click();
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId('platform-message')
+            .innerText()
+            .catch(() => ''),
+        { timeout: 60_000 },
+      )
+      .toMatch(/^Youtube is connected as /);
+    await page.getByTestId('platform-youtube').getByText('Healthy').waitFor();
+    const row = await t.db
+      .selectFrom('platform_connections')
+      .select(['status'])
+      .where('workspace_id', '=', m.workspaces.agency)
+      .where('platform', '=', 'youtube')
+      .where('status', '=', 'connected')
+      .execute();
+    expect(row).toHaveLength(1);
+    await expectAccessible(page, 'platforms');
+    await shot(page, 'platforms');
+
+    await go(page, 'Campaigns');
+    await page.getByLabel('Name').fill('Spring launch');
+    await page.getByLabel('Weeks').fill('8');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    const card = page.getByTestId('campaigns').locator('li.card', { hasText: 'Spring launch' });
+    await card.waitFor();
+    expect(await card.locator('.phase').allInnerTexts()).toHaveLength(4);
+    await expectAccessible(page, 'campaigns');
+    await shot(page, 'campaigns');
+    await card.getByRole('button', { name: 'Cancel Spring launch' }).click();
+    // Cancelled campaigns leave the default list and are shown when asked for.
+    await card.waitFor({ state: 'detached' });
+    await page.getByLabel('Show').selectOption('cancelled');
+    await card.getByText('cancelled', { exact: true }).waitFor();
+
+    await go(page, 'Content studio');
+    await page
+      .getByLabel('Text of the draft')
+      .fill(
+        'Our new trail shoe is here! Lighter, grippier and made from recycled materials. What do you think?',
+      );
+    await page.getByRole('button', { name: 'Score the draft' }).click();
+    await page.getByTestId('draft-score').waitFor();
+    expect(await page.getByTestId('suggestions').locator('li').count()).toBeGreaterThan(0);
+    await expectAccessible(page, 'studio');
+    await shot(page, 'studio');
+
+    await go(page, 'Webhooks');
+    await page.getByLabel('Endpoint URL (https)').fill('https://93.184.215.14/hooks/brand-health');
+    await page.getByLabel('score.changed').check();
+    await page.getByRole('button', { name: 'Register' }).click();
+    expect(await page.getByTestId('hook-secret').innerText()).toMatch(/^whsec_/);
+    await page.getByTestId('webhooks').getByText('https://93.184.215.14/hooks/brand-health').waitFor();
+    await page.getByRole('button', { name: 'Deliveries' }).click();
+    await page.getByTestId('deliveries').waitFor();
+    await expectAccessible(page, 'webhooks');
+    await shot(page, 'webhooks');
+
+    await go(page, 'Agency');
+    const clients = page.getByTestId('clients');
+    await clients.getByRole('rowheader', { name: 'Bluebird Coffee' }).waitFor();
+    expect(await clients.getByRole('rowheader').allInnerTexts()).toEqual(
+      expect.arrayContaining(['Bluebird Coffee', 'Juniper Skincare', 'Maya Creates']),
+    );
+    // Another agency's clients never appear.
+    expect(await clients.innerText()).not.toContain('Harbor Bikes');
+    await page.getByTestId('score-log').waitFor();
+    await expectAccessible(page, 'agency');
+    await shot(page, 'agency');
+
+    // CSV: the button asks with Accept: text/csv; the file comes when the API serves CSV.
+    const asked = await fetch(`${base}/v1/export/clients`, {
+      headers: { authorization: `Bearer ${m.keys.agency}`, accept: 'text/csv' },
+    });
+    const csvServed = (asked.headers.get('content-type') ?? '').startsWith('text/csv');
+    if (csvServed) {
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Clients CSV' }).click();
+      const file = await (await download).path();
+      expect(fs.readFileSync(file, 'utf8')).toContain('Bluebird Coffee');
+    } else {
+      await page.getByRole('button', { name: 'Clients CSV' }).click();
+      await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/instead of CSV|406|not/i);
+    }
+
+    // Open a client's view: the workspace views then show that client.
+    await clients.getByRole('button', { name: 'Open Bluebird Coffee' }).click();
+    await page.getByText('Viewing client').waitFor();
+    await page.getByTestId('composite').waitFor();
+    await go(page, 'Platforms');
+    await page.getByTestId('platform-tiktok').getByText('Healthy').waitFor();
+    await page.close();
+  }, 240_000);
+
+  it('a TACSI key sees its licensed sectors only, with margins, daily series and the archive', async () => {
+    const page = await signIn(m.keys.tacsiSectorFeed);
+    expect(await navLinks(page)).toEqual(['TACSI index']);
+    await page.goto(`${base}/app/#/workspace`);
+    await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
+    await page.goto(`${base}/app/#/tacsi`);
+    const sector = page.getByLabel(/^Sector/);
+
+    // Unlicensed: the uniform denial, nothing else.
+    await sector.fill(m.tacsi.unlicensedSector);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByTestId('tacsi-denied').waitFor();
+    expect(await page.getByTestId('tacsi-index').count()).toBe(0);
+    expect(await page.getByTestId('tacsi-archive').count()).toBe(0);
+
+    await sector.fill(m.tacsi.licensedSector);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByTestId('tacsi-index').locator('svg').waitFor();
+    expect(await page.getByTestId('tacsi-denied').count()).toBe(0);
+    // A sector feed has no daily add-on: no daily chart.
+    expect(await page.getByTestId('tacsi-daily').count()).toBe(0);
+    await page.getByTestId('methodology').waitFor();
+
+    // Page the archive.
+    const firstWeek = () => page.getByTestId('tacsi-archive').locator('tbody tr td').first().innerText();
+    const newest = await firstWeek();
+    await page.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(firstWeek).not.toBe(newest);
+    expect((await firstWeek()) < newest).toBe(true);
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await expect.poll(firstWeek).toBe(newest);
+    await expectAccessible(page, 'tacsi');
+    await page.close();
+
+    // The Daily add-on shows the daily series.
+    const daily = await signIn(m.keys.tacsiDaily);
+    await daily.getByLabel(/^Sector/).fill(m.tacsi.dailySector);
+    await daily.getByRole('button', { name: 'Show' }).click();
+    await daily.getByTestId('tacsi-daily').locator('svg').waitFor();
+    await shot(daily, 'tacsi');
+    await daily.close();
+  }, 180_000);
+
+  it('fits a 375 px wide phone', async () => {
+    const page = await signIn(m.keys.agency);
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const view of ['Workspace', 'Agency', 'Webhooks']) {
+      await page.goto(`${base}/app/#/${view.toLowerCase()}`);
+      await page.getByRole('heading', { level: 1, name: view }).waitFor();
+      await page.waitForTimeout(300);
+      const width = await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+            .documentElement.scrollWidth,
+      );
+      expect(width, view).toBeLessThanOrEqual(375);
+    }
+    await shot(page, 'phone');
+    await page.close();
+  });
+
+  it('never puts a key in a URL, a cookie or the console', async () => {
+    expect(urls.length).toBeGreaterThan(50);
+    const keys = Object.values(m.keys);
+    for (const url of urls) for (const key of keys) expect(url).not.toContain(key);
+    for (const line of consoleLines) for (const key of keys) expect(line).not.toContain(key);
+    expect(await context.cookies()).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
