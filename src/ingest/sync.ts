@@ -120,7 +120,7 @@ async function latestDailyScore(db: Kysely<DB>, workspaceId: string, day: string
     .orderBy('day', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? { score: row.score, grade: compositeGrade(row.score) } : null;
+  return row ? { score: row.score, grade: compositeGrade(row.score), day: String(row.day) } : null;
 }
 
 /**
@@ -171,7 +171,7 @@ export async function syncConnection(
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
     await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
     const before = await latestDailyScore(trx, workspaceId, today);
-    await upsertSnapshots(trx, rows);
+    const changed = await upsertSnapshots(trx, rows);
     await trx
       .updateTable('platform_connections')
       .set({
@@ -186,7 +186,9 @@ export async function syncConnection(
       .where('status', '=', 'connected')
       .execute();
     const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
-    await recomputeDailyScores(trx, workspaceId, range.since, lastAffected < today ? lastAffected : today);
+    await recomputeDailyScores(trx, workspaceId, range.since, lastAffected < today ? lastAffected : today, {
+      fromDay: firstDayToScore(changed.get(workspaceId), before?.day ?? null, range.since, today),
+    });
     const after = await latestDailyScore(trx, workspaceId, today);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !syncScoreChanged(after, before)) return false;
@@ -208,6 +210,25 @@ export async function syncConnection(
     return true;
   });
   return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged };
+}
+
+/**
+ * The first daily score a sync must rewrite: from the first day whose snapshot changed, and from the
+ * day after the latest stored score (the window slides even when no data changed, so days since the
+ * last recompute are scored). null: nothing moved. Re-scoring the whole synced range instead cost
+ * more than the fetch and upsert themselves (docs/performance.md "Sync scenario").
+ */
+export function firstDayToScore(
+  firstChanged: string | undefined,
+  latestScored: string | null,
+  since: string,
+  today: string,
+): string | null {
+  const unscored = latestScored === null ? since : addDays(latestScored, 1);
+  const candidates = [firstChanged, unscored <= today ? unscored : undefined].filter(
+    (d): d is string => d !== undefined,
+  );
+  return candidates.length ? candidates.reduce((a, b) => (a < b ? a : b)) : null;
 }
 
 /** The audit rule (SCORE_CHANGED_THRESHOLD points or a grade change), on one-decimal scores. */
