@@ -324,7 +324,7 @@ describe('OAuth platform connections', () => {
 
   it('platform tokens are re-sealed by key rotation, and the admin disconnect forgets them', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro' });
-    expect((await connect(key, 'facebook', 'rotator')).statusCode).toBe(200);
+    expect((await connect(key, 'youtube', 'rotator')).statusCode).toBe(200);
     const before = await t.db
       .selectFrom('platform_connections')
       .selectAll()
@@ -350,7 +350,7 @@ describe('OAuth platform connections', () => {
       ),
     ).toBe(token);
 
-    await disconnectPlatform(t.db, workspace.id, 'facebook');
+    await disconnectPlatform(t.db, workspace.id, 'youtube');
     const gone = await t.db
       .selectFrom('platform_connections')
       .selectAll()
