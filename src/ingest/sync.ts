@@ -47,6 +47,9 @@ export const MAX_SYNC_DAYS = 365;
 
 export class SyncError extends Error {}
 
+/** Counts a platform reports only for days it has data for (the audience is carried to every day). */
+const ACTIVITY_COLUMNS = ['posts', 'impressions', 'likes', 'comments', 'shares', 'mentions'] as const;
+
 function rangeFor(
   options: SyncOptions,
   today: string,
@@ -139,13 +142,20 @@ export async function syncConnection(
   const platform = connection.platform;
   const now = ctx.now();
   const today = utcDay(now);
+  // The last day the platform reported activity for. Not simply the last row: connectors write a row
+  // for every day of the range (audience only on days the platform has nothing for yet), so a platform
+  // whose data lags (the simulator's clock, insights a day or two late) would otherwise never be
+  // re-read for the days it fills in later.
   const held = await ctx.db
     .selectFrom('metric_snapshots')
-    .select((eb) => eb.fn.max('day').as('day'))
+    .select('day')
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
+    .where((eb) => eb.or(ACTIVITY_COLUMNS.map((c) => eb(c, '>', 0))))
+    .orderBy('day', 'desc')
+    .limit(1)
     .executeTakeFirst();
-  const range = rangeFor(options, today, connection.last_sync_at, (held?.day as string | null) ?? null);
+  const range = rangeFor(options, today, connection.last_sync_at, held ? String(held.day) : null);
 
   const connector = CONNECTORS[platform];
   const baseUrls: Record<string, string> = {};

@@ -108,6 +108,6 @@ describe('platform OAuth quirks', () => {
       }),
     });
     expect(meta.status).toBe(400);
-    expect((await meta.json()).error).toBe('invalid_grant');
+    expect(((await meta.json()) as { error: string }).error).toBe('invalid_grant');
   });
 });
