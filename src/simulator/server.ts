@@ -11,7 +11,9 @@ import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts'
  * code with PKCE S256, refresh with rotation, RFC 7009 revocation) and the five platforms' APIs in the
  * shapes src/ingest/connectors/ read, for deterministic synthetic accounts (accounts.ts). Its clock
  * reveals one more day of data per simulated day; `speed` simulated seconds pass per real second.
- * Faults are injected per platform through the control API under /_sim/.
+ * Faults are injected per platform through the control API under /_sim/. It speaks the real platforms'
+ * OAuth quirks (TikTok's client_key; Meta's short-lived code token, fb_exchange_token grant, /me as the
+ * person and /me/accounts for Pages), so the service's handling of them is tested end to end.
  *
  * Layout: /<platform>/oauth/{authorize,token,revoke}, /<platform>/<api>/... (api names as in each
  * connector's defaultBaseUrls), /_sim/{state,clock,faults,tokens}.
