@@ -225,8 +225,8 @@ export async function syncConnection(
 /**
  * The first daily score a sync must rewrite: from the first day whose snapshot changed, and from the
  * day after the latest stored score (the window slides even when no data changed, so days since the
- * last recompute are scored). null: nothing moved. Re-scoring the whole synced range instead cost
- * more than the fetch and upsert themselves (docs/performance.md "Sync scenario").
+ * last recompute are scored). null: nothing moved. A daily sync re-reads 3 known days and brings one
+ * new one, so it rescores one day instead of four (docs/performance.md "Sync scenario").
  */
 export function firstDayToScore(
   firstChanged: string | undefined,

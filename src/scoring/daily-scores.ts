@@ -2,7 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
 import { dailyScoreSeries, DEFAULT_LOOKBACK_DAYS, FORMULA_VERSION } from './engine/index.ts';
-import { loadSnapshotsForScoring } from './snapshots.ts';
+import { loadSnapshots } from './snapshots.ts';
 import { addDays } from '../core/days.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
 
@@ -85,7 +85,7 @@ export async function recomputeDailyScores(
   if (options.fromDay === null) return 0;
   if (options.fromDay !== undefined && options.fromDay > from) from = options.fromDay;
   if (from > to) return 0;
-  const snapshots = await loadSnapshotsForScoring(db, workspaceId, {
+  const snapshots = await loadSnapshots(db, workspaceId, {
     from: addDays(from, -(DAILY_WINDOW_DAYS - 1)),
     to,
   });
