@@ -18,17 +18,35 @@ export function snapshotRow(workspaceId: string, s: DailySnapshot, source: Snaps
 
 const METRICS = [...METRIC_COLUMNS, 'source'] as const;
 
-/** Inserts snapshots, replacing the stored row of the same workspace, platform and day. */
-export async function upsertSnapshots(db: Kysely<DB>, rows: readonly SnapshotRow[]): Promise<void> {
+/**
+ * Inserts snapshots, replacing the stored row of the same workspace, platform and day. A row equal
+ * to the stored one is left alone, so the answer names only what changed: per workspace, the first
+ * day whose snapshot was inserted or changed (the first daily score that can have moved).
+ */
+export async function upsertSnapshots(
+  db: Kysely<DB>,
+  rows: readonly SnapshotRow[],
+): Promise<Map<string, string>> {
+  const firstChanged = new Map<string, string>();
+  const stored = sql.join(METRICS.map((c) => sql.ref(`metric_snapshots.${c}`)));
+  const incoming = sql.join(METRICS.map((c) => sql.ref(`excluded.${c}`)));
   for (let i = 0; i < rows.length; i += SNAPSHOT_BATCH) {
-    await db
+    const changed = await db
       .insertInto('metric_snapshots')
       .values(rows.slice(i, i + SNAPSHOT_BATCH))
       .onConflict((oc) =>
         oc
           .columns(['workspace_id', 'platform', 'day'])
-          .doUpdateSet(Object.fromEntries(METRICS.map((c) => [c, sql.ref(`excluded.${c}`)]))),
+          .doUpdateSet(Object.fromEntries(METRICS.map((c) => [c, sql.ref(`excluded.${c}`)])))
+          .where(sql<boolean>`(${stored}) IS DISTINCT FROM (${incoming})`),
       )
+      .returning(['workspace_id', 'day'])
       .execute();
+    for (const { workspace_id, day } of changed) {
+      const d = String(day);
+      const first = firstChanged.get(workspace_id);
+      if (first === undefined || d < first) firstChanged.set(workspace_id, d);
+    }
   }
+  return firstChanged;
 }

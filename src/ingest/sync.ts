@@ -47,6 +47,9 @@ export const MAX_SYNC_DAYS = 365;
 
 export class SyncError extends Error {}
 
+/** Counts a platform reports only for days it has data for (the audience is carried to every day). */
+const ACTIVITY_COLUMNS = ['posts', 'impressions', 'likes', 'comments', 'shares', 'mentions'] as const;
+
 function rangeFor(
   options: SyncOptions,
   today: string,
@@ -120,7 +123,7 @@ async function latestDailyScore(db: Kysely<DB>, workspaceId: string, day: string
     .orderBy('day', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? { score: row.score, grade: compositeGrade(row.score) } : null;
+  return row ? { score: row.score, grade: compositeGrade(row.score), day: String(row.day) } : null;
 }
 
 /**
@@ -139,13 +142,20 @@ export async function syncConnection(
   const platform = connection.platform;
   const now = ctx.now();
   const today = utcDay(now);
+  // The last day the platform reported activity for. Not simply the last row: connectors write a row
+  // for every day of the range (audience only on days the platform has nothing for yet), so a platform
+  // whose data lags (the simulator's clock, insights a day or two late) would otherwise never be
+  // re-read for the days it fills in later.
   const held = await ctx.db
     .selectFrom('metric_snapshots')
-    .select((eb) => eb.fn.max('day').as('day'))
+    .select('day')
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
+    .where((eb) => eb.or(ACTIVITY_COLUMNS.map((c) => eb(c, '>', 0))))
+    .orderBy('day', 'desc')
+    .limit(1)
     .executeTakeFirst();
-  const range = rangeFor(options, today, connection.last_sync_at, (held?.day as string | null) ?? null);
+  const range = rangeFor(options, today, connection.last_sync_at, held ? String(held.day) : null);
 
   const connector = CONNECTORS[platform];
   const baseUrls: Record<string, string> = {};
@@ -171,7 +181,7 @@ export async function syncConnection(
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
     await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
     const before = await latestDailyScore(trx, workspaceId, today);
-    await upsertSnapshots(trx, rows);
+    const changed = await upsertSnapshots(trx, rows);
     await trx
       .updateTable('platform_connections')
       .set({
@@ -186,7 +196,9 @@ export async function syncConnection(
       .where('status', '=', 'connected')
       .execute();
     const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
-    await recomputeDailyScores(trx, workspaceId, range.since, lastAffected < today ? lastAffected : today);
+    await recomputeDailyScores(trx, workspaceId, range.since, lastAffected < today ? lastAffected : today, {
+      fromDay: firstDayToScore(changed.get(workspaceId), before?.day ?? null, range.since, today),
+    });
     const after = await latestDailyScore(trx, workspaceId, today);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !syncScoreChanged(after, before)) return false;
@@ -208,6 +220,25 @@ export async function syncConnection(
     return true;
   });
   return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged };
+}
+
+/**
+ * The first daily score a sync must rewrite: from the first day whose snapshot changed, and from the
+ * day after the latest stored score (the window slides even when no data changed, so days since the
+ * last recompute are scored). null: nothing moved. A daily sync re-reads 3 known days and brings one
+ * new one, so it rescores one day instead of four (docs/performance.md "Sync scenario").
+ */
+export function firstDayToScore(
+  firstChanged: string | undefined,
+  latestScored: string | null,
+  since: string,
+  today: string,
+): string | null {
+  const unscored = latestScored === null ? since : addDays(latestScored, 1);
+  const candidates = [firstChanged, unscored <= today ? unscored : undefined].filter(
+    (d): d is string => d !== undefined,
+  );
+  return candidates.length ? candidates.reduce((a, b) => (a < b ? a : b)) : null;
 }
 
 /** The audit rule (SCORE_CHANGED_THRESHOLD points or a grade change), on one-decimal scores. */

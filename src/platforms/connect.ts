@@ -95,12 +95,9 @@ export async function startConnect(
     .execute();
   const url = new URL(e.authorizeUrl);
   url.searchParams.set('response_type', 'code');
-  url.searchParams.set('client_id', e.clientId!);
+  url.searchParams.set(e.quirks.clientIdParam, e.clientId!);
   url.searchParams.set('redirect_uri', redirectUri);
-  url.searchParams.set(
-    'scope',
-    e.scopes.join(platform === 'instagram' || platform === 'facebook' || platform === 'tiktok' ? ',' : ' '),
-  );
+  url.searchParams.set('scope', e.scopes.join(e.quirks.scopeSeparator));
   url.searchParams.set('state', state);
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set('code_challenge_method', 'S256');
@@ -205,6 +202,7 @@ export async function completeConnect(
       oauthOptions(e),
     );
     tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    if (e.quirks.longLivedExchange) tokens = await exchangeLongLived(e, tokens.access_token);
   } catch (error) {
     const refused = error instanceof oauth.ResponseBodyError && error.status < 500;
     await record('failed', refused ? `token exchange refused: ${error.error}` : 'token endpoint unavailable');
@@ -239,7 +237,19 @@ export async function completeConnect(
     throw new ProblemError(502, 'Platform Unavailable', `${platform} returned an unusable account handle.`);
   }
 
-  const sealed = sealTokens(ctx.keyRing, tokenSet(tokens, now));
+  // A Facebook Page is read with its own token (from /me/accounts; it does not expire while the
+  // long-lived user token it came from is valid), not the person's.
+  const sealed = sealTokens(
+    ctx.keyRing,
+    who.accessToken
+      ? {
+          accessToken: who.accessToken,
+          refreshToken: null,
+          expiresAt: null,
+          scopes: tokenSet(tokens, now).scopes,
+        }
+      : tokenSet(tokens, now),
+  );
   const result = await ctx.db.transaction().execute(async (trx) => {
     // The workspace row is locked so two callbacks cannot both pass the plan limit.
     const ws = await trx
@@ -294,6 +304,26 @@ export async function completeConnect(
     connectionId: result.id,
     reconnected: result.reconnected,
   };
+}
+
+/**
+ * Meta's long-lived token: the short-lived user token of the code exchange traded at the token
+ * endpoint (grant_type=fb_exchange_token), through oauth4webapi's generic grant.
+ */
+async function exchangeLongLived(
+  e: PlatformEndpoints,
+  shortLived: string,
+): Promise<oauth.TokenEndpointResponse> {
+  const { as, client } = oauthParties(e);
+  const response = await oauth.genericTokenEndpointRequest(
+    as,
+    client,
+    clientAuth(e),
+    'fb_exchange_token',
+    { fb_exchange_token: shortLived },
+    oauthOptions(e),
+  );
+  return oauth.processGenericTokenEndpointResponse(as, client, response);
 }
 
 /**

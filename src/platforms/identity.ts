@@ -8,6 +8,8 @@ export interface AccountIdentity {
   /** What the connector addresses the account by (TikTok: the business id). */
   handle: string;
   followers: number;
+  /** The token to read the account with when it is not the user's (a Facebook Page's own token). */
+  accessToken?: string;
 }
 
 const n = (v: unknown) => {
@@ -41,6 +43,7 @@ export async function identify(
   switch (platform) {
     case 'instagram':
     case 'facebook': {
+      if (e.quirks.accountsVia === 'me/accounts') return metaAccount(api, platform, fail);
       const me = await api.get<Record<string, unknown>>('graph', '/me', {
         fields: 'id,username,name,followers_count,fan_count',
       });
@@ -81,4 +84,47 @@ export async function identify(
       return { accountId: businessId, handle: businessId, followers: n(got.data!.followers_count) };
     }
   }
+}
+
+interface MetaPage {
+  id?: unknown;
+  name?: unknown;
+  username?: unknown;
+  access_token?: unknown;
+  fan_count?: unknown;
+  followers_count?: unknown;
+  instagram_business_account?: { id?: unknown; username?: unknown; followers_count?: unknown };
+}
+
+/**
+ * Meta's accounts are Pages the user manages, listed by /me/accounts (with each Page's token), and
+ * Instagram business accounts linked to them. The first Page (Facebook) or the first Page with an
+ * Instagram business account (Instagram) is the one connected.
+ */
+async function metaAccount(
+  api: ApiClient,
+  platform: 'instagram' | 'facebook',
+  fail: (what: string) => never,
+): Promise<AccountIdentity> {
+  const pages = await api.get<{ data?: MetaPage[] }>('graph', '/me/accounts', {
+    fields:
+      'id,name,username,access_token,fan_count,followers_count,instagram_business_account{id,username,followers_count}',
+  });
+  const list = Array.isArray(pages.data) ? pages.data : [];
+  if (platform === 'instagram') {
+    const ig = list.find((p) => p.instagram_business_account?.id)?.instagram_business_account;
+    if (!ig) return fail('no Instagram business account linked to a Page');
+    const handle = String(ig.username ?? '') || fail('no username');
+    return { accountId: String(ig.id), handle, followers: n(ig.followers_count) };
+  }
+  const page = list[0] ?? fail('no Page');
+  const handle = String(page.username ?? page.id ?? '') || fail('no Page id');
+  const token =
+    typeof page.access_token === 'string' && page.access_token ? page.access_token : fail('no Page token');
+  return {
+    accountId: String(page.id ?? handle),
+    handle,
+    followers: n(page.followers_count ?? page.fan_count),
+    accessToken: token,
+  };
 }

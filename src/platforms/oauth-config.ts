@@ -24,7 +24,47 @@ export interface PlatformEndpoints {
   redirectUri: string | null;
   /** Plain http is allowed only for loopback (the simulator) and explicit overrides in tests. */
   insecure: boolean;
+  quirks: OAuthQuirks;
 }
+
+/**
+ * Where a platform departs from plain OAuth 2.0. They belong to the platform, not to its endpoints:
+ * the simulator speaks them too, so the same code path is tested.
+ */
+export interface OAuthQuirks {
+  /** The name of the client id in the authorize URL and token/revoke requests (TikTok: `client_key`). */
+  clientIdParam: 'client_id' | 'client_key';
+  /** How scopes are joined in the authorize URL (Meta and TikTok: commas). */
+  scopeSeparator: ' ' | ',';
+  /**
+   * Meta: the code gives a short-lived user token (about an hour, no refresh token), exchanged at
+   * once for a long-lived one (about 60 days) with grant_type=fb_exchange_token.
+   */
+  longLivedExchange: boolean;
+  /**
+   * Meta: the account is a Page (or the Instagram business account linked to one), found in the
+   * user's `/me/accounts`; `/me` is the person. Facebook Page data is read with the Page's token.
+   */
+  accountsVia: 'me' | 'me/accounts';
+}
+
+export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
+  instagram: {
+    clientIdParam: 'client_id',
+    scopeSeparator: ',',
+    longLivedExchange: true,
+    accountsVia: 'me/accounts',
+  },
+  facebook: {
+    clientIdParam: 'client_id',
+    scopeSeparator: ',',
+    longLivedExchange: true,
+    accountsVia: 'me/accounts',
+  },
+  tiktok: { clientIdParam: 'client_key', scopeSeparator: ',', longLivedExchange: false, accountsVia: 'me' },
+  youtube: { clientIdParam: 'client_id', scopeSeparator: ' ', longLivedExchange: false, accountsVia: 'me' },
+  twitter: { clientIdParam: 'client_id', scopeSeparator: ' ', longLivedExchange: false, accountsVia: 'me' },
+};
 
 interface Defaults {
   authorizeUrl: string;
@@ -106,6 +146,7 @@ export function platformEndpoints(config: Config, platform: Platform): PlatformE
     scopes: o.scopes ?? def.scopes,
     redirectUri: o.redirectUri,
     insecure: sim !== null || [o.authorizeUrl, o.tokenUrl, o.revokeUrl].some((u) => u?.startsWith('http:')),
+    quirks: OAUTH_QUIRKS[platform],
   };
 }
 

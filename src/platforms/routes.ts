@@ -18,10 +18,11 @@ const ERROR_CLASSES = [
 
 const ConnectedPlatform = Type.Object({
   name: PlatformName,
-  status: Type.Enum(['connected', 'syncing', 'reauth_required', 'error'], {
+  status: Type.Enum(['connected', 'syncing', 'reauth_required', 'error', 'disconnected'], {
     description:
       'connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), ' +
-      'reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect)',
+      'reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect), ' +
+      'disconnected (disconnected by the brand; its history is kept, it is also in `available`)',
   }),
   last_sync: Timestamp,
   handle: Type.String(),
@@ -37,6 +38,11 @@ const ConnectedPlatform = Type.Object({
     ],
     { description: 'extension: the last failed sync attempt since the last success, or null' },
   ),
+  disconnected_at: Type.Optional(
+    Type.Union([Timestamp, Type.Null()], {
+      description: 'extension: when a disconnected platform was disconnected',
+    }),
+  ),
   next_sync_at: Type.Union([Timestamp, Type.Null()], {
     description:
       'extension: when the next scheduled sync is due; null when none is scheduled (reauth_required, or a ' +
@@ -46,8 +52,10 @@ const ConnectedPlatform = Type.Object({
 
 const Platforms = Type.Object({
   platforms: Type.Array(ConnectedPlatform),
-  total_connected: Type.Integer(),
-  available: Type.Array(PlatformName, { description: 'supported platforms not yet connected' }),
+  total_connected: Type.Integer({ description: 'platforms connected (disconnected ones excluded)' }),
+  available: Type.Array(PlatformName, {
+    description: 'supported platforms that can be connected: never connected, or disconnected',
+  }),
 });
 
 const SyncQueued = Type.Object({
@@ -80,7 +88,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const { db } = app.ctx;
       const ws = await resolveWorkspace(db, workspacePrincipal(request), request.query.workspace_id);
-      const rows = await db
+      const all = await db
         .selectFrom('platform_connections')
         .select([
           'platform',
@@ -94,16 +102,40 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
           'sync_started_at',
           'last_error_class',
           'last_error_at',
+          'disconnected_at',
         ])
         .where('workspace_id', '=', ws.id)
-        .where('status', '<>', 'disconnected')
         .execute();
+      // A platform shows its live connection, else its latest disconnected one (history kept, so
+      // worth showing with its last_sync; docs/decisions.md "Disconnected platforms stay listed").
+      const shown = new Map<string, (typeof all)[number]>();
+      for (const r of all) {
+        const seen = shown.get(r.platform);
+        const newer =
+          seen?.status === 'disconnected' &&
+          (r.status !== 'disconnected' ||
+            (r.disconnected_at?.getTime() ?? 0) > (seen.disconnected_at?.getTime() ?? 0));
+        if (!seen || newer) shown.set(r.platform, r);
+      }
+      const rows = [...shown.values()];
       const order = (p: string) => PLATFORMS.indexOf(p as (typeof PLATFORMS)[number]);
       rows.sort((a, b) => order(a.platform) - order(b.platform));
-      const connected = new Set(rows.map((r) => r.platform));
+      const connected = new Set(rows.filter((r) => r.status !== 'disconnected').map((r) => r.platform));
       const now = app.ctx.now();
       return {
         platforms: rows.map((r) => {
+          if (r.status === 'disconnected') {
+            return {
+              name: r.platform,
+              status: 'disconnected' as const,
+              last_sync: (r.last_sync_at ?? r.connected_at).toISOString(),
+              handle: r.handle,
+              ...(r.platform === 'youtube' ? { subscribers: r.followers } : { followers: r.followers }),
+              last_error: null,
+              disconnected_at: r.disconnected_at?.toISOString() ?? null,
+              next_sync_at: null,
+            };
+          }
           const syncing =
             r.sync_started_at !== null && now.getTime() - r.sync_started_at.getTime() < SYNCING_STALE_MS;
           const status =
@@ -129,7 +161,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
             next_sync_at: scheduled ? (r.next_sync_at ?? now).toISOString() : null,
           };
         }),
-        total_connected: rows.length,
+        total_connected: connected.size,
         available: PLATFORMS.filter((p) => !connected.has(p)),
       };
     },

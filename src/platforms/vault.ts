@@ -83,6 +83,14 @@ export function oauthOptions(e: PlatformEndpoints, timeoutMs = 15_000) {
 }
 
 export function clientAuth(e: PlatformEndpoints): oauth.ClientAuth {
+  if (e.quirks.clientIdParam === 'client_key') {
+    // TikTok: client_secret_post, but the id is named client_key (it refuses client_id).
+    const secret = e.clientSecret;
+    return (_as, client, body) => {
+      body.set('client_key', client.client_id);
+      if (secret) body.set('client_secret', secret);
+    };
+  }
   return e.clientSecret ? oauth.ClientSecretPost(e.clientSecret) : oauth.None();
 }
 

@@ -1,17 +1,17 @@
 import fs from 'node:fs';
 import { addDays, utcDay } from '../core/days.ts';
 import { loadConfig } from '../infra/config.ts';
-import { sealTokens } from '../platforms/vault.ts';
-import { createService } from '../service.ts';
 import { startSimulator } from '../simulator/server.ts';
+import { connectThroughConsent } from './live-connect.ts';
 
 /**
  * `npm run demo`, second half: a live sandbox. Starts the platform simulator in this process (a
- * simulated day per minute, its clock starting DEMO_SIM_DAYS_BEHIND days ago so for an hour every minute brings
- * a day the service has not seen), connects the sandbox Agency workspace's platforms through it
- * (tokens issued as if its user had consented), syncs every minute, then runs the service. Watch
- * GET /v1/platforms (last_sync, next_sync_at) and GET /v1/score (real-time) with the agency key in
- * sandbox.json: each minute a sync adds the simulator's next day and the score moves.
+ * simulated day per minute, its clock starting DEMO_SIM_DAYS_BEHIND days ago so for an hour every
+ * minute brings a day the service has not seen), runs the service pointed at it (syncs every minute),
+ * then connects the sandbox Agency workspace's platforms through the real consent flow over HTTP
+ * (connect -> the simulator's authorization URL, which consents at once -> the service's callback ->
+ * first sync; src/sandbox/live-connect.ts). Watch GET /v1/platforms (last_sync, next_sync_at) and
+ * GET /v1/score (real-time) with the agency key in sandbox.json.
  */
 const DEMO_SIM_DAYS_BEHIND = 60;
 const manifestPath = process.env.SANDBOX_MANIFEST ?? 'sandbox.json';
@@ -25,54 +25,28 @@ process.env.SIMULATOR_URL ??= sim.url;
 process.env.SYNC_INTERVAL_MINUTES ??= '1';
 process.env.SYNC_ON_DEMAND_COOLDOWN_SECONDS ??= '10';
 
-const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as { workspaces: { agency: string } };
-const workspaceId = manifest.workspaces.agency;
-const service = await createService({ ...loadConfig(), runWorkers: false });
-try {
-  const live = await service.ctx.db
-    .selectFrom('platform_connections')
-    .select(['id', 'platform', 'handle'])
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'connected')
-    .execute();
-  for (const c of live) {
-    const res = await fetch(`${sim.url}/_sim/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ platform: c.platform, handle: c.handle.replace(/^@/, '') }),
-    });
-    const t = (await res.json()) as {
-      access_token: string;
-      refresh_token: string;
-      expires_in: number;
-      scope: string;
-    };
-    await service.ctx.db
-      .updateTable('platform_connections')
-      .set({
-        ...sealTokens(service.ctx.keyRing, {
-          accessToken: t.access_token,
-          refreshToken: t.refresh_token,
-          expiresAt: new Date(Date.now() + t.expires_in * 1000),
-          scopes: t.scope,
-        }),
-        // Due now, and a first sync over the simulator's history.
-        next_sync_at: null,
-        last_sync_at: null,
-        last_error_class: null,
-        last_error_at: null,
-        consecutive_failures: 0,
-      })
-      .where('id', '=', c.id)
-      .execute();
-  }
-  console.log(
-    `platform simulator on ${sim.url} (today ${sim.today()}, a day a minute); ` +
-      `${live.length} platform(s) of sandbox workspace ${workspaceId} connected through it, synced every minute`,
-  );
-} finally {
-  await service.stop();
-}
-const base = (process.env.PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 8080}`).replace(/\/+$/, '');
-console.log(`dashboard: ${base}/app/ (sign in with a key from ${manifestPath})`);
+const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
+  keys: { agency: string };
+  workspaces: { agency: string };
+};
+const config = loadConfig();
 await import('../main.ts');
+
+// main.ts resolves once the service listens; the consent flow goes through its HTTP API.
+const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+const results = await connectThroughConsent({
+  baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`,
+  key: manifest.keys.agency,
+  workspaceId: manifest.workspaces.agency,
+});
+const connected = results.filter((r) => r.outcome === 'connected');
+for (const r of results)
+  if (r.outcome !== 'connected') console.error(`demo: ${r.platform} not connected: ${r.outcome.error}`);
+console.log(
+  `platform simulator on ${sim.url} (today ${sim.today()}, a day a minute); ${connected.length} platform(s) of ` +
+    `sandbox workspace ${manifest.workspaces.agency} connected through the consent flow ` +
+    `(${connected.map((r) => r.platform).join(', ') || 'none'}), first sync queued, then synced every minute`,
+);
+console.log(
+  `dashboard: http://${host.includes(':') ? `[${host}]` : host}:${config.port}/app/ (sign in with a key from ${manifestPath})`,
+);

@@ -62,6 +62,15 @@ export async function writeDailyScores(db: Kysely<DB>, rows: readonly DailyScore
   }
 }
 
+export interface RecomputeOptions {
+  /**
+   * The first day whose score can have moved (e.g. the first day whose snapshot changed, as
+   * upsertSnapshots reports it): the days of [from, to] before it are left as stored, and null
+   * means nothing moved (nothing is read or written). Default: all of [from, to].
+   */
+  fromDay?: string | null;
+}
+
 /**
  * Recomputes and stores a workspace's daily scores for [from, to], after its snapshots changed.
  * A snapshot on day d moves the scores of d .. d + window - 1, so callers pass that span.
@@ -71,7 +80,10 @@ export async function recomputeDailyScores(
   workspaceId: string,
   from: string,
   to: string,
+  options: RecomputeOptions = {},
 ): Promise<number> {
+  if (options.fromDay === null) return 0;
+  if (options.fromDay !== undefined && options.fromDay > from) from = options.fromDay;
   if (from > to) return 0;
   const snapshots = await loadSnapshots(db, workspaceId, {
     from: addDays(from, -(DAILY_WINDOW_DAYS - 1)),

@@ -11,7 +11,9 @@ import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts'
  * code with PKCE S256, refresh with rotation, RFC 7009 revocation) and the five platforms' APIs in the
  * shapes src/ingest/connectors/ read, for deterministic synthetic accounts (accounts.ts). Its clock
  * reveals one more day of data per simulated day; `speed` simulated seconds pass per real second.
- * Faults are injected per platform through the control API under /_sim/.
+ * Faults are injected per platform through the control API under /_sim/. It speaks the real platforms'
+ * OAuth quirks (TikTok's client_key; Meta's short-lived code token, fb_exchange_token grant, /me as the
+ * person and /me/accounts for Pages), so the service's handling of them is tested end to end.
  *
  * Layout: /<platform>/oauth/{authorize,token,revoke}, /<platform>/<api>/... (api names as in each
  * connector's defaultBaseUrls), /_sim/{state,clock,faults,tokens}.
@@ -128,6 +130,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** TikTok names the client id `client_key` (authorize URL, token and revoke requests). */
+const clientIdParam = (platform: Platform) => (platform === 'tiktok' ? 'client_key' : 'client_id');
+const isMeta = (platform: Platform) => platform === 'instagram' || platform === 'facebook';
+/** Meta's long-lived user tokens last about 60 days. */
+const META_LONG_LIVED_SECONDS = 60 * 86_400;
+
 const graphTime = (iso: string) => iso.replace(/\.\d{3}Z$|Z$/, '+0000');
 const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
@@ -159,26 +167,44 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const today = () => utcDay(new Date(simNow()));
   const account = (platform: Platform, handle: string) => new SyntheticAccount(platform, handle);
 
-  function issue(grant: Grant, rotateFrom?: string): TokenAnswer {
-    if (rotateFrom) refreshTokens.delete(rotateFrom);
+  /**
+   * A token pair for a grant. Meta's tokens come without a refresh token (`refresh: false`): a
+   * short-lived one from the code, then a long-lived one (`ttlSeconds`) from fb_exchange_token.
+   */
+  function issue(
+    grant: Grant,
+    options: { rotateFrom?: string; refresh?: boolean; ttlSeconds?: number } = {},
+  ): TokenAnswer {
+    if (options.rotateFrom) refreshTokens.delete(options.rotateFrom);
     const access = `sim_at_${b64url(randomBytes(24))}`;
-    const refresh = `sim_rt_${b64url(randomBytes(24))}`;
-    const ttl = faults.get(grant.platform)!.tokenTtlSeconds;
+    const refresh = options.refresh === false ? null : `sim_rt_${b64url(randomBytes(24))}`;
+    const ttl = options.ttlSeconds ?? faults.get(grant.platform)!.tokenTtlSeconds;
     accessTokens.set(access, { ...grant, expiresAt: now() + ttl * 1000, refreshToken: refresh });
-    everIssued.push(access, refresh);
-    refreshTokens.set(refresh, grant);
+    everIssued.push(access);
+    if (refresh) {
+      everIssued.push(refresh);
+      refreshTokens.set(refresh, grant);
+    }
     return {
       access_token: access,
       token_type: 'Bearer',
       expires_in: ttl,
-      refresh_token: refresh,
+      ...(refresh ? { refresh_token: refresh } : {}),
       scope: grant.scope,
       open_id: grant.handle,
-    };
+    } as TokenAnswer;
+  }
+
+  /** A Facebook Page's token (from /me/accounts): no expiry, no refresh. */
+  function pageToken(grant: Grant): string {
+    const access = `sim_pt_${b64url(randomBytes(24))}`;
+    accessTokens.set(access, { ...grant, expiresAt: Number.POSITIVE_INFINITY, refreshToken: null });
+    everIssued.push(access);
+    return access;
   }
 
   function checkClient(platform: Platform, req: IncomingMessage, form: URLSearchParams): void {
-    let id = form.get('client_id');
+    let id = form.get(clientIdParam(platform));
     let secret = form.get('client_secret');
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
     if (basic) {
@@ -193,8 +219,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   function authorize(platform: Platform, url: URL, res: ServerResponse): void {
     const q = url.searchParams;
     const redirectUri = q.get('redirect_uri');
-    if (q.get('client_id') !== simulatorClientId(platform))
-      throw oauthError(400, 'invalid_client', 'unknown client_id');
+    if (q.get(clientIdParam(platform)) !== simulatorClientId(platform))
+      throw oauthError(400, 'invalid_client', `unknown ${clientIdParam(platform)}`);
     if (!redirectUri || !/^https?:\/\//.test(redirectUri))
       throw oauthError(400, 'invalid_request', 'redirect_uri is required');
     const back = new URL(redirectUri);
@@ -217,7 +243,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       platform,
       handle,
       scope: q.get('scope') ?? SCOPES[platform],
-      clientId: q.get('client_id')!,
+      clientId: q.get(clientIdParam(platform))!,
       redirectUri,
       challenge: q.get('code_challenge')!,
       expiresAt: now() + 60_000,
@@ -242,14 +268,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const actual = Buffer.from(b64url(createHash('sha256').update(verifier).digest()));
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual))
         throw oauthError(400, 'invalid_grant', 'code_verifier does not match the challenge');
-      return issue({ platform, handle: grant.handle, scope: grant.scope });
+      // Meta answers a short-lived user token and no refresh token.
+      return issue({ platform, handle: grant.handle, scope: grant.scope }, { refresh: !isMeta(platform) });
+    }
+    if (grantType === 'fb_exchange_token' && isMeta(platform)) {
+      const short = accessTokens.get(form.get('fb_exchange_token') ?? '');
+      if (!short || short.platform !== platform || short.expiresAt <= now())
+        throw oauthError(400, 'invalid_grant', 'fb_exchange_token is invalid or expired');
+      return issue(
+        { platform, handle: short.handle, scope: short.scope },
+        { refresh: false, ttlSeconds: META_LONG_LIVED_SECONDS },
+      );
     }
     if (grantType === 'refresh_token') {
       const refresh = form.get('refresh_token') ?? '';
       const grant = refreshTokens.get(refresh);
       if (!grant || grant.platform !== platform)
         throw oauthError(400, 'invalid_grant', 'the refresh token is invalid or revoked');
-      return issue(grant, refresh);
+      return issue(grant, { rotateFrom: refresh });
     }
     throw oauthError(400, 'unsupported_grant_type', `grant_type ${grantType}`);
   }
@@ -305,6 +341,35 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const [apiName, node, edge] = segments;
       if (apiName !== 'graph' || !node) throw notFound(path);
       const prefix = platform === 'instagram' ? 'ig_' : 'page_';
+      // As Meta: /me is the person; the Page (and the Instagram business account linked to it) is
+      // listed by /me/accounts, each Page with its own token.
+      if (node === 'me' && !edge) return { id: `user_${me.handle}`, name: `${me.handle} (simulated person)` };
+      if (node === 'me' && edge === 'accounts') {
+        const a = account(platform, me.handle);
+        return {
+          data: [
+            {
+              id: `page_${a.handle}`,
+              name: `${a.handle} (simulated)`,
+              username: a.handle,
+              category: 'Brand',
+              fan_count: a.followersOn(day),
+              followers_count: a.followersOn(day),
+              access_token: pageToken({ platform, handle: me.handle, scope: me.scope }),
+              ...(platform === 'instagram'
+                ? {
+                    instagram_business_account: {
+                      id: `ig_${a.handle}`,
+                      username: a.handle,
+                      followers_count: a.followersOn(day),
+                    },
+                  }
+                : {}),
+            },
+          ],
+          paging: {},
+        };
+      }
       if (!edge) {
         const a = account(platform, node === 'me' ? me.handle : node);
         return platform === 'instagram'

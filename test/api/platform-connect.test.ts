@@ -290,8 +290,28 @@ describe('OAuth platform connections', () => {
       .execute();
     expect(kept).toHaveLength(1);
     expectProblem(await req({ method: 'DELETE', url: '/v1/platforms/youtube', key }), 404);
-    // And it can be connected again.
+    // Still listed, as disconnected with its last sync, and connectable again.
+    const listed = await req({ method: 'GET', url: '/v1/platforms', key });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.json()).toMatchObject({ total_connected: 0 });
+    expect(listed.json().available).toContain('youtube');
+    expect(listed.json().platforms).toEqual([
+      expect.objectContaining({
+        name: 'youtube',
+        status: 'disconnected',
+        handle: 'leaver',
+        last_sync: row.connected_at.toISOString(),
+        disconnected_at: gone.disconnected_at!.toISOString(),
+        last_error: null,
+        next_sync_at: null,
+      }),
+    ]);
+    // And it can be connected again: the live connection replaces the disconnected one in the list.
     expect((await connect(key, 'youtube', 'leaver')).statusCode).toBe(200);
+    const again = (await req({ method: 'GET', url: '/v1/platforms', key })).json();
+    expect(again.total_connected).toBe(1);
+    expect(again.available).not.toContain('youtube');
+    expect(again.platforms).toEqual([expect.objectContaining({ name: 'youtube', status: 'connected' })]);
   });
 
   it('refuses the callback when the key that started it was revoked', async () => {
@@ -304,7 +324,7 @@ describe('OAuth platform connections', () => {
 
   it('platform tokens are re-sealed by key rotation, and the admin disconnect forgets them', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro' });
-    expect((await connect(key, 'facebook', 'rotator')).statusCode).toBe(200);
+    expect((await connect(key, 'youtube', 'rotator')).statusCode).toBe(200);
     const before = await t.db
       .selectFrom('platform_connections')
       .selectAll()
@@ -330,7 +350,7 @@ describe('OAuth platform connections', () => {
       ),
     ).toBe(token);
 
-    await disconnectPlatform(t.db, workspace.id, 'facebook');
+    await disconnectPlatform(t.db, workspace.id, 'youtube');
     const gone = await t.db
       .selectFrom('platform_connections')
       .selectAll()

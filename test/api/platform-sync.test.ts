@@ -168,13 +168,22 @@ describe('scheduled sync', () => {
       .where('day', '=', '2025-03-04')
       .executeTakeFirstOrThrow();
     const s = today.score;
-    const setToday = (score: number) =>
-      t.db
+    // The stored score is moved, and the day's snapshot too: a sync rescores only from a changed
+    // snapshot, so it restores both (and the score back to s).
+    const setToday = async (score: number) => {
+      await t.db
         .updateTable('daily_scores')
         .set({ score })
         .where('workspace_id', '=', w.workspace.id)
         .where('day', '=', '2025-03-04')
         .execute();
+      await t.db
+        .updateTable('metric_snapshots')
+        .set((eb) => ({ followers: eb('followers', '+', 1) }))
+        .where('workspace_id', '=', w.workspace.id)
+        .where('day', '=', '2025-03-04')
+        .execute();
+    };
 
     // 0.9 below (same grade): the sync restores s, a move under the threshold.
     const below = s - 0.9;

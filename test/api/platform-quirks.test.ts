@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { runSyncJob } from '../../src/ingest/schedule.ts';
+import { getAccessToken } from '../../src/platforms/vault.ts';
+import { PLATFORMS } from '../../src/core/catalog.ts';
+import { utcDay } from '../../src/core/days.ts';
+import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+
+/**
+ * connect -> consent -> callback -> first sync for every platform against the simulator, which
+ * speaks the real platforms' departures from plain OAuth: TikTok's `client_key`, Meta's long-lived
+ * token exchange (fb_exchange_token; its code gives a short-lived token and no refresh token), and
+ * Meta accounts found through /me/accounts (/me is the person; a Page is read with its own token).
+ */
+let sim: Simulator;
+let t: TestService;
+const NOW = new Date();
+beforeAll(async () => {
+  sim = await startSimulator({ speed: 0, startDay: utcDay(NOW) });
+  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
+  t.setNow(NOW);
+});
+afterAll(async () => {
+  await t?.close();
+  await sim?.close();
+});
+
+const DAY_S = 86_400;
+
+describe('platform OAuth quirks', () => {
+  it.each(PLATFORMS)('%s: connects through the simulator and syncs', async (platform) => {
+    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const started = await t.request({ method: 'POST', url: `/v1/platforms/${platform}/connect`, key });
+    expect(started.statusCode, started.body).toBe(200);
+    const url = new URL(started.json().authorization_url);
+    const idParam = platform === 'tiktok' ? 'client_key' : 'client_id';
+    expect(url.searchParams.get(idParam)).toBe(`brandhealth-${platform}`);
+    expect(url.searchParams.has(platform === 'tiktok' ? 'client_id' : 'client_key')).toBe(false);
+    url.searchParams.set('login_hint', `quirk${platform}`);
+
+    const consent = await fetch(url, { redirect: 'manual' });
+    expect(consent.status).toBe(302);
+    const back = new URL(consent.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBeNull();
+    const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+    expect(done.statusCode, done.body).toBe(200);
+    expect(done.json()).toMatchObject({ platform, status: 'connected', handle: `quirk${platform}` });
+
+    const row = await t.db
+      .selectFrom('platform_connections')
+      .selectAll()
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    const lifetime = row.token_expires_at ? (row.token_expires_at.getTime() - NOW.getTime()) / 1000 : null;
+    const token = await getAccessToken(t.ctx, row.id);
+    if (platform === 'instagram') {
+      // The long-lived token (about 60 days, no refresh token), for the business account of /me/accounts.
+      expect(lifetime).toBeGreaterThan(59 * DAY_S);
+      expect(row.refresh_token).toBeNull();
+      expect(row.account_id).toBe(`ig_quirk${platform}`);
+      expect(token.startsWith('sim_at_')).toBe(true);
+    } else if (platform === 'facebook') {
+      // The Page's own token from /me/accounts (no expiry), not the person's.
+      expect(lifetime).toBeNull();
+      expect(row.refresh_token).toBeNull();
+      expect(row.account_id).toBe(`page_quirk${platform}`);
+      expect(token.startsWith('sim_pt_')).toBe(true);
+    } else {
+      // Standard OAuth: the simulator's hour-long token and a refresh token.
+      expect(lifetime).toBeLessThanOrEqual(3600);
+      expect(row.refresh_token).not.toBeNull();
+    }
+
+    expect(await runSyncJob(t.ctx, { connectionId: row.id, round: NOW.toISOString(), attempt: 1 })).toBe(
+      'synced',
+    );
+    const held = await t.db
+      .selectFrom('metric_snapshots')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspace.id)
+      .where('platform', '=', platform)
+      .executeTakeFirstOrThrow();
+    expect(Number(held.n)).toBeGreaterThanOrEqual(90);
+    const listed = await t.request({ method: 'GET', url: '/v1/platforms', key });
+    expect(listed.json().platforms).toEqual([
+      expect.objectContaining({ name: platform, status: 'connected', last_sync: NOW.toISOString() }),
+    ]);
+  });
+
+  it("refuses TikTok's token request with client_id, and Meta's exchange of an unknown token", async () => {
+    const tiktok = await fetch(`${sim.url}/tiktok/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: 'brandhealth-tiktok',
+        client_secret: 'simulator-secret',
+        refresh_token: 'x',
+      }),
+    });
+    expect(tiktok.status).toBe(401);
+    const meta = await fetch(`${sim.url}/instagram/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'fb_exchange_token',
+        client_id: 'brandhealth-instagram',
+        client_secret: 'simulator-secret',
+        fb_exchange_token: 'not-a-token',
+      }),
+    });
+    expect(meta.status).toBe(400);
+    expect(((await meta.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+});
