@@ -19,6 +19,18 @@ export default {
       to: { path: '^src/', pathNot: ['^src/infra/', '^src/core/', '^src/context\\.ts$'] },
     },
     {
+      name: 'problems-only-at-the-edge',
+      comment:
+        'HTTP problems (infra/http/problem.ts) and the domain-error table belong to the HTTP edge: routes.ts, ' +
+        'infra/http and the auth hook. Domain code throws DomainError (core/errors.ts) instead.',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: ['^src/[^/]+/routes\\.ts$', '^src/infra/http/', '^src/infra/auth/auth-plugin\\.ts$'],
+      },
+      to: { path: '^src/infra/http/(problem|domain-problems)\\.ts$' },
+    },
+    {
       name: 'no-cycles',
       comment: 'The import graph of src/ is acyclic.',
       severity: 'error',

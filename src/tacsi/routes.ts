@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
 import { problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import { DateOnly, errorResponses } from '../infra/http/schemas.ts';
 import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
@@ -107,7 +108,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
           throw problems.invalidParameter(name, 'must be a date YYYY-MM-DD');
       }
       if (from && to && from > to) {
-        throw problems.badRequest('Invalid Date Range', 'from must not be after to.', 'from');
+        throw new DomainError('invalid_date_range', 'from must not be after to.', { parameter: 'from' });
       }
       return serve(
         request,

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProblemError } from './problem.ts';
+import { asProblem } from './domain-problems.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -89,7 +90,8 @@ function send(reply: FastifyReply, request: FastifyRequest, problem: ProblemErro
 
 export async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ProblemError) return send(reply, request, error);
+    const problem = asProblem(error);
+    if (problem) return send(reply, request, problem);
 
     if (error.validation) {
       const parameter = parameterOf(error, error.validationContext);
