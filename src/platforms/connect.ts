@@ -8,6 +8,7 @@ import { OAUTH_VERIFIER_PURPOSE, PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { PLAN_LIMITS, type Plan, type Platform } from '../core/catalog.ts';
 import { ConnectorError } from '../ingest/connectors/index.ts';
+import { SYNC_STATE_CLEAN } from '../ingest/sync.ts';
 import { identify } from './identity.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import { clientAuth, oauthOptions, sealTokens, tokenSet } from './vault.ts';
@@ -264,11 +265,8 @@ export async function completeConnect(
           reauth_at: null,
           // The sync state starts over: due now, no error streak.
           next_sync_at: null,
-          sync_started_at: null,
           manual_sync_at: null,
-          last_error_class: null,
-          last_error_at: null,
-          consecutive_failures: 0,
+          ...SYNC_STATE_CLEAN,
         })
         .where('id', '=', waiting.id)
         .where('status', '=', 'reauth_required')

@@ -4,7 +4,7 @@ import type { DB } from '../infra/db/types.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { signedDelta } from './engine/index.ts';
 import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
-import { PILLARS, type PillarScores } from '../core/catalog.ts';
+import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
@@ -122,13 +122,7 @@ export async function scoreHistory(
   const data = rows.map((r) => ({
     date: r.day,
     score: Number(r.score),
-    pillars: {
-      presence: Number(r.presence),
-      reach: Number(r.reach),
-      impact: Number(r.impact),
-      sentiment: Number(r.sentiment),
-      momentum: Number(r.momentum),
-    },
+    pillars: pillarScoresOf(r),
   }));
   const first = data[0]!;
   const last = data[data.length - 1]!;
