@@ -21,12 +21,16 @@ export default {
     {
       name: 'problems-only-at-the-edge',
       comment:
-        'HTTP problems (infra/http/problem.ts) and the domain-error table belong to the HTTP edge: routes.ts, ' +
+        'HTTP problems (infra/http/problem.ts) and the domain-error table belong to the HTTP edge: route modules, ' +
         'infra/http and the auth hook. Domain code throws DomainError (core/errors.ts) instead.',
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: ['^src/[^/]+/routes\\.ts$', '^src/infra/http/', '^src/infra/auth/auth-plugin\\.ts$'],
+        pathNot: [
+          '^src/[^/]+/[a-z0-9-]*routes\\.ts$',
+          '^src/infra/http/',
+          '^src/infra/auth/auth-plugin\\.ts$',
+        ],
       },
       to: { path: '^src/infra/http/(problem|domain-problems)\\.ts$' },
     },

@@ -21,6 +21,8 @@ export interface ErrorDetails {
   // shared by many domains
   invalid_parameter: FieldDetails & { message: string };
   invalid_date_range: FieldDetails;
+  /** A platform name outside PLATFORMS (raised by the request schemas). */
+  invalid_platform: FieldDetails;
   forbidden: undefined;
   not_found: undefined;
   // scoring
@@ -51,6 +53,7 @@ export interface ErrorDetails {
   campaign_completed: undefined;
   // tacsi
   not_licensed: undefined;
+  not_published: undefined;
   // studio
   invalid_content_type: undefined;
   invalid_format: FieldDetails | undefined;

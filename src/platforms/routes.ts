@@ -141,7 +141,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: {
         auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
-        validationProblems: { '/platform': { status: 422, title: 'Invalid Platform' } },
+        validationProblems: { '/platform': 'invalid_platform' },
       },
       schema: {
         tags: ['workspace'],

@@ -84,9 +84,9 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
       config: {
         auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
         validationProblems: {
-          '/content_type': { status: 400, title: 'Invalid Content Type' },
-          '/platform': { status: 422, title: 'Invalid Platform' },
-          '/format': { status: 400, title: 'Invalid Format' },
+          '/content_type': 'invalid_content_type',
+          '/platform': 'invalid_platform',
+          '/format': 'invalid_format',
         },
       },
       schema: {

@@ -46,7 +46,7 @@ beforeAll(async () => {
           },
         },
       },
-      config: { validationProblems: { '/platform': { status: 422, title: 'Invalid Platform' } } },
+      config: { validationProblems: { '/platform': 'invalid_platform' } },
     },
     async () => ({ ok: true }),
   );

@@ -24,6 +24,7 @@ function field(error: DomainError<ErrorKind>): ProblemOptions {
 export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   invalid_parameter: { status: 400, title: 'Invalid Parameter', options: field },
   invalid_date_range: { status: 400, title: 'Invalid Date Range', options: field },
+  invalid_platform: { status: 422, title: 'Invalid Platform', options: field },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
 
@@ -72,6 +73,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
 
   // The uniform TACSI denial: same status, title, detail and headers whatever the reason.
   not_licensed: { status: 403, title: 'Not Licensed' },
+  not_published: { status: 404, title: 'Not Published' },
 
   // Content scoring (docs/studio.md "Errors").
   invalid_content_type: { status: 400, title: 'Invalid Content Type' },
