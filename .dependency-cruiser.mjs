@@ -19,6 +19,22 @@ export default {
       to: { path: '^src/', pathNot: ['^src/infra/', '^src/core/', '^src/context\\.ts$'] },
     },
     {
+      name: 'problems-only-at-the-edge',
+      comment:
+        'HTTP problems (infra/http/problem.ts) and the domain-error table belong to the HTTP edge: route modules, ' +
+        'infra/http and the auth hook. Domain code throws DomainError (core/errors.ts) instead.',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: [
+          '^src/[^/]+/[a-z0-9-]*routes\\.ts$',
+          '^src/infra/http/',
+          '^src/infra/auth/auth-plugin\\.ts$',
+        ],
+      },
+      to: { path: '^src/infra/http/(problem|domain-problems)\\.ts$' },
+    },
+    {
       name: 'no-cycles',
       comment: 'The import graph of src/ is acyclic.',
       severity: 'error',

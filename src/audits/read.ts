@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import type { DB } from '../infra/db/types.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import type { Recommendation } from '../scoring/engine/index.ts';
 import type { IndustryBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
@@ -49,18 +49,15 @@ export async function readAudit(
     // An audit another agency started stays that agency's after the client moves (tenancy.ts).
     .where(currentlyManaged('audits.created_by'))
     .executeTakeFirst();
-  if (!audit) throw problems.notFound(`No audit "${auditId}" is visible to this API key.`);
+  if (!audit) throw new DomainError('not_found', `No audit "${auditId}" is visible to this API key.`);
 
   if (audit.status === 'processing') {
     const wait = retryAfterSeconds(audit.estimated_completion, now);
-    throw new ProblemError(
-      425,
-      'Too Early',
-      `Audit ${audit.id} is still processing; its estimated completion is ${audit.estimated_completion.toISOString()}.`,
-      {
-        headers: { 'Retry-After': String(wait) },
-        extensions: { audit_id: audit.id, estimated_completion: audit.estimated_completion.toISOString() },
-      },
+    const estimatedCompletion = audit.estimated_completion.toISOString();
+    throw new DomainError(
+      'too_early',
+      `Audit ${audit.id} is still processing; its estimated completion is ${estimatedCompletion}.`,
+      { auditId: audit.id, estimatedCompletion, retryAfterSeconds: wait },
     );
   }
   if (audit.status === 'failed') {

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
-import { problems } from '../infra/http/problem.ts';
+import { invalidParameter } from '../core/errors.ts';
 import { errorResponses } from '../infra/http/schemas.ts';
 import { readAudit } from './read.ts';
 import { AuditStart, CompletedAudit, FailedAudit, StartAuditBody } from './schemas.ts';
@@ -14,7 +14,7 @@ function platformNames(values: string[] | undefined): Platform[] | undefined {
   if (!values) return undefined;
   const unknown = values.filter((v) => !PLATFORMS.includes(v as Platform));
   if (unknown.length) {
-    throw problems.invalidParameter(
+    throw invalidParameter(
       'platforms',
       `unknown platform ${unknown.map((u) => JSON.stringify(u)).join(', ')} (supported: ${PLATFORMS.join(', ')})`,
     );
@@ -30,7 +30,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: {
         auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
-        validationProblems: { '/webhook_url': { status: 400, title: 'Invalid URL' } },
+        validationProblems: { '/webhook_url': 'invalid_url' },
       },
       schema: {
         tags: ['audits'],

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
 import { auditsUsed } from '../workspaces/queries.ts';
 import { currentAuditPeriod } from '../workspaces/billing.ts';
@@ -74,9 +74,9 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
   return e?.code === '23505' && (e.constraint === undefined || e.constraint === constraint);
 }
 
-function auditInProgress(workspaceId: string): ProblemError {
-  return problems.conflict(
-    'Audit In Progress',
+function auditInProgress(workspaceId: string): DomainError<'audit_in_progress'> {
+  return new DomainError(
+    'audit_in_progress',
     `An audit is already running for workspace ${workspaceId}; read it back or wait until it completes.`,
   );
 }
@@ -95,10 +95,7 @@ export async function startAudit(
   if (input.platforms) {
     const duplicates = input.platforms.filter((p, i) => input.platforms!.indexOf(p) !== i);
     if (duplicates.length) {
-      throw problems.invalidParameter(
-        'platforms',
-        `lists ${[...new Set(duplicates)].join(', ')} more than once`,
-      );
+      throw invalidParameter('platforms', `lists ${[...new Set(duplicates)].join(', ')} more than once`);
     }
   }
   const ws = await resolveWorkspace(ctx.db, principal, input.workspace_id);
@@ -124,8 +121,8 @@ export async function startAudit(
 
       const connected = await connectedPlatforms(trx, ws.id);
       if (connected.length === 0) {
-        throw problems.unprocessable(
-          'No Platforms Connected',
+        throw new DomainError(
+          'no_platforms_connected',
           `Workspace ${ws.id} has no connected platform; connect one before running an audit.`,
         );
       }
@@ -134,9 +131,7 @@ export async function startAudit(
         const missing = input.platforms.filter((p) => !connected.includes(p));
         if (missing.length) {
           const detail = `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not connected to workspace ${ws.id} (connected: ${connected.join(', ')}).`;
-          throw new ProblemError(400, 'Platform Not Connected', detail, {
-            errors: [{ parameter: 'platforms', message: detail }],
-          });
+          throw new DomainError('requested_platforms_not_connected', detail, { parameter: 'platforms' });
         }
         platforms = PLATFORMS.filter((p) => input.platforms!.includes(p));
       }
@@ -154,12 +149,11 @@ export async function startAudit(
         const used = await auditsUsed(trx, ws.id, now);
         if (used >= limit) {
           const { end } = currentAuditPeriod(now);
-          throw new ProblemError(
-            402,
-            'Audit Limit Reached',
+          throw new DomainError(
+            'audit_limit_reached',
             `The ${PLAN_LABELS[ws.plan]} plan includes ${limit} audit${limit === 1 ? '' : 's'} per calendar month (UTC) and ` +
               `${used} ${used === 1 ? 'has' : 'have'} been used; the quota resets at ${end.toISOString()}.`,
-            { extensions: { audits_used: used, audits_limit: limit, resets_at: end.toISOString() } },
+            { used, limit, resetsAt: end.toISOString() },
           );
         }
       }

@@ -124,7 +124,7 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: {
         auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
-        validationProblems: { '/start_date': { status: 400, title: 'Invalid Dates' } },
+        validationProblems: { '/start_date': 'invalid_dates' },
       },
       schema: {
         tags: ['campaigns'],

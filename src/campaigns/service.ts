@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
 import { round1, signedDelta } from '../scoring/engine/index.ts';
 import { laidOut } from './lifecycle.ts';
@@ -63,10 +63,8 @@ export interface CampaignListItem {
   created_at: string;
 }
 
-function invalidDates(detail: string): ProblemError {
-  return new ProblemError(400, 'Invalid Dates', detail, {
-    errors: [{ parameter: 'start_date', message: detail }],
-  });
+function invalidDates(detail: string): DomainError<'invalid_dates'> {
+  return new DomainError('invalid_dates', detail, { parameter: 'start_date' });
 }
 
 /**
@@ -92,11 +90,11 @@ export function startDateFor(value: string, now: Date): string {
 export async function createCampaign(ctx: AppContext, input: CreateCampaignInput): Promise<CampaignDetail> {
   const name = input.name.trim();
   if (name.length < 1 || name.length > MAX_NAME) {
-    throw problems.invalidParameter('name', `must be 1-${MAX_NAME} characters after trimming`);
+    throw invalidParameter('name', `must be 1-${MAX_NAME} characters after trimming`);
   }
   const objective = input.objective?.trim() || null;
   if (objective && objective.length > MAX_OBJECTIVE) {
-    throw problems.invalidParameter('objective', `must be at most ${MAX_OBJECTIVE} characters`);
+    throw invalidParameter('objective', `must be at most ${MAX_OBJECTIVE} characters`);
   }
   const now = ctx.now();
   const startDate = startDateFor(input.startDate, now);
@@ -106,7 +104,7 @@ export async function createCampaign(ctx: AppContext, input: CreateCampaignInput
       ? customPhasePlan(input.phases, input.durationWeeks)
       : defaultPhasePlan(input.durationWeeks);
   } catch (error) {
-    if (error instanceof PhasePlanError) throw problems.invalidParameter('phases', error.message);
+    if (error instanceof PhasePlanError) throw invalidParameter('phases', error.message);
     throw error;
   }
   const phases = layOut(plan);
@@ -229,7 +227,7 @@ export async function cancelCampaign(
     .where(visibleTo(ownerWorkspaceId))
     .where(currentlyManaged('campaigns.created_by'))
     .executeTakeFirst();
-  if (!visible) throw problems.notFound(`No campaign "${campaignId}" is visible to this API key.`);
+  if (!visible) throw new DomainError('not_found', `No campaign "${campaignId}" is visible to this API key.`);
 
   const { campaign, phases } = await ctx.db.transaction().execute(async (trx) => {
     // The row lock orders this against a concurrent lifecycle step on the same campaign.
@@ -258,8 +256,8 @@ export async function cancelCampaign(
     return { campaign: current, phases: phaseRows };
   });
   if (campaign.status === 'completed') {
-    throw problems.conflict(
-      'Campaign Completed',
+    throw new DomainError(
+      'campaign_completed',
       `Campaign "${campaignId}" has completed and can no longer be cancelled.`,
     );
   }

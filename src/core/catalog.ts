@@ -14,6 +14,17 @@ export const PILLARS = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] 
 export type Pillar = (typeof PILLARS)[number];
 export type PillarScores = Record<Pillar, number>;
 
+/** The pillar scores of a database row, whose numeric columns may arrive as strings; in formula order. */
+export function pillarScoresOf(row: Readonly<Record<Pillar, number | string>>): PillarScores {
+  return {
+    presence: Number(row.presence),
+    reach: Number(row.reach),
+    impact: Number(row.impact),
+    sentiment: Number(row.sentiment),
+    momentum: Number(row.momentum),
+  };
+}
+
 export const PLANS = ['free', 'pro', 'agency', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plugin.ts';
-import { problems } from '../infra/http/problem.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 import { compositeGrade, round1 } from '../scoring/engine/index.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
@@ -97,7 +97,7 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
   const scopeOf = async (ownerId: string) => {
     const scope = await exportScope(app.ctx.db, ownerId);
     // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
-    if (!scope) throw problems.notFound('The workspace of this API key no longer exists.');
+    if (!scope) throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
     return scope;
   };
 
@@ -209,13 +209,13 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
       let sinceInstant: Date | null = null;
       if (since !== undefined) {
         const parsed = parseIsoInstant(since);
-        if (!parsed)
-          throw problems.invalidParameter('since', 'must be an ISO 8601 date (YYYY-MM-DD) or date-time');
+        if (!parsed) throw invalidParameter('since', 'must be an ISO 8601 date (YYYY-MM-DD) or date-time');
         sinceInstant = parsed.instant;
       }
       const body = await scoreExportJson(app.ctx.db, ownerId, { limit, since: sinceInstant });
       // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
-      if (body === null) throw problems.notFound('The workspace of this API key no longer exists.');
+      if (body === null)
+        throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
       return sendJsonText(reply, body);
     },
   );

@@ -44,6 +44,13 @@ export const FIRST_SYNC_DAYS = 90;
 /** Days re-read before the last sync: platforms revise recent insights for a day or two. */
 export const RESYNC_OVERLAP_DAYS = 2;
 export const MAX_SYNC_DAYS = 365;
+/** A connection's sync state with no sync running and no error streak: after a success or a re-authorisation. */
+export const SYNC_STATE_CLEAN = {
+  sync_started_at: null,
+  last_error_class: null,
+  last_error_at: null,
+  consecutive_failures: 0,
+} as const;
 
 export class SyncError extends Error {}
 
@@ -187,10 +194,7 @@ export async function syncConnection(
       .set({
         followers: result.followers,
         last_sync_at: now,
-        sync_started_at: null,
-        last_error_class: null,
-        last_error_at: null,
-        consecutive_failures: 0,
+        ...SYNC_STATE_CLEAN,
       })
       .where('id', '=', connection.id)
       .where('status', '=', 'connected')

@@ -10,7 +10,7 @@ const WorkspaceQuery = Type.Object(
   { workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
   { additionalProperties: false },
 );
-const invalidPlatform = { '/platform': { status: 422, title: 'Invalid Platform' } };
+const invalidPlatform = { '/platform': 'invalid_platform' } as const;
 
 function origin(ctx: FastifyInstance['ctx'], request: FastifyRequest): string {
   return (ctx.config.publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');

@@ -5,9 +5,10 @@ import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { OAUTH_VERIFIER_PURPOSE, PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { PLAN_LIMITS, type Plan, type Platform } from '../core/catalog.ts';
 import { ConnectorError } from '../ingest/connectors/index.ts';
+import { SYNC_STATE_CLEAN } from '../ingest/sync.ts';
 import { identify } from './identity.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import { clientAuth, oauthOptions, sealTokens, tokenSet } from './vault.ts';
@@ -20,9 +21,8 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('base6
 function configured(ctx: AppContext, platform: Platform): PlatformEndpoints {
   const e = platformEndpoints(ctx.config, platform);
   if (!e.clientId) {
-    throw new ProblemError(
-      503,
-      'Platform Not Configured',
+    throw new DomainError(
+      'platform_not_configured',
       `This service has no OAuth client for ${platform}: the operator sets PLATFORM_${platform.toUpperCase()}_CLIENT_ID and _CLIENT_SECRET (or SIMULATOR_URL).`,
     );
   }
@@ -46,17 +46,16 @@ function checkConnectable(
 ): void {
   const existing = live.find((c) => c.platform === platform);
   if (existing?.status === 'connected') {
-    throw problems.conflict(
-      'Platform Already Connected',
+    throw new DomainError(
+      'platform_already_connected',
       `${platform} is already connected to this workspace; disconnect it first (DELETE /v1/platforms/${platform}).`,
     );
   }
   const limit = PLAN_LIMITS[plan].platformLimit;
   // A connection waiting for re-authorisation already holds its place.
   if (!existing && limit !== null && live.length >= limit) {
-    throw new ProblemError(
-      402,
-      'Platform Limit Reached',
+    throw new DomainError(
+      'platform_limit_reached',
       `The ${plan} plan allows ${limit} connected platform${limit === 1 ? '' : 's'}; disconnect one or upgrade.`,
     );
   }
@@ -105,10 +104,10 @@ export async function startConnect(
 }
 
 const invalidState = () =>
-  problems.badRequest(
-    'Invalid State',
+  new DomainError(
+    'invalid_state',
     'The state is unknown, already used or older than 10 minutes: start again with POST /v1/platforms/{platform}/connect.',
-    'state',
+    { parameter: 'state' },
   );
 
 export interface CallbackResult {
@@ -131,7 +130,7 @@ export async function completeConnect(
   params: URLSearchParams,
 ): Promise<CallbackResult> {
   const state = params.get('state');
-  if (!state) throw problems.invalidParameter('state', 'is required');
+  if (!state) throw invalidParameter('state', 'is required');
   const now = ctx.now();
   // Claimed before anything else, so a replay (even a concurrent one) finds it used.
   const claimed = await ctx.db
@@ -162,7 +161,10 @@ export async function completeConnect(
     .executeTakeFirst();
   if (!owner) {
     await record('failed', 'the API key that started the authorisation is no longer valid');
-    throw problems.forbidden('The API key that started this authorisation has been revoked or has expired.');
+    throw new DomainError(
+      'forbidden',
+      'The API key that started this authorisation has been revoked or has expired.',
+    );
   }
 
   const e = configured(ctx, platform);
@@ -174,16 +176,17 @@ export async function completeConnect(
     if (error instanceof oauth.AuthorizationResponseError) {
       const denied = error.error === 'access_denied';
       await record(denied ? 'denied' : 'failed', `${error.error}: ${error.error_description ?? ''}`);
-      throw new ProblemError(
-        denied ? 403 : 400,
-        denied ? 'Consent Denied' : 'Authorization Failed',
-        denied
-          ? `The ${platform} account owner did not grant access; nothing was connected.`
-          : `${platform} refused the authorisation (${error.error}).`,
-      );
+      throw denied
+        ? new DomainError(
+            'consent_denied',
+            `The ${platform} account owner did not grant access; nothing was connected.`,
+          )
+        : new DomainError('authorization_failed', `${platform} refused the authorisation (${error.error}).`);
     }
     await record('failed', 'malformed authorisation response');
-    throw problems.badRequest('Authorization Failed', 'The authorisation response has no code.', 'code');
+    throw new DomainError('authorization_failed', 'The authorisation response has no code.', {
+      parameter: 'code',
+    });
   }
 
   const verifier = ctx.keyRing.open(
@@ -207,13 +210,9 @@ export async function completeConnect(
     const refused = error instanceof oauth.ResponseBodyError && error.status < 500;
     await record('failed', refused ? `token exchange refused: ${error.error}` : 'token endpoint unavailable');
     throw refused
-      ? problems.badRequest(
-          'Authorization Failed',
-          `${platform} refused the code (${error.error}); start again.`,
-        )
-      : new ProblemError(
-          502,
-          'Platform Unavailable',
+      ? new DomainError('authorization_failed', `${platform} refused the code (${error.error}); start again.`)
+      : new DomainError(
+          'platform_unavailable',
           `${platform}'s token endpoint did not answer usably; start again later.`,
         );
   }
@@ -226,15 +225,14 @@ export async function completeConnect(
       'failed',
       error instanceof ConnectorError ? 'account lookup failed' : 'account lookup error',
     );
-    throw new ProblemError(
-      502,
-      'Platform Unavailable',
+    throw new DomainError(
+      'platform_unavailable',
       `${platform} did not describe the authorised account; start again later.`,
     );
   }
   if (who.handle.length > 100) {
     await record('failed', 'handle too long');
-    throw new ProblemError(502, 'Platform Unavailable', `${platform} returned an unusable account handle.`);
+    throw new DomainError('platform_unavailable', `${platform} returned an unusable account handle.`);
   }
 
   // A Facebook Page is read with its own token (from /me/accounts; it does not expire while the
@@ -258,7 +256,7 @@ export async function completeConnect(
       .where('id', '=', claimed.workspace_id)
       .forUpdate()
       .executeTakeFirst();
-    if (!ws) throw problems.notFound('The workspace no longer exists.');
+    if (!ws) throw new DomainError('not_found', 'The workspace no longer exists.');
     const live = await liveConnections(trx, ws.id);
     checkConnectable(live, ws.plan, platform);
     const waiting = live.find((c) => c.platform === platform);
@@ -277,11 +275,8 @@ export async function completeConnect(
           reauth_at: null,
           // The sync state starts over: due now, no error streak.
           next_sync_at: null,
-          sync_started_at: null,
           manual_sync_at: null,
-          last_error_class: null,
-          last_error_at: null,
-          consecutive_failures: 0,
+          ...SYNC_STATE_CLEAN,
         })
         .where('id', '=', waiting.id)
         .where('status', '=', 'reauth_required')
@@ -343,9 +338,8 @@ export async function disconnect(
     .where('status', '<>', 'disconnected')
     .executeTakeFirst();
   if (!row) {
-    throw new ProblemError(
-      404,
-      'Platform Not Connected',
+    throw new DomainError(
+      'platform_not_connected',
       `${platform} is not connected to workspace ${workspaceId}.`,
     );
   }

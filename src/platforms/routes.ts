@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/schedule.ts';
 import { PLATFORMS } from '../core/catalog.ts';
@@ -172,7 +173,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: {
         auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
-        validationProblems: { '/platform': { status: 422, title: 'Invalid Platform' } },
+        validationProblems: { '/platform': 'invalid_platform' },
       },
       schema: {
         tags: ['workspace'],
@@ -202,9 +203,8 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
           .forUpdate()
           .executeTakeFirst();
         if (!c) {
-          return new ProblemError(
-            404,
-            'Platform Not Connected',
+          return new DomainError(
+            'platform_not_connected',
             `${platform} is not connected to workspace ${ws.id}: connect it with POST /v1/platforms/${platform}/connect.`,
           );
         }

@@ -1,7 +1,8 @@
 import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
+import { workspaceNotFound } from '../workspaces/tenancy.ts';
 import { DEFAULT_LOOKBACK_DAYS, scoreWorkspace } from './engine/index.ts';
 import { loadSnapshotsForScoring } from './snapshots.ts';
 import { addDays, utcDay } from '../core/days.ts';
@@ -108,14 +109,14 @@ export async function currentScore(
   const id = workspaceId ?? principal.workspaceId;
   const ws = await workspaceWithLatestAudit(ctx, principal, id);
   // Same answer as resolveWorkspace (src/workspaces/tenancy.ts): invisible means not found.
-  if (!ws) throw problems.notFound(`No workspace "${id}" is visible to this API key.`);
+  if (!ws) throw workspaceNotFound(id);
   const realtime = ws.realtime_scoring && planAtLeast(principal.plan, 'agency');
   const live = realtime ? await liveScore(ctx, ws.id) : null;
   const found = live ?? auditScore(ws);
   if (!found) {
-    throw problems.notFound(
+    throw new DomainError(
+      'no_score_available',
       `Workspace ${ws.id} has no score yet: run an audit with POST /v1/audit/run first.`,
-      'No Score Available',
     );
   }
   return {

@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { signedDelta } from './engine/index.ts';
 import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
-import { PILLARS, type PillarScores } from '../core/catalog.ts';
+import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
@@ -28,7 +28,7 @@ export function parseDateParam(name: string, value: string): { at: number; day: 
     const at = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4] ?? '00'}${fraction}${zone}`);
     if (Number.isFinite(at)) return { at, day: utcDay(new Date(at)) };
   }
-  throw problems.invalidParameter(
+  throw invalidParameter(
     name,
     'must be an ISO 8601 date (YYYY-MM-DD) or date-time (e.g. 2025-01-31T12:00:00Z)',
   );
@@ -108,33 +108,21 @@ export async function scoreHistory(
           return { at: Date.parse(`${day}T00:00:00Z`), day };
         })();
   if (!(start.at < end.at)) {
-    throw new ProblemError(
-      400,
-      'Invalid Date Range',
+    throw new DomainError(
+      'invalid_date_range',
       `start_date (${start.day}) must be before end_date (${end.day}).`,
-      {
-        errors: [{ parameter: 'start_date', message: 'must be before end_date' }],
-      },
+      { parameter: 'start_date', message: 'must be before end_date' },
     );
   }
   const ws = await resolveWorkspace(db, principal, query.workspace_id);
   const rows = await points(db, ws.id, start.day, end.day, query.granularity);
   if (rows.length === 0) {
-    throw problems.notFound(
-      `Workspace ${ws.id} has no score data from ${start.day} to ${end.day}.`,
-      'No Data',
-    );
+    throw new DomainError('no_data', `Workspace ${ws.id} has no score data from ${start.day} to ${end.day}.`);
   }
   const data = rows.map((r) => ({
     date: r.day,
     score: Number(r.score),
-    pillars: {
-      presence: Number(r.presence),
-      reach: Number(r.reach),
-      impact: Number(r.impact),
-      sentiment: Number(r.sentiment),
-      momentum: Number(r.momentum),
-    },
+    pillars: pillarScoresOf(r),
   }));
   const first = data[0]!;
   const last = data[data.length - 1]!;

@@ -1,6 +1,8 @@
+import { DomainError, type FieldDetails } from '../core/errors.ts';
+
 /**
- * Failures of content scoring that the HTTP route turns into problem responses. The module
- * itself knows nothing about HTTP; STUDIO_ERROR_STATUS is the agreed mapping.
+ * Failures of content scoring. The module knows nothing about HTTP: the edge table
+ * (src/infra/http/domain-problems.ts) gives each kind its status and title, listed in docs/studio.md.
  */
 export type StudioErrorKind =
   | 'invalid_content_type'
@@ -10,25 +12,10 @@ export type StudioErrorKind =
   | 'media_unreachable'
   | 'media_unsupported';
 
-export class StudioError extends Error {
-  readonly kind: StudioErrorKind;
-  /** Human-readable explanation, safe to show to the caller (never contains resolved private addresses). */
-  readonly detail: string;
-
-  constructor(kind: StudioErrorKind, detail: string) {
-    super(`${kind}: ${detail}`);
+export class StudioError extends DomainError<StudioErrorKind> {
+  /** `detail` is safe to show to the caller (never contains resolved private addresses). */
+  constructor(kind: StudioErrorKind, detail: string, field?: FieldDetails) {
+    super(kind, detail, field);
     this.name = 'StudioError';
-    this.kind = kind;
-    this.detail = detail;
   }
 }
-
-/** HTTP status and problem title for each kind; documented in docs/studio.md. */
-export const STUDIO_ERROR_STATUS: Record<StudioErrorKind, { status: number; title: string }> = {
-  invalid_content_type: { status: 400, title: 'Invalid Content Type' },
-  invalid_format: { status: 400, title: 'Invalid Format' },
-  content_too_large: { status: 413, title: 'Content Too Large' },
-  media_refused: { status: 422, title: 'Media URL Refused' },
-  media_unreachable: { status: 422, title: 'Media Unreachable' },
-  media_unsupported: { status: 422, title: 'Unsupported Media' },
-};

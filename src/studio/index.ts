@@ -2,7 +2,7 @@
 export { scoreContent, MAX_TEXT_CHARACTERS } from './score-content.ts';
 export type { ScoreContentOptions } from './score-content.ts';
 export { formatProblem, FORMATS_BY_PLATFORM } from './formats.ts';
-export { StudioError, STUDIO_ERROR_STATUS } from './errors.ts';
+export { StudioError } from './errors.ts';
 export type { StudioErrorKind } from './errors.ts';
 export { DEFAULT_MAX_MEDIA_BYTES, DEFAULT_TIMEOUTS, DEFAULT_MAX_REDIRECTS } from './safe-fetch.ts';
 export type { FetchTimeouts } from './safe-fetch.ts';

@@ -4,14 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../infra/http/problem.ts';
 import { errorResponses } from '../infra/http/schemas.ts';
-import {
-  CONTENT_TYPES,
-  FORMATS,
-  formatProblem,
-  scoreContent,
-  StudioError,
-  STUDIO_ERROR_STATUS,
-} from './index.ts';
+import { CONTENT_TYPES, FORMATS, formatProblem, scoreContent, StudioError } from './index.ts';
 import { PLATFORMS } from '../core/catalog.ts';
 
 const SignedString = Type.String({
@@ -91,9 +84,9 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
       config: {
         auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
         validationProblems: {
-          '/content_type': { status: 400, title: 'Invalid Content Type' },
-          '/platform': { status: 422, title: 'Invalid Platform' },
-          '/format': { status: 400, title: 'Invalid Format' },
+          '/content_type': 'invalid_content_type',
+          '/platform': 'invalid_platform',
+          '/format': 'invalid_format',
         },
       },
       schema: {
@@ -109,23 +102,13 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
       const { content_type, content, platform } = request.body;
       const format = request.body.format ?? 'post';
       const mismatch = formatProblem(platform, format);
-      if (mismatch)
-        throw new ProblemError(400, 'Invalid Format', mismatch, {
-          errors: [{ parameter: 'format', message: mismatch }],
-        });
+      if (mismatch) throw new StudioError('invalid_format', mismatch, { parameter: 'format' });
       if (content_type !== 'text') await spendMediaBudget(request);
-      try {
-        return await scoreContent(
-          { content_type, content, platform, format },
-          { allowLoopback: app.ctx.config.allowLoopbackFetch },
-        );
-      } catch (error) {
-        if (error instanceof StudioError) {
-          const { status, title } = STUDIO_ERROR_STATUS[error.kind];
-          throw new ProblemError(status, title, error.detail);
-        }
-        throw error;
-      }
+      // A StudioError thrown here is answered through the edge table (infra/http/domain-problems.ts).
+      return await scoreContent(
+        { content_type, content, platform, format },
+        { allowLoopback: app.ctx.config.allowLoopbackFetch },
+      );
     },
   );
 }

@@ -2,7 +2,8 @@
 // period, the mean of its daily scores in the period (a day's score for daily cells). Only this
 // module reads raw scores, and only the publisher calls it; no feed ever does.
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../infra/db/types.ts';
+import type { DailyScoresTable, DB } from '../infra/db/types.ts';
+import { pillarScoresOf, type Pillar } from '../core/catalog.ts';
 import { periodStart } from './periods.ts';
 import type { Cadence, EntityScores } from './privacy/index.ts';
 
@@ -21,6 +22,29 @@ const PERIOD_END_SQL: Record<Cadence, ReturnType<typeof sql.raw>> = {
   daily: sql.raw('d.day'),
 };
 
+/** One entity's means over a period, as both cohort queries select them (AVERAGES). */
+interface AveragedRow extends Pick<DailyScoresTable, 'workspace_id' | 'score' | Pillar> {
+  sector: string;
+  period_end: string;
+}
+
+const AVERAGES = sql.raw(
+  `avg(d.score::float8) AS score, avg(d.presence::float8) AS presence, avg(d.reach::float8) AS reach,
+   avg(d.impact::float8) AS impact, avg(d.sentiment::float8) AS sentiment, avg(d.momentum::float8) AS momentum`,
+);
+
+function toCohortRow(r: AveragedRow): CohortRow {
+  return {
+    sector: r.sector,
+    periodEnd: r.period_end,
+    entity: {
+      entityId: r.workspace_id,
+      indexValue: Number(r.score),
+      pillars: pillarScoresOf(r),
+    },
+  };
+}
+
 /**
  * The value of every brand workspace of the given sectors for every period of the cadence ending in
  * [firstEnd, lastEnd], in one GROUP BY query. Callers pass consumer sectors only (`consumerSectors`):
@@ -35,42 +59,16 @@ export async function loadCohortRows(
 ): Promise<CohortRow[]> {
   if (sectors.length === 0) return [];
   const periodEnd = PERIOD_END_SQL[cadence];
-  const result = await sql<{
-    sector: string;
-    workspace_id: string;
-    period_end: string;
-    score: number;
-    presence: number;
-    reach: number;
-    impact: number;
-    sentiment: number;
-    momentum: number;
-  }>`
+  const result = await sql<AveragedRow>`
     SELECT w.sector_slug AS sector, d.workspace_id, ${periodEnd} AS period_end,
-           avg(d.score::float8) AS score, avg(d.presence::float8) AS presence, avg(d.reach::float8) AS reach,
-           avg(d.impact::float8) AS impact, avg(d.sentiment::float8) AS sentiment,
-           avg(d.momentum::float8) AS momentum
+           ${AVERAGES}
       FROM daily_scores d
       JOIN workspaces w ON w.id = d.workspace_id
      WHERE w.account_type = 'brand' AND w.sector_slug IN (${sql.join(sectors)})
        AND d.day BETWEEN ${periodStart(cadence, firstEnd)}::date AND ${lastEnd}::date
      GROUP BY w.sector_slug, d.workspace_id, ${periodEnd}
   `.execute(db);
-  return result.rows.map((r) => ({
-    sector: r.sector,
-    periodEnd: r.period_end,
-    entity: {
-      entityId: r.workspace_id,
-      indexValue: Number(r.score),
-      pillars: {
-        presence: Number(r.presence),
-        reach: Number(r.reach),
-        impact: Number(r.impact),
-        sentiment: Number(r.sentiment),
-        momentum: Number(r.momentum),
-      },
-    },
-  }));
+  return result.rows.map(toCohortRow);
 }
 
 /** Consumer sector slugs, sorted. */
@@ -101,22 +99,10 @@ export async function loadMemberCohortRows(
 ): Promise<CohortRow[]> {
   if (sectors.length === 0) return [];
   const periodEnd = PERIOD_END_SQL[cadence];
-  const result = await sql<{
-    sector: string;
-    workspace_id: string;
-    period_end: string;
-    score: number;
-    presence: number;
-    reach: number;
-    impact: number;
-    sentiment: number;
-    momentum: number;
-  }>`
+  const result = await sql<AveragedRow>`
     SELECT sector, workspace_id, period_end, score, presence, reach, impact, sentiment, momentum FROM (
     SELECT h.sector_slug AS sector, d.workspace_id, ${periodEnd} AS period_end,
-           avg(d.score::float8) AS score, avg(d.presence::float8) AS presence, avg(d.reach::float8) AS reach,
-           avg(d.impact::float8) AS impact, avg(d.sentiment::float8) AS sentiment,
-           avg(d.momentum::float8) AS momentum,
+           ${AVERAGES},
            count(*) OVER (PARTITION BY h.sector_slug, ${periodEnd}) AS n
       FROM workspace_sector_history h
       JOIN workspaces w ON w.id = h.workspace_id AND w.account_type = 'brand'
@@ -129,21 +115,7 @@ export async function loadMemberCohortRows(
      GROUP BY h.sector_slug, d.workspace_id, ${periodEnd}
     ) AS entity WHERE ${minCohort} = 0 OR n >= ${minCohort}
   `.execute(db);
-  return result.rows.map((r) => ({
-    sector: r.sector,
-    periodEnd: r.period_end,
-    entity: {
-      entityId: r.workspace_id,
-      indexValue: Number(r.score),
-      pillars: {
-        presence: Number(r.presence),
-        reach: Number(r.reach),
-        impact: Number(r.impact),
-        sentiment: Number(r.sentiment),
-        momentum: Number(r.momentum),
-      },
-    },
-  }));
+  return result.rows.map(toCohortRow);
 }
 
 export interface Membership {

@@ -13,7 +13,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Principal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
-import { ProblemError } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import { HEADLINE } from './cohorts.ts';
 import { TACSI_PILLARS } from './privacy/index.ts';
 
@@ -182,8 +182,8 @@ export function isLicensed(access: AccessSnapshot, request: FeedRequest): boolea
 }
 
 /** The one and only denial: same status, title, detail and headers whatever the reason. */
-export function notLicensed(): ProblemError {
-  return new ProblemError(403, 'Not Licensed', 'This key is not licensed for the requested TACSI feed.');
+function notLicensed(): DomainError<'not_licensed'> {
+  return new DomainError('not_licensed', 'This key is not licensed for the requested TACSI feed.');
 }
 
 /** Loads (through the cache) and decides in one step; throws the uniform denial. */

@@ -413,17 +413,9 @@ async function loadM2State(
     SELECT sector, cadence, period_end FROM tacsi_cells
      WHERE methodology_version <> ${m.version} AND period_end BETWEEN ${from}::date AND ${to}::date
   `.execute(trx);
-  const previous = await sql<{
-    sector: string;
-    cadence: Cadence;
-    period_end: string;
-    index_value: number;
-    presence: number;
-    reach: number;
-    impact: number;
-    sentiment: number;
-    momentum: number;
-  }>`
+  const previous = await sql<
+    Pick<CellRowM2, 'sector' | 'cadence' | 'period_end' | 'index_value' | TacsiPillar>
+  >`
     SELECT DISTINCT ON (sector, cadence) sector, cadence, period_end, index_value, presence, reach, impact,
            sentiment, momentum
       FROM tacsi_cells

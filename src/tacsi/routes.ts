@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
-import { problems } from '../infra/http/problem.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { DateOnly, errorResponses } from '../infra/http/schemas.ts';
 import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
@@ -16,7 +16,7 @@ const AUTH = { audience: 'tacsi', scope: 'read' } as const;
 
 // Built only when thrown: an error object (with its stack) per request would cost ~4% of the CPU.
 const notPublished = (what: string) =>
-  problems.notFound(`No ${what} has been published for this sector yet.`, 'Not Published');
+  new DomainError('not_published', `No ${what} has been published for this sector yet.`);
 
 const ok = (schema: TSchema) => ({
   200: schema,
@@ -104,10 +104,10 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         ['before', before],
       ] as const) {
         if (value !== undefined && !isCalendarDay(value))
-          throw problems.invalidParameter(name, 'must be a date YYYY-MM-DD');
+          throw invalidParameter(name, 'must be a date YYYY-MM-DD');
       }
       if (from && to && from > to) {
-        throw problems.badRequest('Invalid Date Range', 'from must not be after to.', 'from');
+        throw new DomainError('invalid_date_range', 'from must not be after to.', { parameter: 'from' });
       }
       return serve(
         request,

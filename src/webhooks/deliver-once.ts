@@ -1,7 +1,7 @@
 import https from 'node:https';
 import { isIP, type Socket } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
-import { ProblemError } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import {
   checkDestination,
   pinnedLookup,
@@ -142,7 +142,8 @@ export async function deliverOnce(
   try {
     url = parseWebhookUrl(message.url);
   } catch (error) {
-    const detail = error instanceof ProblemError ? error.detail : 'the URL is invalid';
+    // The domain error's own explanation: the job never reads an HTTP answer.
+    const detail = error instanceof DomainError ? error.detail : 'the URL is invalid';
     return done({ ok: false, statusCode: null, error: detail, permanent: true });
   }
   let destination: CheckedDestination;

@@ -83,9 +83,9 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       config: {
         auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
         validationProblems: {
-          '/url': { status: 400, title: 'Invalid URL' },
-          '/events': { status: 422, title: 'Invalid Events' },
-          '/secret': { status: 400, title: 'Invalid Secret' },
+          '/url': 'invalid_url',
+          '/events': 'invalid_events',
+          '/secret': 'invalid_secret',
         },
       },
       schema: {

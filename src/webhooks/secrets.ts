@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 
 /**
  * Webhook signing secrets, Standard Webhooks style. Two forms are accepted on registration:
@@ -19,25 +19,25 @@ export function generateSecret(): string {
   return PREFIX + randomBytes(32).toString('base64');
 }
 
-/** Throws 400 Invalid Secret when `secret` is neither accepted form. */
+/** Throws `invalid_secret` (400 Invalid Secret) when `secret` is neither accepted form. */
 export function validateSecret(secret: string): void {
   if (secret.startsWith(PREFIX)) {
     const body = secret.slice(PREFIX.length);
     const bytes = BASE64.test(body) ? Buffer.from(body, 'base64').length : 0;
     if (bytes < 24 || bytes > 64) {
-      throw problems.badRequest(
-        'Invalid Secret',
+      throw new DomainError(
+        'invalid_secret',
         'A secret starting with "whsec_" must continue with the standard base64 of 24 to 64 bytes.',
-        'secret',
+        { parameter: 'secret' },
       );
     }
     return;
   }
   if (!RAW.test(secret)) {
-    throw problems.badRequest(
-      'Invalid Secret',
+    throw new DomainError(
+      'invalid_secret',
       'secret must be "whsec_" + base64 of 24-64 bytes, or 24 to 128 visible ASCII characters without spaces.',
-      'secret',
+      { parameter: 'secret' },
     );
   }
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
 import * as q from './queries.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
@@ -47,26 +47,18 @@ export function parseEvents(events: string[]): EventType[] {
   const unknown = [...new Set(events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e)))];
   if (unknown.length > 0) {
     const names = unknown.map((e) => JSON.stringify(e)).join(', ');
-    throw new ProblemError(
-      422,
-      'Invalid Events',
+    throw new DomainError(
+      'invalid_events',
       `Unrecognised event name${unknown.length > 1 ? 's' : ''} ${names}; use ${EVENT_TYPES.join(', ')}.`,
-      {
-        errors: [{ parameter: 'events', message: `not recognised: ${names}` }],
-        extensions: { invalid_events: unknown },
-      },
+      { parameter: 'events', message: `not recognised: ${names}`, invalid: unknown },
     );
   }
   if (events.length === 0) {
-    throw new ProblemError(
-      422,
-      'Invalid Events',
-      `events must name at least one of ${EVENT_TYPES.join(', ')}.`,
-      {
-        errors: [{ parameter: 'events', message: 'must not be empty' }],
-        extensions: { invalid_events: [] },
-      },
-    );
+    throw new DomainError('invalid_events', `events must name at least one of ${EVENT_TYPES.join(', ')}.`, {
+      parameter: 'events',
+      message: 'must not be empty',
+      invalid: [],
+    });
   }
   return [...new Set(events)] as EventType[];
 }
@@ -96,8 +88,8 @@ export async function createWebhook(
   const row = await ctx.db.transaction().execute(async (trx) => {
     await q.lockWorkspace(trx, principal.workspaceId);
     if ((await q.countLiveWebhooks(trx, principal.workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE) {
-      throw problems.unprocessable(
-        'Webhook Limit Reached',
+      throw new DomainError(
+        'webhook_limit_reached',
         `A workspace can have at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first.`,
       );
     }
@@ -120,8 +112,8 @@ export async function listWebhooks(
   return (await q.listLiveWebhooks(ctx.db, principal.workspaceId)).map(toResource);
 }
 
-function notFound(id: string): ProblemError {
-  return problems.notFound(`No webhook "${id}" is visible to this API key.`);
+function notFound(id: string): DomainError<'not_found'> {
+  return new DomainError('not_found', `No webhook "${id}" is visible to this API key.`);
 }
 
 /** Soft delete: deliveries already made stay readable for support; pending ones are dropped. */

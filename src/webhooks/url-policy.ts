@@ -1,10 +1,10 @@
-import { ProblemError } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import { checkDestination, RefusedDestinationError, type Resolver } from '../infra/net/destination.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
-function invalid(detail: string, parameter: string): ProblemError {
-  return new ProblemError(400, 'Invalid URL', detail, { errors: [{ parameter, message: detail }] });
+function invalid(detail: string, parameter: string): DomainError<'invalid_url'> {
+  return new DomainError('invalid_url', detail, { parameter });
 }
 
 /**
@@ -44,8 +44,8 @@ export interface WebhookUrlOptions {
 /**
  * Validates a caller-supplied webhook destination: `parseWebhookUrl`, then the host must
  * resolve, and only to public addresses (no loopback, private, link-local, CGNAT, cloud
- * metadata, multicast or reserved address, IPv4 or IPv6, IPv4-mapped included). Throws a 400
- * "Invalid URL" problem otherwise; returns the normalised URL string to store. Delivery checks
+ * metadata, multicast or reserved address, IPv4 or IPv6, IPv4-mapped included). Throws
+ * `invalid_url` (400 Invalid URL) otherwise; returns the normalised URL string to store. Delivery checks
  * again (DNS can change), so this is the early answer to the caller, not the only guard.
  */
 export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions): Promise<string> {

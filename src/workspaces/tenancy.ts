@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB, Workspace } from '../infra/db/types.ts';
-import { problems } from '../infra/http/problem.ts';
+import { DomainError } from '../core/errors.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 
 /**
@@ -41,6 +41,11 @@ export async function resolveWorkspace(
     .where('id', '=', id)
     .where(visibleTo(principal.workspaceId))
     .executeTakeFirst();
-  if (!workspace) throw problems.notFound(`No workspace "${id}" is visible to this API key.`);
+  if (!workspace) throw workspaceNotFound(id);
   return workspace;
+}
+
+/** The answer for a workspace id the key cannot see: "not found", whether it exists or not. */
+export function workspaceNotFound(id: string): DomainError<'not_found'> {
+  return new DomainError('not_found', `No workspace "${id}" is visible to this API key.`);
 }

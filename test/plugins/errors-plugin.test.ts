@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorsPlugin } from '../../src/infra/http/errors-plugin.ts';
 import { ProblemError } from '../../src/infra/http/problem.ts';
+import { DomainError } from '../../src/core/errors.ts';
 
 // The errors plugin on a bare Fastify instance with test routes: every failure becomes an
 // RFC 9457 problem, in milliseconds, without booting the service.
@@ -11,6 +12,20 @@ beforeAll(async () => {
   await errorsPlugin(app);
   app.get('/problem', async () => {
     throw new ProblemError(409, 'Conflict', 'already there', { headers: { 'Retry-After': '7' } });
+  });
+  app.get('/early', async () => {
+    throw new DomainError('too_early', 'still running', {
+      auditId: 'aud_1',
+      estimatedCompletion: '2030-01-01T00:00:00.000Z',
+      retryAfterSeconds: 42,
+    });
+  });
+  app.get('/events', async () => {
+    throw new DomainError('invalid_events', 'bad events', {
+      parameter: 'events',
+      message: 'not recognised: "x"',
+      invalid: ['x'],
+    });
   });
   app.get('/boom', async () => {
     throw new Error('secret internals');
@@ -31,7 +46,7 @@ beforeAll(async () => {
           },
         },
       },
-      config: { validationProblems: { '/platform': { status: 422, title: 'Invalid Platform' } } },
+      config: { validationProblems: { '/platform': 'invalid_platform' } },
     },
     async () => ({ ok: true }),
   );
@@ -57,6 +72,31 @@ describe('errors plugin', () => {
       instance: '/problem',
     });
     expect(typeof body.type).toBe('string');
+  });
+
+  it('answers a domain error through the edge table: status, title, headers, extensions, errors', async () => {
+    const early = await app.inject({ method: 'GET', url: '/early' });
+    expect(early.statusCode).toBe(425);
+    expect(early.headers['retry-after']).toBe('42');
+    expect(problem(early)).toEqual({
+      type: '/problems/too-early',
+      title: 'Too Early',
+      status: 425,
+      detail: 'still running',
+      instance: '/early',
+      request_id: expect.any(String),
+      audit_id: 'aud_1',
+      estimated_completion: '2030-01-01T00:00:00.000Z',
+    });
+
+    const events = await app.inject({ method: 'GET', url: '/events' });
+    expect(events.statusCode).toBe(422);
+    expect(problem(events)).toMatchObject({
+      title: 'Invalid Events',
+      detail: 'bad events',
+      errors: [{ parameter: 'events', message: 'not recognised: "x"' }],
+      invalid_events: ['x'],
+    });
   });
 
   it('hides an unexpected error behind a 500 problem', async () => {

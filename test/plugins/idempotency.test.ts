@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../../src/infra/db/database.ts';
 import { errorsPlugin } from '../../src/infra/http/errors-plugin.ts';
 import { idempotent } from '../../src/infra/http/idempotency.ts';
 import { problems } from '../../src/infra/http/problem.ts';
+import { DomainError } from '../../src/core/errors.ts';
 import { MemoryRateLimitStore } from '../../src/infra/ratelimit/store.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -42,12 +43,18 @@ beforeAll(async () => {
     rateLimits: new MemoryRateLimitStore(),
   });
   const auth = { audience: 'workspace', scope: 'write' } as const;
+  const tooEarly = {
+    auditId: 'aud_1',
+    estimatedCompletion: '2030-01-01T00:00:00.000Z',
+    retryAfterSeconds: 9,
+  };
   app.post('/things', { config: { auth } }, (request, reply) =>
     idempotent(ctx, request, reply, async () => {
       runs += 1;
-      const body = request.body as { fail?: 'client' | 'server'; wait?: boolean };
+      const body = request.body as { fail?: 'client' | 'domain' | 'server'; wait?: boolean };
       if (body.wait) await new Promise<void>((resolve) => (release = resolve));
       if (body.fail === 'client') throw problems.conflict('Taken', 'that name is taken');
+      if (body.fail === 'domain') throw new DomainError('too_early', 'not yet', tooEarly);
       if (body.fail === 'server') throw new Error('our side broke');
       return { status: 201, body: { run: runs } };
     }),
@@ -113,6 +120,15 @@ describe('idempotency keys', () => {
     expect(replay.statusCode).toBe(409);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.headers['content-type']).toMatch(/^application\/problem\+json/);
+
+    // A domain error is stored as the problem the edge table makes of it.
+    const early = await post('k-6', { fail: 'domain' });
+    expect(early.statusCode).toBe(425);
+    const again = await post('k-6', { fail: 'domain' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.statusCode).toBe(425);
+    expect(again.json()).toEqual(early.json());
+    expect(again.json()).toMatchObject({ title: 'Too Early', detail: 'not yet', audit_id: 'aud_1' });
 
     const before = runs;
     expect((await post('k-5', { fail: 'server' })).statusCode).toBe(500);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ProblemError, problems } from '../http/problem.ts';
+import { DomainError } from '../../core/errors.ts';
+import { problems } from '../http/problem.ts';
 import type { RateLimitStore } from '../ratelimit/store.ts';
 import type { Authenticator } from './authenticator.ts';
 import type { Principal, SubscriberPrincipal, WorkspacePrincipal } from './principal.ts';
@@ -86,20 +87,24 @@ export async function authPlugin(
 
     if (requirement.audience === 'workspace') {
       if (principal.kind !== 'workspace') {
-        throw problems.forbidden(
+        throw new DomainError(
+          'forbidden',
           'This key belongs to a TACSI subscription and can only read the /v1/tacsi feeds.',
         );
       }
       if (requirement.plan && !planAtLeast(principal.plan, requirement.plan)) {
         if (requirement.planDenial === 'forbidden') {
-          throw problems.forbidden(`The key owner's plan must be ${PLAN_LABELS[requirement.plan]} or above.`);
+          throw new DomainError(
+            'forbidden',
+            `The key owner's plan must be ${PLAN_LABELS[requirement.plan]} or above.`,
+          );
         }
         throw problems.planRequired(PLAN_LABELS[requirement.plan]);
       }
     }
     if (!principal.scopes.includes(requirement.scope)) {
       if (requirement.audience === 'tacsi') return; // entitlement check answers with the uniform denial
-      throw new ProblemError(403, 'Forbidden', `This key lacks the "${requirement.scope}" scope.`);
+      throw new DomainError('forbidden', `This key lacks the "${requirement.scope}" scope.`);
     }
   });
 }

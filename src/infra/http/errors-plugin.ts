@@ -1,13 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ProblemError } from './problem.ts';
+import { ProblemError, problems } from './problem.ts';
+import { DomainError, type ErrorKind } from '../../core/errors.ts';
+import { asProblem, DOMAIN_PROBLEMS, problemFor } from './domain-problems.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * Maps a failed schema check on a body or query field to the spec's own error, e.g.
-     * `{ '/platform': { status: 422, title: 'Invalid Platform' } }`.
+     * Maps a failed schema check on a body or query field to the spec's own error, by its kind in
+     * the edge table, e.g. `{ '/platform': 'invalid_platform' }` (422 Invalid Platform).
      */
-    validationProblems?: Record<string, { status: number; title: string }>;
+    validationProblems?: Record<string, ErrorKind>;
   }
 }
 
@@ -89,7 +91,8 @@ function send(reply: FastifyReply, request: FastifyRequest, problem: ProblemErro
 
 export async function errorsPlugin(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ProblemError) return send(reply, request, error);
+    const problem = asProblem(error);
+    if (problem) return send(reply, request, problem);
 
     if (error.validation) {
       const parameter = parameterOf(error, error.validationContext);
@@ -102,13 +105,11 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
         (first?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues !== undefined
           ? `must be one of ${((first?.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`
           : (first?.message ?? 'is invalid');
-      const detail = `${parameter} ${message}`;
+      const { status, title } = DOMAIN_PROBLEMS[mapped ?? 'invalid_parameter'];
       return send(
         reply,
         request,
-        new ProblemError(mapped?.status ?? 400, mapped?.title ?? 'Invalid Parameter', detail, {
-          errors: [{ parameter, message }],
-        }),
+        new ProblemError(status, title, `${parameter} ${message}`, { errors: [{ parameter, message }] }),
       );
     }
 
@@ -124,13 +125,7 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
 
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      return send(
-        reply,
-        request,
-        new ProblemError(503, 'Service Unavailable', 'The database is unavailable; retry shortly.', {
-          headers: { 'Retry-After': '5' },
-        }),
-      );
+      return send(reply, request, problems.unavailable());
     }
 
     const status = error.statusCode ?? 500;
@@ -149,7 +144,7 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
     send(
       reply,
       request,
-      new ProblemError(404, 'Not Found', `No route ${request.method} ${request.url.split('?')[0]}.`),
+      problemFor(new DomainError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
     ),
   );
 }

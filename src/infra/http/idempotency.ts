@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
-import { ProblemError, problems } from './problem.ts';
+import { problems } from './problem.ts';
+import { asProblem } from './domain-problems.ts';
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -129,8 +130,9 @@ export async function idempotent<T>(
     reply.code(result.status);
     return result.body;
   } catch (error) {
-    if (error instanceof ProblemError && error.status < 500) {
-      await store(error.status, error.body(request.url.split('?')[0] ?? request.url, String(request.id)));
+    const problem = asProblem(error);
+    if (problem && problem.status < 500) {
+      await store(problem.status, problem.body(request.url.split('?')[0] ?? request.url, String(request.id)));
     } else {
       await db
         .deleteFrom('idempotency_keys')

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ProblemError, problems } from './problem.ts';
+import { invalidParameter } from '../../core/errors.ts';
+import { ProblemError } from './problem.ts';
 
 /**
  * The path of the first string holding U+0000 in `value` (query, path parameters or body), or
@@ -38,8 +39,7 @@ export async function inputGuards(app: FastifyInstance): Promise<void> {
       ['', request.body],
     ] as const) {
       const path = findNulCharacter(value, part);
-      if (path !== null)
-        throw problems.invalidParameter(path || 'body', 'must not contain the character U+0000');
+      if (path !== null) throw invalidParameter(path || 'body', 'must not contain the character U+0000');
     }
   });
 }

@@ -58,22 +58,19 @@ export class ProblemError extends Error {
   }
 }
 
-/** The errors shared by many routes. Domain-specific ones are built where they are raised. */
+/**
+ * Problems that exist only at the HTTP edge (authentication, rate limits, request framing). Anything a
+ * domain can say is a DomainError (src/core/errors.ts) mapped in domain-problems.ts instead.
+ */
 export const problems = {
   badRequest: (title: string, detail: string, parameter?: string) =>
     new ProblemError(400, title, detail, parameter ? { errors: [{ parameter, message: detail }] } : {}),
-  invalidParameter: (parameter: string, message: string) =>
-    new ProblemError(400, 'Invalid Parameter', `${parameter}: ${message}`, {
-      errors: [{ parameter, message }],
-    }),
   unauthorized: (detail = 'A valid API key is required: send it as "Authorization: Bearer <key>".') =>
     new ProblemError(401, 'Unauthorized', detail, {
       headers: { 'WWW-Authenticate': 'Bearer realm="brand-health"' },
     }),
   planRequired: (plan: string) =>
     new ProblemError(403, 'Plan Required', `This endpoint needs the ${plan} plan or above.`),
-  forbidden: (detail: string) => new ProblemError(403, 'Forbidden', detail),
-  notFound: (detail: string, title = 'Not Found') => new ProblemError(404, title, detail),
   conflict: (title: string, detail: string) => new ProblemError(409, title, detail),
   unprocessable: (title: string, detail: string) => new ProblemError(422, title, detail),
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string>) =>

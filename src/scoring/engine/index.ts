@@ -5,7 +5,6 @@
 export {
   FORMULA_VERSION,
   ACCOUNT_TIERS,
-  type FormulaVersion,
   type AccountTier,
   type PlatformScoreRow,
   type Recommendation,
@@ -29,13 +28,7 @@ export {
   type DailyScoreSeriesInput,
   type DailyScorePoint,
 } from './score.ts';
-export {
-  classifySentiment,
-  sentimentScore,
-  analyseSentiment,
-  SENTIMENT_THRESHOLD,
-  type SentimentLabel,
-} from './sentiment.ts';
+export { classifySentiment, type SentimentLabel } from './sentiment.ts';
 
 export {
   scoreWorkspaceV2,

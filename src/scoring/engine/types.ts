@@ -2,7 +2,6 @@
 import type { Pillar, PillarScores, Platform } from '../../core/catalog.ts';
 
 export const FORMULA_VERSION = 'v1';
-export type FormulaVersion = typeof FORMULA_VERSION;
 
 export const ACCOUNT_TIERS = ['nano', 'micro', 'mid', 'macro', 'mega'] as const;
 export type AccountTier = (typeof ACCOUNT_TIERS)[number];

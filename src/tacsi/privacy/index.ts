@@ -90,7 +90,6 @@ export {
   deriveWeeklyFromDaily,
   perturbCellGaussian,
   type CellMargins,
-  type DailyInput,
   type GaussianCell,
   type HeadlineInput,
 } from './perturb-gaussian.ts';
@@ -109,14 +108,5 @@ export {
   type RhoCapCheck,
   type ZcdpCharge,
 } from './ledger-zcdp.ts';
-export {
-  addRatio,
-  bigRatio,
-  fromRatio,
-  mulRatio,
-  ratioAtMost,
-  ratioValue,
-  toRatio,
-  type BigRatio,
-} from './rational.ts';
+export { addRatio, bigRatio, fromRatio, mulRatio, ratioValue, toRatio, type BigRatio } from './rational.ts';
 export { gaussianMethodologyFigures, type GaussianMethodologyFigures, type RatioFigure } from './figures.ts';

@@ -6,7 +6,7 @@
 // regular schedule (well under the cap) can never trip it by drift, while a charge that would take a
 // window past the cap is always refused.
 import { dayNumber, formatDay as dateOf } from '../../core/days.ts';
-import { dailyTotalsOf, windowNano, worstWindowWith, type DailyTotals } from './ledger.ts';
+import { dailyTotalsOf, maxWindow, windowNano, worstWindowWith, type DailyTotals } from './ledger.ts';
 import { RHO_NANO, type GaussianMethodology, type ReleaseKind } from './methodology-m2.ts';
 import { ceilDiv } from './rational.ts';
 
@@ -78,17 +78,8 @@ export function maxRollingRho(charges: readonly ZcdpCharge[]): {
   rhoNano: number;
   windowEnd: string | null;
 } {
-  const totals = totalsOf(charges);
-  let best = 0;
-  let bestDay: number | null = null;
-  for (const day of totals.days) {
-    const total = windowNano(totals, day);
-    if (bestDay === null || total > best) {
-      best = total;
-      bestDay = day;
-    }
-  }
-  return { rho: best / RHO_NANO, rhoNano: best, windowEnd: bestDay === null ? null : dateOf(bestDay) };
+  const { units, endDay } = maxWindow(totalsOf(charges));
+  return { rho: units / RHO_NANO, rhoNano: units, windowEnd: endDay === null ? null : dateOf(endDay) };
 }
 
 /**

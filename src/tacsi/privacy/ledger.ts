@@ -107,31 +107,36 @@ export function worstWindowWith(
   return { units, endDay };
 }
 
+/**
+ * The largest total over any rolling 365-day window, and the end day of a window attaining it (null
+ * when there are no charges). A window total only rises when its end reaches a new charge, so checking
+ * windows that end on a charge day finds the maximum. Shared by the epsilon and the zCDP ledgers.
+ */
+export function maxWindow(totals: DailyTotals): { units: number; endDay: number | null } {
+  let units = 0;
+  let endDay: number | null = null;
+  for (const day of totals.days) {
+    const total = windowNano(totals, day);
+    if (endDay === null || total > units) {
+      units = total;
+      endDay = day;
+    }
+  }
+  return { units, endDay };
+}
+
 /** An entity's total epsilon over the 365 days ending on `windowEnd` (inclusive at both ends). */
 export function epsilonInWindow(entries: readonly LedgerEntry[], windowEnd: string): number {
   return windowNano(dailyTotals(entries), dayNumber(windowEnd)) / NANO;
 }
 
-/**
- * The largest total over any rolling 365-day window, and the end of a window attaining it (null when
- * there are no entries). A window total only rises when its end reaches a new charge, so checking
- * windows that end on a charge date finds the maximum.
- */
+/** The largest rolling-window total and the end of a window attaining it (null without entries). */
 export function maxRollingEpsilon(entries: readonly LedgerEntry[]): {
   epsilon: number;
   windowEnd: string | null;
 } {
-  const totals = dailyTotals(entries);
-  let best = 0;
-  let bestDay: number | null = null;
-  for (const day of totals.days) {
-    const total = windowNano(totals, day);
-    if (bestDay === null || total > best) {
-      best = total;
-      bestDay = day;
-    }
-  }
-  return { epsilon: best / NANO, windowEnd: bestDay === null ? null : formatDay(bestDay) };
+  const { units, endDay } = maxWindow(dailyTotals(entries));
+  return { epsilon: units / NANO, windowEnd: endDay === null ? null : formatDay(endDay) };
 }
 
 /**

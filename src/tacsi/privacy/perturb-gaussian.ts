@@ -42,13 +42,6 @@ export interface CellMargins {
   readonly pillars: Readonly<Record<TacsiPillar, number>>;
 }
 
-/** A published daily cell as deriveWeeklyFromDaily needs it (daily cells are always noised directly). */
-export interface DailyInput {
-  readonly pillars: Readonly<Record<TacsiPillar, number>>;
-  readonly bandFloor: number;
-  readonly cohortBand: string;
-}
-
 /**
  * A published weekly sector cell as the headline needs it. `noise` is the cell's pillar noise
  * (GaussianCell.noise); omitted, the cell is taken as a direct weekly cell at its band floor. A

@@ -55,13 +55,6 @@ export function mulRatio(a: Ratio, b: Ratio): Ratio {
   return toRatio(bigRatio(x.numerator * y.numerator, x.denominator * y.denominator));
 }
 
-/** a <= b, exactly. */
-export function ratioAtMost(a: Ratio, b: Ratio): boolean {
-  const x = fromRatio(a);
-  const y = fromRatio(b);
-  return x.numerator * y.denominator <= y.numerator * x.denominator;
-}
-
 export function ratioValue(r: Ratio): number {
   return r.numerator / r.denominator;
 }

@@ -9,7 +9,8 @@ import { clamp, nonNeg, relToBaseline } from '../math.ts';
 import { tierFor } from '../tiers.ts';
 import type { AccountTier } from '../types.ts';
 import type { AuthenticityFlag } from './types.ts';
-import { parseDay, formatDay } from '../../../core/days.ts';
+import { snapshotsInRange } from '../series.ts';
+import { formatDay } from '../../../core/days.ts';
 import type { PillarScores, Platform } from '../../../core/catalog.ts';
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 
@@ -81,12 +82,7 @@ export function buildDaySeries(
 ): Map<Platform, DaySeries> {
   const out = new Map<Platform, DaySeries>();
   const length = lastDay - firstDay + 1;
-  if (length <= 0) return out;
-  const wanted = new Set<string>(platforms);
-  for (const s of snapshots) {
-    if (!s || !wanted.has(s.platform)) continue;
-    const day = parseDay(s.day);
-    if (day === null || day < firstDay || day > lastDay) continue;
+  for (const [s, i] of snapshotsInRange(snapshots, platforms, firstDay, lastDay)) {
     let d = out.get(s.platform);
     if (!d) {
       const f = () => new Float64Array(length);
@@ -106,7 +102,6 @@ export function buildDaySeries(
       };
       out.set(s.platform, d);
     }
-    const i = day - firstDay;
     const fol = Number(s.followers);
     d.observed[i] = 1;
     d.followers[i] = fol > 0 && fol !== Infinity ? fol : NaN;

@@ -1,0 +1,90 @@
+/**
+ * Domain errors: what went wrong, in the domain's words, with no HTTP in them (after
+ * benbjohnson/wtf's error.go). Domain code throws a DomainError of a kind from the closed set
+ * below; the HTTP edge maps each kind to its status, title and extension fields in one table
+ * (src/infra/http/domain-problems.ts). Each domain builds its errors where it raises them, with
+ * its own detail text; the kinds live here because the domains and the edge must agree on them
+ * (infra may not import a domain). `npm run deps` keeps problem.ts out of domain code.
+ */
+
+/** The request field a failure is about; `message` defaults to the error's detail. */
+export interface FieldDetails {
+  parameter: string;
+  message?: string;
+}
+
+/**
+ * Every error kind and the typed details it carries (`undefined`: none, `X | undefined`: optional).
+ * Adding a kind here without a row in the edge table is a type error.
+ */
+export interface ErrorDetails {
+  // shared by many domains
+  invalid_parameter: FieldDetails & { message: string };
+  invalid_date_range: FieldDetails;
+  /** A platform name outside PLATFORMS (raised by the request schemas). */
+  invalid_platform: FieldDetails;
+  forbidden: undefined;
+  not_found: undefined;
+  // scoring
+  no_data: undefined;
+  no_score_available: undefined;
+  // audits
+  requested_platforms_not_connected: FieldDetails;
+  no_platforms_connected: undefined;
+  audit_in_progress: undefined;
+  audit_limit_reached: { used: number; limit: number; resetsAt: string };
+  too_early: { auditId: string; estimatedCompletion: string; retryAfterSeconds: number };
+  // platforms
+  platform_not_configured: undefined;
+  platform_already_connected: undefined;
+  platform_limit_reached: undefined;
+  platform_not_connected: undefined;
+  platform_unavailable: undefined;
+  invalid_state: FieldDetails;
+  authorization_failed: FieldDetails | undefined;
+  consent_denied: undefined;
+  // webhooks
+  invalid_url: FieldDetails;
+  invalid_secret: FieldDetails;
+  invalid_events: FieldDetails & { invalid: string[] };
+  webhook_limit_reached: undefined;
+  // campaigns
+  invalid_dates: FieldDetails;
+  campaign_completed: undefined;
+  // tacsi
+  not_licensed: undefined;
+  not_published: undefined;
+  // studio
+  invalid_content_type: undefined;
+  invalid_format: FieldDetails | undefined;
+  content_too_large: undefined;
+  media_refused: undefined;
+  media_unreachable: undefined;
+  media_unsupported: undefined;
+}
+
+export type ErrorKind = keyof ErrorDetails;
+
+type DetailsArgument<K extends ErrorKind> = undefined extends ErrorDetails[K]
+  ? [details?: ErrorDetails[K]]
+  : [details: ErrorDetails[K]];
+
+export class DomainError<K extends ErrorKind = ErrorKind> extends Error {
+  readonly kind: K;
+  /** Human-readable explanation, safe to show to the caller. */
+  readonly detail: string;
+  readonly details: ErrorDetails[K];
+
+  constructor(kind: K, detail: string, ...[details]: DetailsArgument<K>) {
+    super(`${kind}: ${detail}`);
+    this.name = 'DomainError';
+    this.kind = kind;
+    this.detail = detail;
+    this.details = details as ErrorDetails[K];
+  }
+}
+
+/** A request field that is not acceptable: `parameter: message`. */
+export function invalidParameter(parameter: string, message: string): DomainError<'invalid_parameter'> {
+  return new DomainError('invalid_parameter', `${parameter}: ${message}`, { parameter, message });
+}
