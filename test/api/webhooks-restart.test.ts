@@ -81,4 +81,5 @@ it('delivers events emitted before a restart once a new process starts its worke
     .requestsTo('/restart')
     .map((r) => new Webhook(secret).verify(r.body, r.headers) as { id: string });
   expect(ids.map((p) => p.id).sort()).toEqual([notFannedOut, fannedOut].sort());
-});
+  // Two service starts on one database plus a 20 s delivery wait: more than the default 30 s on a loaded machine.
+}, 120_000);
