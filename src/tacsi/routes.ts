@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
 import { problems } from '../infra/http/problem.ts';
-import { DateOnly, errorResponses } from '../infra/http/schemas.ts';
+import { DateOnly, errorResponses, json } from '../infra/http/schemas.ts';
 import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
@@ -13,13 +13,27 @@ import * as S from './schemas.ts';
 import { isCalendarDay, utcDay } from '../core/days.ts';
 
 const AUTH = { audience: 'tacsi', scope: 'read' } as const;
+const CONFIG = { auth: AUTH, conditional: true } as const;
+
+const CELL = {
+  periodEnd: '2026-11-22',
+  indexValue: 63.4,
+  delta: 0.8,
+  pillars: { impact: 61.2, momentum: 58.9, presence: 70.3, reach: 62.7, sentiment: 64.1 },
+  cohortBand: 'n >= 100',
+  methodologyVersion: 'tacsi-m1',
+  marginOfError: { indexValue: 0.9, pillars: 1.4 },
+};
+// Computed, not typed in: the example is what the endpoint answers before the cut-over.
+const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
+const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
 
 // Built only when thrown: an error object (with its stack) per request would cost ~4% of the CPU.
 const notPublished = (what: string) =>
   problems.notFound(`No ${what} has been published for this sector yet.`, 'Not Published');
 
-const ok = (schema: TSchema) => ({
-  200: schema,
+const ok = <T extends TSchema>(schema: T, description: string, example: Static<T>) => ({
+  200: json(schema, description, example),
   304: Type.Null({ description: 'Not Modified: the If-None-Match validator matches the current ETag' }),
 });
 
@@ -56,12 +70,26 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/weekly',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiWeekly',
         tags: ['tacsi'],
         summary: 'Latest weekly sector index with 12 trailing weeks and the forward signal',
+        description:
+          "The sector's latest published weekly cell, the 12 weeks before it and the forward signal. Conditional: send If-None-Match with the ETag.",
         querystring: sectorQuery,
-        response: { ...ok(S.WeeklyFeed), ...errorResponses(403, 404) },
+        response: {
+          ...ok(S.WeeklyFeed, 'The latest week and its history', {
+            sector: 'food-and-beverage',
+            ...CELL,
+            forwardSignal: {
+              status: 'pending_archive_depth',
+              note: 'The forward signal needs 104 published weeks of this sector.',
+            },
+            history: [earlier('2026-11-15', 62.6), earlier('2026-11-08', 62.1)],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -80,10 +108,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/history',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'listTacsiHistory',
         tags: ['tacsi'],
         summary: 'Weekly archive, newest first, 260 rows per page (sector=headline: Full Database only)',
+        description:
+          'The weekly archive between from and to, newest first, 260 rows per page; the next page is before=nextBefore while hasMore.',
         querystring: Type.Object(
           {
             sector: S.SectorParam,
@@ -93,7 +124,19 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
           },
           { additionalProperties: false },
         ),
-        response: { ...ok(S.HistoryFeed), ...errorResponses(403) },
+        response: {
+          ...ok(S.HistoryFeed, 'One page of the archive', {
+            sector: 'food-and-beverage',
+            from: null,
+            to: null,
+            count: 2,
+            pageMax: 260,
+            hasMore: true,
+            nextBefore: '2026-11-15',
+            rows: [CELL, earlier('2026-11-15', 62.6)],
+          }),
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {
@@ -123,15 +166,34 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/pillars',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiPillar',
         tags: ['tacsi'],
         summary: 'Every published weekly value of one pillar, newest first',
+        description:
+          'The series of one pillar of the sector index, newest first (Pillar add-on or Full Database).',
         querystring: Type.Object(
           { sector: S.SectorParam, pillar: S.PillarParam },
           { additionalProperties: false },
         ),
-        response: { ...ok(S.PillarFeed), ...errorResponses(403, 404) },
+        response: {
+          ...ok(S.PillarFeed, 'The pillar series', {
+            sector: 'food-and-beverage',
+            pillar: 'sentiment',
+            series: [
+              {
+                periodEnd: '2026-11-22',
+                value: 64.1,
+                delta: 0.5,
+                cohortBand: 'n >= 100',
+                methodologyVersion: 'tacsi-m1',
+                marginOfError: 1.4,
+              },
+            ],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -151,12 +213,24 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/daily',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiDaily',
         tags: ['tacsi'],
         summary: 'The last 30 published daily cells (Daily add-on or Full Database)',
+        description: 'The 30 latest daily cells of the sector, newest first.',
         querystring: sectorQuery,
-        response: { ...ok(S.DailyFeed), ...errorResponses(403, 404) },
+        response: {
+          ...ok(S.DailyFeed, 'The latest daily cells', {
+            sector: 'food-and-beverage',
+            cadence: 'daily',
+            rows: [
+              { ...CELL, periodEnd: '2026-11-22', methodologyVersion: 'tacsi-m2' },
+              { ...earlier('2026-11-21', 63.1), methodologyVersion: 'tacsi-m2' },
+            ],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -175,12 +249,18 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/methodology',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiMethodology',
         tags: ['tacsi'],
         summary: 'Privacy parameters of every TACSI methodology (any subscriber key; extension)',
+        description:
+          'The differential-privacy parameters of every methodology and the cut-over date (docs/privacy.md).',
         querystring: Type.Object({}, { additionalProperties: false }),
-        response: { ...ok(S.MethodologyFeed), ...errorResponses(403) },
+        response: {
+          ...ok(S.MethodologyFeed, 'The methodologies', METHODOLOGY_EXAMPLE),
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {

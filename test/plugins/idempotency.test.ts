@@ -42,7 +42,7 @@ beforeAll(async () => {
     rateLimits: new MemoryRateLimitStore(),
   });
   const auth = { audience: 'workspace', scope: 'write' } as const;
-  app.post('/things', { config: { auth } }, (request, reply) =>
+  app.post('/things', { config: { auth, idempotencyKey: true } }, (request, reply) =>
     idempotent(ctx, request, reply, async () => {
       runs += 1;
       const body = request.body as { fail?: 'client' | 'server'; wait?: boolean };
