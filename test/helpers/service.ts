@@ -18,6 +18,8 @@ export interface TestService {
   /** Moves the service's clock (ctx.now) to a fixed instant; undefined restores real time. */
   setNow(date: Date | undefined): void;
   request(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
+  /** Starts a real HTTP listener on 127.0.0.1 (a free port) and returns its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,11 @@ export async function startTestService(
         ...options,
         headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
       });
+    },
+    async listen() {
+      const address = service.app.server.address();
+      if (address && typeof address === 'object') return `http://127.0.0.1:${address.port}`;
+      return service.app.listen({ port: 0, host: '127.0.0.1' });
     },
     async close() {
       await service.stop();
