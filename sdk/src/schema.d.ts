@@ -317,7 +317,7 @@ export interface paths {
         };
         /**
          * The agency's client workspaces with their latest stored score
-         * @description Clients are the workspaces whose parent is the key owner; ordered by name, then id.
+         * @description Clients are the workspaces whose parent is the key owner; ordered by name, then id. With Accept: text/csv, the clients as CSV rows.
          */
         get: operations["exportClients"];
         put?: never;
@@ -337,7 +337,7 @@ export interface paths {
         };
         /**
          * The agency's client workspaces whose account type is creator
-         * @description Creators are the clients whose account type is creator; ordered by name, then id.
+         * @description Creators are the clients whose account type is creator; ordered by name, then id. With Accept: text/csv, the creators as CSV rows.
          */
         get: operations["exportCreators"];
         put?: never;
@@ -357,7 +357,7 @@ export interface paths {
         };
         /**
          * Raw score-log rows of the agency and its clients, newest first
-         * @description Per-platform score-log rows of the agency and its clients, newest first, at most limit rows; fetch older ones by lowering the range, newer ones with since.
+         * @description Per-platform score-log rows of the agency and its clients, newest first, at most limit rows; fetch older ones by lowering the range, newer ones with since. With Accept: text/csv, the same rows as CSV (same limit and since).
          */
         get: operations["exportScores"];
         put?: never;
@@ -461,7 +461,7 @@ export interface paths {
         };
         /**
          * Weekly archive, newest first, 260 rows per page (sector=headline: Full Database only)
-         * @description The weekly archive between from and to, newest first, 260 rows per page; the next page is before=nextBefore while hasMore.
+         * @description The weekly archive between from and to, newest first, 260 rows per page; the next page is before=nextBefore while hasMore. With Accept: text/csv, the page's cells as CSV rows; its Link header (rel="next") is the next page.
          */
         get: operations["listTacsiHistory"];
         put?: never;
@@ -5314,6 +5314,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
                     "RateLimit-Policy"?: string;
+                    /** @description the answer is JSON or, with Accept: text/csv, CSV */
+                    Vary?: "Accept";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5340,6 +5342,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ClientExport"];
+                    /**
+                     * @example workspaceId,name,type,orgType,isWhiteLabeled,coreScore,imprsScore,grade,scoredAt
+                     *     ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C,Bluebird Coffee,brand,company,false,68.2,68.2,strong,2026-11-20T09:13:02.000Z
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid request (a parameter is named in `errors`) */
@@ -5537,6 +5544,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
                     "RateLimit-Policy"?: string;
+                    /** @description the answer is JSON or, with Accept: text/csv, CSV */
+                    Vary?: "Accept";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5561,6 +5570,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreatorExport"];
+                    /**
+                     * @example workspaceId,name,accountType,coreScore,imprsScore,grade,scoredAt
+                     *     ws_01JD8Z7R2S3T4V5W6X7Y8Z9A0B,Mara Lopes,creator,68.2,68.2,strong,2026-11-20T09:13:02.000Z
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid request (a parameter is named in `errors`) */
@@ -5765,6 +5779,8 @@ export interface operations {
                     RateLimit?: string;
                     /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
                     "RateLimit-Policy"?: string;
+                    /** @description the answer is JSON or, with Accept: text/csv, CSV */
+                    Vary?: "Accept";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5794,6 +5810,11 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ScoreLogExport"];
+                    /**
+                     * @example workspaceId,workspaceName,platform,tier,followerCount,overallScore,grade,part1Score,part2Score,formulaVersion,recordedAt
+                     *     ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C,Bluebird Coffee,instagram,pro,48210,70.4,strong,72.1,68.7,v1,2026-11-20T09:13:02.000Z
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid request (a parameter is named in `errors`) */
@@ -7230,6 +7251,10 @@ export interface operations {
                     ETag?: string;
                     /** @description revalidate with If-None-Match before reusing a stored copy */
                     "Cache-Control"?: "private, no-cache";
+                    /** @description the answer is JSON or, with Accept: text/csv, CSV */
+                    Vary?: "Accept";
+                    /** @description CSV answers only, while there is a next page (the JSON body has hasMore and nextBefore): `<URL of the next page>; rel="next"` (RFC 8288) */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7283,6 +7308,12 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TacsiHistoryFeed"];
+                    /**
+                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars
+                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4
+                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Not Modified: the If-None-Match validator matches the current ETag */

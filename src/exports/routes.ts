@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plugin.ts';
+import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
 import { problems } from '../infra/http/problem.ts';
-import { errorResponses, Grade, json, PlatformName, Timestamp, withDefault } from '../infra/http/schemas.ts';
+import { errorResponses, Grade, PlatformName, Timestamp, withDefault } from '../infra/http/schemas.ts';
 import { compositeGrade, round1 } from '../scoring/engine/index.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 import { parseIsoInstant } from '../core/days.ts';
@@ -73,6 +74,33 @@ const ScoreLogRow = Type.Object(
   { $id: 'ExportScoreLog' },
 );
 
+// Accept: text/csv answers the rows of the JSON list, one per line (scope and count are left out).
+const CLIENTS_CSV = csvTable(ClientRow);
+const CREATORS_CSV = csvTable(CreatorRow);
+const SCORES_CSV = csvTable(ScoreLogRow);
+const CSV_AUTH = { auth: EXPORT_AUTH, csv: true } as const;
+
+const ClientExport = Type.Object(
+  { scope: Scope, count: Type.Integer(), clients: Type.Array(ClientRow) },
+  { $id: 'ClientExport' },
+);
+const CreatorExport = Type.Object(
+  { scope: Scope, count: Type.Integer(), creators: Type.Array(CreatorRow) },
+  { $id: 'CreatorExport' },
+);
+const ScoreLogExport = Type.Object(
+  {
+    scope: Type.Object({
+      workspaceId: Type.String(),
+      workspaceName: Type.String(),
+      clientCount: Type.Integer(),
+    }),
+    count: Type.Integer(),
+    scores: Type.Array(ScoreLogRow),
+  },
+  { $id: 'ScoreLogExport' },
+);
+
 const NoParameters = Type.Object({}, { additionalProperties: false });
 
 const SCORE_EXAMPLE = {
@@ -115,19 +143,18 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/export/clients',
     {
-      config: { auth: EXPORT_AUTH },
+      config: CSV_AUTH,
       schema: {
         operationId: 'exportClients',
         tags: ['exports'],
         summary: "The agency's client workspaces with their latest stored score",
-        description: 'Clients are the workspaces whose parent is the key owner; ordered by name, then id.',
+        description:
+          'Clients are the workspaces whose parent is the key owner; ordered by name, then id. ' +
+          'With Accept: text/csv, the clients as CSV rows.',
         querystring: NoParameters,
         response: {
-          200: json(
-            Type.Object(
-              { scope: Scope, count: Type.Integer(), clients: Type.Array(ClientRow) },
-              { $id: 'ClientExport' },
-            ),
+          200: jsonOrCsv(
+            ClientExport,
             'Every client of the agency',
             {
               scope: AGENCY_SCOPE,
@@ -143,18 +170,20 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
                 },
               ],
             },
+            { table: CLIENTS_CSV, rows: (body) => body.clients, description: 'one client per row' },
           ),
           ...errorResponses(403, 404),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const csv = negotiateCsv(request, reply);
       const ownerId = workspacePrincipal(request).workspaceId;
       const [scope, rows] = await Promise.all([
         scopeOf(ownerId),
         clientsWithLatestScore(app.ctx.db, ownerId),
       ]);
-      return {
+      const body: Static<typeof ClientExport> = {
         scope,
         count: rows.length,
         clients: rows.map((r) => ({
@@ -166,25 +195,25 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           ...scoreFields(r),
         })),
       };
+      return csv ? sendCsv(reply, CLIENTS_CSV, body.clients) : body;
     },
   );
 
   app.get(
     '/v1/export/creators',
     {
-      config: { auth: EXPORT_AUTH },
+      config: CSV_AUTH,
       schema: {
         operationId: 'exportCreators',
         tags: ['exports'],
         summary: "The agency's client workspaces whose account type is creator",
-        description: 'Creators are the clients whose account type is creator; ordered by name, then id.',
+        description:
+          'Creators are the clients whose account type is creator; ordered by name, then id. ' +
+          'With Accept: text/csv, the creators as CSV rows.',
         querystring: NoParameters,
         response: {
-          200: json(
-            Type.Object(
-              { scope: Scope, count: Type.Integer(), creators: Type.Array(CreatorRow) },
-              { $id: 'CreatorExport' },
-            ),
+          200: jsonOrCsv(
+            CreatorExport,
             'Every creator client of the agency',
             {
               scope: AGENCY_SCOPE,
@@ -198,18 +227,20 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
                 },
               ],
             },
+            { table: CREATORS_CSV, rows: (body) => body.creators, description: 'one creator per row' },
           ),
           ...errorResponses(403, 404),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const csv = negotiateCsv(request, reply);
       const ownerId = workspacePrincipal(request).workspaceId;
       const [scope, rows] = await Promise.all([
         scopeOf(ownerId),
         clientsWithLatestScore(app.ctx.db, ownerId, { accountType: 'creator' }),
       ]);
-      return {
+      const body: Static<typeof CreatorExport> = {
         scope,
         count: rows.length,
         creators: rows.map((r) => ({
@@ -219,19 +250,20 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           ...scoreFields(r),
         })),
       };
+      return csv ? sendCsv(reply, CREATORS_CSV, body.creators) : body;
     },
   );
 
   app.get(
     '/v1/export/scores',
     {
-      config: { auth: EXPORT_AUTH },
+      config: CSV_AUTH,
       schema: {
         operationId: 'exportScores',
         tags: ['exports'],
         summary: 'Raw score-log rows of the agency and its clients, newest first',
         description:
-          'Per-platform score-log rows of the agency and its clients, newest first, at most limit rows; fetch older ones by lowering the range, newer ones with since.',
+          'Per-platform score-log rows of the agency and its clients, newest first, at most limit rows; fetch older ones by lowering the range, newer ones with since. With Accept: text/csv, the same rows as CSV (same limit and since).',
         querystring: Type.Object(
           {
             limit: withDefault(Type.Integer({ minimum: 1, maximum: 1000, default: 500, format: 'int32' })),
@@ -246,19 +278,8 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           { additionalProperties: false },
         ),
         response: {
-          200: json(
-            Type.Object(
-              {
-                scope: Type.Object({
-                  workspaceId: Type.String(),
-                  workspaceName: Type.String(),
-                  clientCount: Type.Integer(),
-                }),
-                count: Type.Integer(),
-                scores: Type.Array(ScoreLogRow),
-              },
-              { $id: 'ScoreLogExport' },
-            ),
+          200: jsonOrCsv(
+            ScoreLogExport,
             'Score-log rows, newest first',
             {
               scope: { ...AGENCY_SCOPE, clientCount: 12 },
@@ -279,12 +300,14 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
                 },
               ],
             },
+            { table: SCORES_CSV, rows: (body) => body.scores, description: 'one score-log row per row' },
           ),
           ...errorResponses(403, 404),
         },
       },
     },
     async (request, reply) => {
+      const csv = negotiateCsv(request, reply);
       const ownerId = workspacePrincipal(request).workspaceId;
       const { limit, since } = request.query;
       let sinceInstant: Date | null = null;
@@ -297,6 +320,8 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
       const body = await scoreExportJson(app.ctx.db, ownerId, { limit, since: sinceInstant });
       // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
       if (body === null) throw problems.notFound('The workspace of this API key no longer exists.');
+      // The CSV rows are the JSON's: one query, one tenant boundary, one number format for both.
+      if (csv) return sendCsv(reply, SCORES_CSV, (JSON.parse(body) as Static<typeof ScoreLogExport>).scores);
       return sendJsonText(reply, body);
     },
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TSchema } from 'typebox';
 import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
+import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
 import { problems } from '../infra/http/problem.ts';
 import { DateOnly, errorResponses, json } from '../infra/http/schemas.ts';
 import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
@@ -27,10 +28,30 @@ const CELL = {
 // Computed, not typed in: the example is what the endpoint answers before the cut-over.
 const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
 const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
+const HISTORY_EXAMPLE = {
+  sector: 'food-and-beverage',
+  from: null,
+  to: null,
+  count: 2,
+  pageMax: 260,
+  hasMore: true,
+  nextBefore: '2026-11-15',
+  rows: [CELL, earlier('2026-11-15', 62.6)],
+};
 
 // Built only when thrown: an error object (with its stack) per request would cost ~4% of the CPU.
 const notPublished = (what: string) =>
   problems.notFound(`No ${what} has been published for this sector yet.`, 'Not Published');
+
+/** Accept: text/csv on the history: its rows, one cell per line (pillars and margins as columns). */
+const HISTORY_CSV = csvTable(S.TacsiCell);
+type HistoryPage = Static<typeof S.HistoryFeed>;
+
+/** How a feed answers Accept: text/csv (the history only): its rows, and the next page's link if any. */
+interface CsvFeed {
+  rows: (body: HistoryPage) => Static<typeof S.TacsiCell>[];
+  next: (body: HistoryPage) => string | null;
+}
 
 const ok = <T extends TSchema>(schema: T, description: string, example: Static<T>) => ({
   200: json(schema, description, example),
@@ -56,13 +77,22 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     build: () => Promise<unknown | null>,
     /** What is not published yet (the 404's wording); null when the feed always builds a body. */
     missing: string | null,
+    csvFeed?: CsvFeed,
   ): Promise<FastifyReply> {
+    const csv = csvFeed !== undefined && negotiateCsv(request, reply);
     await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), feed);
     const cached = await cache.get(cacheKey, build);
     if (!cached) throw missing === null ? new Error(`feed ${cacheKey} built nothing`) : notPublished(missing);
-    reply.header('ETag', cached.etag).header('Cache-Control', 'private, no-cache');
-    if (ifNoneMatchHits(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
-    return reply.type('application/json; charset=utf-8').send(cached.body);
+    // The CSV is a function of the cached JSON bytes, so its validator is theirs, marked as another
+    // representation (a strong ETag must differ between representations).
+    const etag = csv ? `${cached.etag.slice(0, -1)}-csv"` : cached.etag;
+    reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    if (!csv) return reply.type('application/json; charset=utf-8').send(cached.body);
+    const body = JSON.parse(cached.body) as HistoryPage;
+    const next = csvFeed.next(body);
+    if (next !== null) reply.header('Link', `<${next}>; rel="next"`);
+    return sendCsv(reply, HISTORY_CSV, csvFeed.rows(body));
   }
 
   const sectorQuery = Type.Object({ sector: S.SectorParam }, { additionalProperties: false });
@@ -108,13 +138,14 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/history',
     {
-      config: CONFIG,
+      config: { ...CONFIG, csv: 'link' },
       schema: {
         operationId: 'listTacsiHistory',
         tags: ['tacsi'],
         summary: 'Weekly archive, newest first, 260 rows per page (sector=headline: Full Database only)',
         description:
-          'The weekly archive between from and to, newest first, 260 rows per page; the next page is before=nextBefore while hasMore.',
+          'The weekly archive between from and to, newest first, 260 rows per page; the next page is before=nextBefore while hasMore. ' +
+          'With Accept: text/csv, the page\'s cells as CSV rows; its Link header (rel="next") is the next page.',
         querystring: Type.Object(
           {
             sector: S.SectorParam,
@@ -125,15 +156,11 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
           { additionalProperties: false },
         ),
         response: {
-          ...ok(S.HistoryFeed, 'One page of the archive', {
-            sector: 'food-and-beverage',
-            from: null,
-            to: null,
-            count: 2,
-            pageMax: 260,
-            hasMore: true,
-            nextBefore: '2026-11-15',
-            rows: [CELL, earlier('2026-11-15', 62.6)],
+          ...ok(S.HistoryFeed, 'One page of the archive', HISTORY_EXAMPLE),
+          200: jsonOrCsv(S.HistoryFeed, 'One page of the archive', HISTORY_EXAMPLE, {
+            table: HISTORY_CSV,
+            rows: (page) => page.rows,
+            description: 'one weekly cell per row, newest first; pillars and margins as dotted columns',
           }),
           ...errorResponses(403),
         },
@@ -159,6 +186,18 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}`,
         () => historyFeed(app.ctx.db, sector, { from, to, before }),
         null,
+        {
+          rows: (page: HistoryPage) => page.rows,
+          next: (page: HistoryPage) =>
+            page.hasMore && page.nextBefore
+              ? `/v1/tacsi/history?${new URLSearchParams({
+                  sector,
+                  ...(from ? { from } : {}),
+                  ...(to ? { to } : {}),
+                  before: page.nextBefore,
+                })}`
+              : null,
+        },
       );
     },
   );

@@ -7,7 +7,8 @@ import createClient from 'openapi-fetch';
 import type { components, paths } from '../../sdk/src/schema.d.ts';
 
 type Grade = components['schemas']['Score']['grade'];
-const client = createClient<paths>({ baseUrl: 'http://127.0.0.1:3000' });
+// JSON answers (the CSV representations, Accept: text/csv, are for spreadsheets, not typed clients).
+const client = createClient<paths, `${string}/${string}json`>({ baseUrl: 'http://127.0.0.1:3000' });
 
 export async function scoreCalls(): Promise<Grade[]> {
   // Every query parameter of GET /v1/score is optional: none, one, or both.
@@ -143,4 +144,17 @@ export async function platformAndWebhookCalls(): Promise<void> {
     });
     await client.DELETE('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id } } });
   }
+}
+
+export async function csvCalls(): Promise<string> {
+  // The CSV representation of an export is documented as text.
+  const csv = createClient<paths, 'text/csv'>({ baseUrl: 'http://127.0.0.1:3000' });
+  const { data } = await csv.GET('/v1/export/clients', { headers: { Accept: 'text/csv' }, parseAs: 'text' });
+  const history = await csv.GET('/v1/tacsi/history', {
+    params: { query: { sector: 'fashion' } },
+    headers: { Accept: 'text/csv' },
+    parseAs: 'text',
+  });
+  const next: string | null = history.response.headers.get('link');
+  return `${data ?? ''}${history.data ?? ''}${next ?? ''}`;
 }

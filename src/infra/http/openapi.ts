@@ -8,6 +8,8 @@ declare module 'fastify' {
     conditional?: true;
     /** The request body may be omitted altogether (every field of it is optional). */
     optionalBody?: true;
+    /** The 200 is also CSV (Accept: text/csv); 'link': a CSV page points at the next with Link. */
+    csv?: true | 'link';
   }
 }
 
@@ -54,6 +56,18 @@ const H = {
     enum: ['private, no-cache'],
     description: 'revalidate with If-None-Match before reusing a stored copy',
   },
+  vary: {
+    type: 'string',
+    maxLength: 20,
+    enum: ['Accept'],
+    description: 'the answer is JSON or, with Accept: text/csv, CSV',
+  },
+  link: {
+    type: 'string',
+    maxLength: 2048,
+    description:
+      'CSV answers only, while there is a next page (the JSON body has hasMore and nextBefore): `<URL of the next page>; rel="next"` (RFC 8288)',
+  },
   replayed: {
     type: 'string',
     maxLength: 4,
@@ -89,6 +103,9 @@ const REQUEST_HEADERS = {
 
 type Json = Record<string, any>;
 
+/** Where documentRoute parks a response's non-JSON media types until finishDocument places them. */
+const MORE_CONTENT = 'x-more-content';
+
 function responseHeaders(status: number, route: RouteOptions): Json {
   const config = (route.config ?? {}) as Json;
   const headers: Json = { 'X-Request-Id': H.requestId };
@@ -105,6 +122,8 @@ function responseHeaders(status: number, route: RouteOptions): Json {
     headers['Cache-Control'] = H.cacheControl;
   }
   if (config.idempotencyKey && status < 300) headers['Idempotent-Replayed'] = H.replayed;
+  if (config.csv && status === 200) headers.Vary = H.vary;
+  if (config.csv === 'link' && status === 200) headers.Link = H.link;
   return headers;
 }
 
@@ -115,9 +134,12 @@ function responseHeaders(status: number, route: RouteOptions): Json {
  */
 function documentResponse(response: Json, headers: Json): Json {
   const media = response.content?.['application/json'];
-  if (media && Object.keys(response.content).length === 1) {
+  if (media) {
     const schema = media.schema.$id ? { allOf: [media.schema] } : { ...media.schema };
-    return { ...schema, examples: [media.example], description: response.description, headers };
+    // Other representations (text/csv) have no named schemas: finishDocument puts them beside JSON.
+    const { 'application/json': _json, ...others } = response.content;
+    const more = Object.keys(others).length > 0 ? { [MORE_CONTENT]: others } : {};
+    return { ...schema, examples: [media.example], description: response.description, headers, ...more };
   }
   const problem = response.content?.['application/problem+json'];
   if (problem?.schema?.$id === 'Problem') {
@@ -158,13 +180,22 @@ export function documentRoute({ schema, url, route }: { schema: Json; url: strin
 }
 
 /**
- * @fastify/swagger `transformObject`: the one thing route schemas cannot say. The plugin marks
+ * @fastify/swagger `transformObject`: what route schemas cannot say through the plugin. It marks
  * every request body required (Fastify itself needs one once a body schema exists); routes whose
- * body may be omitted (config.optionalBody, handled in their preValidation) say so here.
+ * body may be omitted (config.optionalBody, handled in their preValidation) say so here. And it names
+ * components only in a response's plain (single media type) schema, so a second representation
+ * (text/csv) of a route's response joins the JSON one here.
  */
 export function finishDocument({ openapiObject }: { openapiObject: Json }): Json {
   for (const item of Object.values<Json>(openapiObject.paths ?? {})) {
     for (const operation of Object.values<Json>(item)) {
+      for (const response of Object.values<Json>(operation?.responses ?? {})) {
+        const json = response.content?.['application/json'];
+        const more = json?.schema?.[MORE_CONTENT];
+        if (more === undefined) continue;
+        delete json.schema[MORE_CONTENT];
+        Object.assign(response.content, more);
+      }
       if (operation?.['x-optional-body'] === undefined) continue;
       delete operation['x-optional-body'];
       if (operation.requestBody) operation.requestBody.required = false;
