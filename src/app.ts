@@ -15,6 +15,8 @@ import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
 import { healthRoutes } from './infra/http/health-routes.ts';
 import { dashboardPlugin } from './infra/http/dashboard.ts';
 import { Problem } from './infra/http/schemas.ts';
+import { documentRoute, finishDocument } from './infra/http/openapi.ts';
+import { webhookDocuments } from './webhooks/events.ts';
 import { metricsPlugin } from './infra/observability/metrics.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -28,6 +30,35 @@ function nextRequestId(): string {
   // Fixed width: a response's length must not vary with the request id (uniform TACSI denials).
   return `req_${PROCESS_PREFIX}${requestCounter.toString(36).padStart(11, '0')}`;
 }
+
+/** The document's tags, in the order the reference lists them. */
+const API_TAGS = [
+  { name: 'workspace', description: "The API key owner's workspace: plan, quotas and current score" },
+  {
+    name: 'platforms',
+    description: 'Connected social platforms: OAuth connection, sync health, on-demand sync',
+  },
+  { name: 'scores', description: 'The Brand Credit Score (IMPRS) and its stored daily history' },
+  {
+    name: 'audits',
+    description: 'Brand Audits: asynchronous scoring runs with recommendations and a benchmark',
+  },
+  { name: 'campaigns', description: 'Narrative Arc campaigns and their phases (Agency plan)' },
+  {
+    name: 'studio',
+    description: 'Scoring of draft content per platform, with ranked suggestions (Agency plan)',
+  },
+  {
+    name: 'webhooks',
+    description: 'Signed Standard Webhooks deliveries of events (see the webhooks section)',
+  },
+  {
+    name: 'exports',
+    description: "An agency's clients, creators and score log (JSON, or CSV with Accept: text/csv)",
+  },
+  { name: 'tacsi', description: 'The differentially private TACSI sector index (subscriber keys)' },
+  { name: 'operations', description: 'Liveness and readiness probes (no key)' },
+];
 
 export interface AppOptions {
   /** Where log lines go instead of stdout (tests read them). */
@@ -100,8 +131,26 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
         title: 'Brand Health API',
         version: '1.0.0',
         description:
-          'Brand Credit Score (IMPRS), Brand Audits, campaigns, content scoring, webhooks, agency exports and the TACSI sector index. Errors are RFC 9457 problem+json.',
+          'Brand Credit Score (IMPRS), Brand Audits, campaigns, content scoring, webhooks, agency exports and the ' +
+          'TACSI sector index. Errors are RFC 9457 `application/problem+json`. Every answer carries `X-Request-Id`; ' +
+          'authenticated ones the `RateLimit` and `RateLimit-Policy` headers of the key. Sandbox keys (`bh_test_`) ' +
+          'and live keys (`bh_live_`) use the same server.',
+        contact: {
+          name: 'Brand Health maintainers',
+          email: 'maintainers@users.noreply.a-seed-9fceedd6.example',
+        },
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
+      // Relative: the document is served by the API it describes (production or a local sandbox alike).
+      servers: [
+        {
+          url: '/',
+          description:
+            'the server this document is served from (production, or a local sandbox from `npm run demo`)',
+          'x-internal': false,
+        } as never,
+      ],
+      tags: API_TAGS,
       components: {
         securitySchemes: {
           bearerAuth: {
@@ -112,8 +161,11 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
         },
       },
       security: [{ bearerAuth: [] }],
+      webhooks: webhookDocuments() as never,
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: documentRoute as never,
+    transformObject: finishDocument as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await apiReferencePlugin(app);

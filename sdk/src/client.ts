@@ -105,8 +105,15 @@ export class ScoreLogGapError extends Error {
   }
 }
 
+/**
+ * The answers this client parses: JSON and problem+json. The exports and the TACSI history can also
+ * answer text/csv (Accept: text/csv), which is for spreadsheets; without this filter their typed
+ * data would be "the JSON body or a string".
+ */
+type JsonMedia = `${string}/${string}json`;
+
 /** The typed openapi-fetch client (`GET`, `POST`, ... on every path) plus the SDK's helpers. */
-export interface BrandHealthClient extends Client<paths> {
+export interface BrandHealthClient extends Client<paths, JsonMedia> {
   /** Every campaign matching the filters, newest first, following offset pages. */
   campaigns(
     filters?: Omit<Query<'/v1/campaigns', 'get'>, 'limit' | 'offset'> & { pageSize?: number },
@@ -140,7 +147,7 @@ const idempotencyKeys: Middleware = {
 export function createBrandHealthClient(options: BrandHealthOptions): BrandHealthClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const retry = options.retry === false ? { retries: 0 } : (options.retry ?? {});
-  const api = createFetchClient<paths>({
+  const api = createFetchClient<paths, JsonMedia>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` },
     fetch: retryingFetch(baseFetch, retry),

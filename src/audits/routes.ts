@@ -4,7 +4,13 @@ import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { invalidParameter } from '../core/errors.ts';
-import { errorResponses } from '../infra/http/schemas.ts';
+import {
+  AuditLimitProblem,
+  errorResponses,
+  json,
+  problemResponse,
+  TooEarlyProblem,
+} from '../infra/http/schemas.ts';
 import { readAudit } from './read.ts';
 import { AuditStart, CompletedAudit, FailedAudit, StartAuditBody } from './schemas.ts';
 import { startAudit } from './start.ts';
@@ -22,6 +28,38 @@ function platformNames(values: string[] | undefined): Platform[] | undefined {
   return values as Platform[];
 }
 
+const pillar = (score: number, change: string, grade: 'green' | 'yellow' | 'red') => ({
+  score,
+  change,
+  grade,
+});
+
+const COMPLETED_AUDIT_EXAMPLE = {
+  audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+  status: 'completed' as const,
+  completed_at: '2026-11-20T09:13:02.000Z',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  score: 68.2,
+  grade: 'strong' as const,
+  formula_version: 'v1',
+  pillars: {
+    presence: pillar(74, '+2.1', 'green'),
+    reach: pillar(67, '+1.4', 'green'),
+    impact: pillar(70, '+0.8', 'green'),
+    sentiment: pillar(64, '-0.6', 'yellow'),
+    momentum: pillar(68, '+3.0', 'green'),
+  },
+  recommendations: [
+    {
+      priority: 1,
+      pillar: 'sentiment' as const,
+      action: 'Reply to the most-discussed comments within a day to lift sentiment.',
+      expected_impact: '+2.5 points on sentiment',
+    },
+  ],
+  industry_benchmark: { your_score: 68.2, industry_average: 61.7, percentile: 70 },
+};
+
 export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -31,19 +69,37 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
       config: {
         auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
         validationProblems: { '/webhook_url': 'invalid_url' },
+        idempotencyKey: true,
+        optionalBody: true,
       },
       schema: {
+        operationId: 'runAudit',
         tags: ['audits'],
         summary: 'Start a Brand Audit',
         description:
           'Starts an asynchronous audit; read it back with GET /v1/audit/{audit_id}. One audit runs per workspace at a ' +
           'time; failed audits do not use the monthly quota. Supports Idempotency-Key.',
         body: StartAuditBody,
-        response: { 200: AuditStart, ...errorResponses(402, 403, 404, 409, 422) },
+        response: {
+          200: json(AuditStart, 'The audit started', {
+            audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+            status: 'processing',
+            estimated_completion: '2026-11-20T09:13:30.000Z',
+            workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+            platforms_included: ['instagram', 'tiktok'],
+            lookback_days: 90,
+          }),
+          ...errorResponses(403, 404, 409, 422),
+          402: problemResponse(402, AuditLimitProblem, {
+            audits_used: 10,
+            audits_limit: 10,
+            resets_at: '2026-12-01T00:00:00.000Z',
+          }),
+        },
       },
       // Every field is optional, so a POST without a body means "all defaults".
       preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
+        if (request.body === undefined || request.body === null) request.body = {} as typeof request.body;
       },
     },
     async (request, reply) => {
@@ -61,12 +117,30 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
       schema: {
+        operationId: 'getAudit',
         tags: ['audits'],
         summary: 'Read a Brand Audit',
         description:
           'A completed audit, or a failed one (status "failed" with failure_reason). 425 Too Early with Retry-After while it is processing.',
-        params: Type.Object({ audit_id: Type.String({ minLength: 1, maxLength: 100 }) }),
-        response: { 200: Type.Union([CompletedAudit, FailedAudit]), ...errorResponses(403, 404, 425) },
+        params: Type.Object({
+          audit_id: Type.String({
+            minLength: 1,
+            maxLength: 100,
+            examples: ['aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8'],
+          }),
+        }),
+        response: {
+          200: json(
+            Type.Union([CompletedAudit, FailedAudit], { $id: 'AuditResult' }),
+            'The completed (or failed) audit',
+            COMPLETED_AUDIT_EXAMPLE,
+          ),
+          ...errorResponses(403, 404),
+          425: problemResponse(425, TooEarlyProblem, {
+            audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+            estimated_completion: '2026-11-20T09:13:30.000Z',
+          }),
+        },
       },
     },
     async (request) =>

@@ -1,34 +1,52 @@
 import { Type } from 'typebox';
 import { PILLARS } from '../core/catalog.ts';
-import { PillarName, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import {
+  Grade,
+  PillarName,
+  PlatformName,
+  Timestamp,
+  withDefault,
+  WorkspaceIdInput,
+} from '../infra/http/schemas.ts';
 
 export const StartAuditBody = Type.Object(
   {
-    workspace_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "default: the key owner's workspace" }),
-    ),
+    workspace_id: Type.Optional(WorkspaceIdInput),
     platforms: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 32 }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: 32, pattern: '^[a-z]+$' }), {
         minItems: 1,
         maxItems: 5,
         description:
           'Connected platforms to include (instagram, tiktok, youtube, twitter, facebook), each once; default: every connected platform',
       }),
     ),
-    lookback_days: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 365, default: 90, description: 'days of metrics scored, 1-365' }),
+    lookback_days: withDefault(
+      Type.Integer({
+        minimum: 1,
+        maximum: 365,
+        default: 90,
+        format: 'int32',
+        description: 'days of metrics scored, 1-365',
+      }),
     ),
     webhook_url: Type.Optional(
-      Type.String({ maxLength: 2048, description: 'HTTPS URL that receives audit.completed for this audit' }),
+      Type.String({
+        maxLength: 2048,
+        description: 'HTTPS URL that receives audit.completed for this audit',
+      }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'Every field is optional; the body itself may be omitted',
+    examples: [{ platforms: ['instagram', 'tiktok'], lookback_days: 90 }],
+  },
 );
 
 export const AuditStart = Type.Object(
   {
     audit_id: Type.String(),
-    status: Type.String({ description: 'processing' }),
+    status: Type.Literal('processing'),
     estimated_completion: Timestamp,
     workspace_id: Type.String(),
     platforms_included: Type.Array(PlatformName),
@@ -43,13 +61,16 @@ export const AuditStart = Type.Object(
   { $id: 'AuditStart' },
 );
 
-const AuditPillar = Type.Object({
-  score: Type.Integer({ description: '0-100' }),
-  change: Type.String({
-    description: 'signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first',
-  }),
-  grade: Type.String({ description: 'green (>= 65), yellow (>= 40) or red' }),
-});
+const AuditPillar = Type.Object(
+  {
+    score: Type.Integer({ description: '0-100' }),
+    change: Type.String({
+      description: 'signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first',
+    }),
+    grade: Type.Enum(['green', 'yellow', 'red'], { description: 'green (>= 65), yellow (>= 40) or red' }),
+  },
+  { description: 'one pillar of an audit' },
+);
 
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 
@@ -80,7 +101,7 @@ export const BenchmarkBasis = Type.Object(
     ),
     percentile_granularity: Type.Integer({ description: 'the percentile is reported on this grid' }),
   },
-  { description: 'what the benchmark is derived from (extension)' },
+  { $id: 'BenchmarkBasis', description: 'what the benchmark is derived from (extension)' },
 );
 
 export const CompletedAudit = Type.Object(
@@ -90,7 +111,7 @@ export const CompletedAudit = Type.Object(
     completed_at: Timestamp,
     workspace_id: Type.String(),
     score: Type.Number({ description: 'composite Brand Credit Score, 0-100' }),
-    grade: Type.String({ description: 'elite, strong, moderate, weak or critical' }),
+    grade: Grade,
     formula_version: Type.String(),
     pillars: Type.Object(Object.fromEntries(PILLARS.map((k) => [k, AuditPillar]))),
     recommendations: Type.Array(

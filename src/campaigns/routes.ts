@@ -3,31 +3,37 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
-import { DateOnly, errorResponses, Timestamp } from '../infra/http/schemas.ts';
+import {
+  DateOnly,
+  errorResponses,
+  json,
+  Timestamp,
+  withDefault,
+  WorkspaceIdInput,
+} from '../infra/http/schemas.ts';
 import { DEFAULT_DURATION_WEEKS, MAX_DURATION_WEEKS, MAX_PHASE_NAME, MAX_PHASES } from './phases.ts';
 import { cancelCampaign, createCampaign, listCampaigns, MAX_NAME, MAX_OBJECTIVE } from './service.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
-const WorkspaceId = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  description: "default: the API key owner's workspace",
-});
+const WorkspaceId = WorkspaceIdInput;
 const NullableScore = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
 const CampaignStatus = Type.Enum(['draft', 'active', 'completed', 'cancelled'], {
   description: 'cancelled is an extension: see POST /v1/campaigns/{campaign_id}/cancel',
 });
 
-const CampaignPhase = Type.Object({
-  name: Type.String(),
-  weeks: Type.Array(Type.Integer({ minimum: 1 }), {
-    description: 'absolute week numbers, 1 = the first week',
-  }),
-  status: Type.Enum(['upcoming', 'active', 'completed']),
-});
+const CampaignPhase = Type.Object(
+  {
+    name: Type.String(),
+    weeks: Type.Array(Type.Integer({ minimum: 1 }), {
+      description: 'absolute week numbers, 1 = the first week',
+    }),
+    status: Type.Enum(['upcoming', 'active', 'completed']),
+  },
+  { $id: 'CampaignPhase' },
+);
 
-const Campaign = Type.Object(
+export const Campaign = Type.Object(
   {
     id: Type.String(),
     workspace_id: Type.String(),
@@ -71,12 +77,32 @@ const CampaignListItem = Type.Object(
   { $id: 'CampaignListItem' },
 );
 
-const CampaignList = Type.Object({
-  campaigns: Type.Array(CampaignListItem),
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-});
+const CampaignList = Type.Object(
+  {
+    campaigns: Type.Array(CampaignListItem),
+    total: Type.Integer(),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  },
+  { $id: 'CampaignList' },
+);
+
+const CAMPAIGN_EXAMPLE = {
+  id: 'cmp_01JD8ZF1A2B3C4D5E6F7G8H9J0',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  name: 'Spring launch',
+  objective: 'Grow reach ahead of the new menu',
+  status: 'draft' as const,
+  start_date: '2030-03-02',
+  duration_weeks: 12,
+  phases: [
+    { name: 'Foundation', weeks: [1, 2, 3], status: 'upcoming' as const },
+    { name: 'Build', weeks: [4, 5, 6], status: 'upcoming' as const },
+    { name: 'Peak', weeks: [7, 8, 9], status: 'upcoming' as const },
+    { name: 'Echo', weeks: [10, 11, 12], status: 'upcoming' as const },
+  ],
+  created_at: '2026-11-20T09:30:00.000Z',
+};
 
 const CreateBody = Type.Object(
   {
@@ -85,13 +111,14 @@ const CreateBody = Type.Object(
     objective: Type.Optional(Type.String({ maxLength: MAX_OBJECTIVE })),
     start_date: Type.String({
       description: 'ISO 8601 date or date-time; its UTC day must be after today (UTC)',
-      examples: ['2030-03-02'],
     }),
-    duration_weeks: Type.Integer({
-      minimum: 1,
-      maximum: MAX_DURATION_WEEKS,
-      default: DEFAULT_DURATION_WEEKS,
-    }),
+    duration_weeks: withDefault(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_DURATION_WEEKS,
+        default: DEFAULT_DURATION_WEEKS,
+      }),
+    ),
     phases: Type.Optional(
       Type.Array(
         Type.Object(
@@ -113,7 +140,17 @@ const CreateBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Spring launch',
+        objective: 'Grow reach ahead of the new menu',
+        start_date: '2030-03-02',
+        duration_weeks: 12,
+      },
+    ],
+  },
 );
 
 export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
@@ -125,13 +162,20 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
       config: {
         auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
         validationProblems: { '/start_date': 'invalid_dates' },
+        idempotencyKey: true,
       },
       schema: {
+        operationId: 'createCampaign',
         tags: ['campaigns'],
         summary: 'Create a Narrative Arc campaign (as a draft)',
-        description: 'Supports the Idempotency-Key header.',
+        description:
+          'Creates a draft campaign that starts at 00:00 UTC on start_date and moves through its phases on its own. ' +
+          'Supports the Idempotency-Key header.',
         body: CreateBody,
-        response: { 200: Campaign, ...errorResponses(403, 404, 409, 422) },
+        response: {
+          200: json(Campaign, 'The campaign created', CAMPAIGN_EXAMPLE),
+          ...errorResponses(403, 404, 409, 422),
+        },
       },
     },
     async (request, reply) => {
@@ -158,8 +202,11 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
       schema: {
+        operationId: 'listCampaigns',
         tags: ['campaigns'],
         summary: 'List campaigns of a workspace, newest first',
+        description:
+          'Campaigns with their current phase and score movement, newest first; page with limit and offset (total counts them all).',
         querystring: Type.Object(
           {
             workspace_id: Type.Optional(WorkspaceId),
@@ -169,12 +216,35 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
                   'default: active, completed and draft; cancelled campaigns are listed only with status=cancelled',
               }),
             ),
-            limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-            offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+            limit: withDefault(Type.Integer({ minimum: 1, maximum: 100, default: 20, format: 'int32' })),
+            offset: withDefault(
+              Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, format: 'int32' }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: CampaignList, ...errorResponses(403, 404) },
+        response: {
+          200: json(CampaignList, 'One page of campaigns', {
+            campaigns: [
+              {
+                id: 'cmp_01JD8ZF1A2B3C4D5E6F7G8H9J0',
+                name: 'Spring launch',
+                status: 'active',
+                current_phase: 'build',
+                phase_progress: 33,
+                score_at_start: 64.1,
+                score_current: 68.2,
+                score_delta: '+4.1',
+                start_date: '2026-10-05',
+                created_at: '2026-09-28T09:30:00.000Z',
+              },
+            ],
+            total: 1,
+            limit: 20,
+            offset: 0,
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request) => {
@@ -189,12 +259,26 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { audience: 'workspace', plan: 'agency', scope: 'write' } },
       schema: {
+        operationId: 'cancelCampaign',
         tags: ['campaigns'],
         summary: 'Cancel a draft or active campaign (extension)',
         description:
           'The campaign stops where it is: no further phase changes or events. Cancelling a cancelled campaign answers it unchanged; a completed one answers 409 Campaign Completed.',
-        params: Type.Object({ campaign_id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        response: { 200: Campaign, ...errorResponses(403, 404, 409) },
+        params: Type.Object({
+          campaign_id: Type.String({
+            minLength: 1,
+            maxLength: 64,
+            examples: ['cmp_01JD8ZF1A2B3C4D5E6F7G8H9J0'],
+          }),
+        }),
+        response: {
+          200: json(Campaign, 'The campaign, cancelled', {
+            ...CAMPAIGN_EXAMPLE,
+            status: 'cancelled',
+            cancelled_at: '2026-11-21T14:02:10.000Z',
+          }),
+          ...errorResponses(403, 404, 409),
+        },
       },
     },
     async (request) =>

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plugin.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
-import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
+import { errorResponses, Grade, PlatformName, Timestamp, withDefault } from '../infra/http/schemas.ts';
 import { compositeGrade, round1 } from '../scoring/engine/index.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 import { parseIsoInstant } from '../core/days.ts';
@@ -18,14 +19,17 @@ const EXPORT_AUTH: AuthRequirement = {
 
 const SCORE_NOTE = 'null when the client has no completed Brand Audit yet';
 
-const Scope = Type.Object({ workspaceId: Type.String(), workspaceName: Type.String() });
+const Scope = Type.Object(
+  { workspaceId: Type.String(), workspaceName: Type.String() },
+  { $id: 'ExportScope' },
+);
 
 const ScoreFields = {
   coreScore: Type.Union([Type.Number(), Type.Null()], {
     description: `latest stored Brand Credit Score; ${SCORE_NOTE}`,
   }),
   imprsScore: Type.Union([Type.Number(), Type.Null()], { description: `equal to coreScore; ${SCORE_NOTE}` }),
-  grade: Type.Union([Type.Enum(['elite', 'strong', 'moderate', 'weak', 'critical']), Type.Null()], {
+  grade: Type.Union([Grade, Type.Null()], {
     description: `composite grade of coreScore; ${SCORE_NOTE}`,
   }),
   scoredAt: Type.Union([Timestamp, Type.Null()], { description: `when that audit completed; ${SCORE_NOTE}` }),
@@ -61,7 +65,7 @@ const ScoreLogRow = Type.Object(
     tier: Type.String(),
     followerCount: Type.Integer(),
     overallScore: Type.Number(),
-    grade: Type.String(),
+    grade: Grade,
     part1Score: Type.Number(),
     part2Score: Type.Number(),
     formulaVersion: Type.String(),
@@ -70,7 +74,42 @@ const ScoreLogRow = Type.Object(
   { $id: 'ExportScoreLog' },
 );
 
+// Accept: text/csv answers the rows of the JSON list, one per line (scope and count are left out).
+const CLIENTS_CSV = csvTable(ClientRow);
+const CREATORS_CSV = csvTable(CreatorRow);
+const SCORES_CSV = csvTable(ScoreLogRow);
+const CSV_AUTH = { auth: EXPORT_AUTH, csv: true } as const;
+
+const ClientExport = Type.Object(
+  { scope: Scope, count: Type.Integer(), clients: Type.Array(ClientRow) },
+  { $id: 'ClientExport' },
+);
+const CreatorExport = Type.Object(
+  { scope: Scope, count: Type.Integer(), creators: Type.Array(CreatorRow) },
+  { $id: 'CreatorExport' },
+);
+const ScoreLogExport = Type.Object(
+  {
+    scope: Type.Object({
+      workspaceId: Type.String(),
+      workspaceName: Type.String(),
+      clientCount: Type.Integer(),
+    }),
+    count: Type.Integer(),
+    scores: Type.Array(ScoreLogRow),
+  },
+  { $id: 'ScoreLogExport' },
+);
+
 const NoParameters = Type.Object({}, { additionalProperties: false });
+
+const SCORE_EXAMPLE = {
+  coreScore: 68.2,
+  imprsScore: 68.2,
+  grade: 'strong' as const,
+  scoredAt: '2026-11-20T09:13:02.000Z',
+};
+const AGENCY_SCOPE = { workspaceId: 'ws_01JD8Z4A1B2C3D4E5F6G7H8J9K', workspaceName: 'Northwind Agency' };
 
 function scoreFields(row: ClientScoreRow) {
   const score = row.score === null ? null : round1(row.score);
@@ -104,25 +143,47 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/export/clients',
     {
-      config: { auth: EXPORT_AUTH },
+      config: CSV_AUTH,
       schema: {
+        operationId: 'exportClients',
         tags: ['exports'],
         summary: "The agency's client workspaces with their latest stored score",
-        description: 'Clients are the workspaces whose parent is the key owner; ordered by name, then id.',
+        description:
+          'Clients are the workspaces whose parent is the key owner; ordered by name, then id. ' +
+          'With Accept: text/csv, the clients as CSV rows.',
         querystring: NoParameters,
         response: {
-          200: Type.Object({ scope: Scope, count: Type.Integer(), clients: Type.Array(ClientRow) }),
+          200: jsonOrCsv(
+            ClientExport,
+            'Every client of the agency',
+            {
+              scope: AGENCY_SCOPE,
+              count: 1,
+              clients: [
+                {
+                  workspaceId: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+                  name: 'Bluebird Coffee',
+                  type: 'brand',
+                  orgType: 'company',
+                  isWhiteLabeled: false,
+                  ...SCORE_EXAMPLE,
+                },
+              ],
+            },
+            { table: CLIENTS_CSV, rows: (body) => body.clients, description: 'one client per row' },
+          ),
           ...errorResponses(403, 404),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const csv = negotiateCsv(request, reply);
       const ownerId = workspacePrincipal(request).workspaceId;
       const [scope, rows] = await Promise.all([
         scopeOf(ownerId),
         clientsWithLatestScore(app.ctx.db, ownerId),
       ]);
-      return {
+      const body: Static<typeof ClientExport> = {
         scope,
         count: rows.length,
         clients: rows.map((r) => ({
@@ -134,30 +195,52 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           ...scoreFields(r),
         })),
       };
+      return csv ? sendCsv(reply, CLIENTS_CSV, body.clients) : body;
     },
   );
 
   app.get(
     '/v1/export/creators',
     {
-      config: { auth: EXPORT_AUTH },
+      config: CSV_AUTH,
       schema: {
+        operationId: 'exportCreators',
         tags: ['exports'],
         summary: "The agency's client workspaces whose account type is creator",
+        description:
+          'Creators are the clients whose account type is creator; ordered by name, then id. ' +
+          'With Accept: text/csv, the creators as CSV rows.',
         querystring: NoParameters,
         response: {
-          200: Type.Object({ scope: Scope, count: Type.Integer(), creators: Type.Array(CreatorRow) }),
+          200: jsonOrCsv(
+            CreatorExport,
+            'Every creator client of the agency',
+            {
+              scope: AGENCY_SCOPE,
+              count: 1,
+              creators: [
+                {
+                  workspaceId: 'ws_01JD8Z7R2S3T4V5W6X7Y8Z9A0B',
+                  name: 'Mara Lopes',
+                  accountType: 'creator',
+                  ...SCORE_EXAMPLE,
+                },
+              ],
+            },
+            { table: CREATORS_CSV, rows: (body) => body.creators, description: 'one creator per row' },
+          ),
           ...errorResponses(403, 404),
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      const csv = negotiateCsv(request, reply);
       const ownerId = workspacePrincipal(request).workspaceId;
       const [scope, rows] = await Promise.all([
         scopeOf(ownerId),
         clientsWithLatestScore(app.ctx.db, ownerId, { accountType: 'creator' }),
       ]);
-      return {
+      const body: Static<typeof CreatorExport> = {
         scope,
         count: rows.length,
         creators: rows.map((r) => ({
@@ -167,22 +250,27 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           ...scoreFields(r),
         })),
       };
+      return csv ? sendCsv(reply, CREATORS_CSV, body.creators) : body;
     },
   );
 
   app.get(
     '/v1/export/scores',
     {
-      config: { auth: EXPORT_AUTH },
+      config: CSV_AUTH,
       schema: {
+        operationId: 'exportScores',
         tags: ['exports'],
         summary: 'Raw score-log rows of the agency and its clients, newest first',
+        description:
+          'Per-platform score-log rows of the agency and its clients, newest first, at most limit rows; fetch older ones by lowering the range, newer ones with since. With Accept: text/csv, the same rows as CSV (same limit and since).',
         querystring: Type.Object(
           {
-            limit: Type.Integer({ minimum: 1, maximum: 1000, default: 500 }),
+            limit: withDefault(Type.Integer({ minimum: 1, maximum: 1000, default: 500, format: 'int32' })),
             since: Type.Optional(
               Type.String({
                 maxLength: 64,
+                examples: ['2026-11-01'],
                 description: 'ISO 8601 date or date-time (no offset: UTC); only rows recorded at or after it',
               }),
             ),
@@ -190,20 +278,36 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            scope: Type.Object({
-              workspaceId: Type.String(),
-              workspaceName: Type.String(),
-              clientCount: Type.Integer(),
-            }),
-            count: Type.Integer(),
-            scores: Type.Array(ScoreLogRow),
-          }),
+          200: jsonOrCsv(
+            ScoreLogExport,
+            'Score-log rows, newest first',
+            {
+              scope: { ...AGENCY_SCOPE, clientCount: 12 },
+              count: 1,
+              scores: [
+                {
+                  workspaceId: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+                  workspaceName: 'Bluebird Coffee',
+                  platform: 'instagram',
+                  tier: 'pro',
+                  followerCount: 48210,
+                  overallScore: 70.4,
+                  grade: 'strong',
+                  part1Score: 72.1,
+                  part2Score: 68.7,
+                  formulaVersion: 'v1',
+                  recordedAt: '2026-11-20T09:13:02.000Z',
+                },
+              ],
+            },
+            { table: SCORES_CSV, rows: (body) => body.scores, description: 'one score-log row per row' },
+          ),
           ...errorResponses(403, 404),
         },
       },
     },
     async (request, reply) => {
+      const csv = negotiateCsv(request, reply);
       const ownerId = workspacePrincipal(request).workspaceId;
       const { limit, since } = request.query;
       let sinceInstant: Date | null = null;
@@ -216,6 +320,8 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
       // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
       if (body === null)
         throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
+      // The CSV rows are the JSON's: one query, one tenant boundary, one number format for both.
+      if (csv) return sendCsv(reply, SCORES_CSV, (JSON.parse(body) as Static<typeof ScoreLogExport>).scores);
       return sendJsonText(reply, body);
     },
   );

@@ -2,12 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { errorResponses, json, PlatformName, Timestamp, WorkspaceIdInput } from '../infra/http/schemas.ts';
+import { PlatformPath } from './routes.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { completeConnect, disconnect, startConnect } from './connect.ts';
 
 const WorkspaceQuery = Type.Object(
-  { workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { workspace_id: Type.Optional(WorkspaceIdInput) },
   { additionalProperties: false },
 );
 const invalidPlatform = { '/platform': 'invalid_platform' } as const;
@@ -28,7 +29,8 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         validationProblems: invalidPlatform,
       },
       schema: {
-        tags: ['workspace'],
+        operationId: 'connectPlatform',
+        tags: ['platforms'],
         summary: 'Start connecting a platform account (extension)',
         description:
           "Returns the platform's OAuth 2.0 authorization URL (authorization code with PKCE S256). Send the account " +
@@ -36,14 +38,26 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
           'The URL is single-use, bound to the workspace and this API key, and valid 10 minutes. 409 when the ' +
           "platform is connected already, 402 when the plan's platform_limit is reached. A connection waiting for " +
           're-authorisation is reconnected in place.',
-        params: Type.Object({ platform: PlatformName }),
+        params: PlatformPath,
         querystring: WorkspaceQuery,
         response: {
-          200: Type.Object({
-            platform: PlatformName,
-            authorization_url: Type.String({ format: 'uri' }),
-            expires_at: Timestamp,
-          }),
+          200: json(
+            Type.Object(
+              {
+                platform: PlatformName,
+                authorization_url: Type.String({ format: 'uri' }),
+                expires_at: Timestamp,
+              },
+              { $id: 'PlatformAuthorization' },
+            ),
+            "The platform's authorization URL to send the account owner to",
+            {
+              platform: 'instagram',
+              authorization_url:
+                'https://www.facebook.com/v21.0/dialog/oauth?client_id=1234567890&response_type=code&state=Zm9vYmFy&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256',
+              expires_at: '2026-11-22T10:15:00.000Z',
+            },
+          ),
           ...errorResponses(402, 403, 404, 409, 422, 503),
         },
       },
@@ -73,12 +87,14 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
       // The platform's redirect carries no API key: the single-use state authenticates it.
       config: { validationProblems: invalidPlatform },
       schema: {
-        tags: ['workspace'],
+        operationId: 'completePlatformConnection',
+        tags: ['platforms'],
         summary: "The platform's OAuth redirect back (extension)",
+        security: [],
         description:
           'Exchanges the code for tokens (stored encrypted, never returned), reads the account and connects it. ' +
           '400 for a missing, replayed or expired state; 403 Consent Denied when the owner refused (recorded).',
-        params: Type.Object({ platform: PlatformName }),
+        params: PlatformPath,
         querystring: Type.Object(
           {
             state: Type.Optional(Type.String({ maxLength: 512 })),
@@ -91,16 +107,30 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
           { additionalProperties: true },
         ),
         response: {
-          200: Type.Object({
-            platform: PlatformName,
-            workspace_id: Type.String(),
-            status: Type.Literal('connected'),
-            handle: Type.String(),
-            followers: Type.Integer(),
-            reconnected: Type.Boolean({
-              description: 'a connection waiting for re-authorisation was restored',
-            }),
-          }),
+          200: json(
+            Type.Object(
+              {
+                platform: PlatformName,
+                workspace_id: Type.String(),
+                status: Type.Literal('connected'),
+                handle: Type.String(),
+                followers: Type.Integer(),
+                reconnected: Type.Boolean({
+                  description: 'a connection waiting for re-authorisation was restored',
+                }),
+              },
+              { $id: 'PlatformConnected' },
+            ),
+            'The account is connected',
+            {
+              platform: 'instagram',
+              workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+              status: 'connected',
+              handle: '@bluebirdcoffee',
+              followers: 48210,
+              reconnected: false,
+            },
+          ),
           ...errorResponses(400, 403, 404, 409, 422, 502, 503),
         },
       },
@@ -128,19 +158,27 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         validationProblems: invalidPlatform,
       },
       schema: {
-        tags: ['workspace'],
+        operationId: 'disconnectPlatform',
+        tags: ['platforms'],
         summary: 'Disconnect a platform (extension)',
         description:
           'Revokes the grant at the platform where it supports revocation (YouTube, X, TikTok), forgets the tokens ' +
           'and keeps the metric history.',
-        params: Type.Object({ platform: PlatformName }),
+        params: PlatformPath,
         querystring: WorkspaceQuery,
         response: {
-          200: Type.Object({
-            platform: PlatformName,
-            status: Type.Literal('disconnected'),
-            revoked: Type.Boolean({ description: 'the platform confirmed the revocation' }),
-          }),
+          200: json(
+            Type.Object(
+              {
+                platform: PlatformName,
+                status: Type.Literal('disconnected'),
+                revoked: Type.Boolean({ description: 'the platform confirmed the revocation' }),
+              },
+              { $id: 'PlatformDisconnected' },
+            ),
+            'The platform is disconnected',
+            { platform: 'tiktok', status: 'disconnected', revoked: true },
+          ),
           ...errorResponses(403, 404, 422),
         },
       },

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { ProblemError, problems } from '../infra/http/problem.ts';
 import { DomainError } from '../core/errors.ts';
-import { errorResponses, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { errorResponses, json, PlatformName, Timestamp, WorkspaceIdInput } from '../infra/http/schemas.ts';
 import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/schedule.ts';
 import { PLATFORMS } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
@@ -17,58 +17,69 @@ const ERROR_CLASSES = [
   'invalid_response',
 ] as const;
 
-const ConnectedPlatform = Type.Object({
-  name: PlatformName,
-  status: Type.Enum(['connected', 'syncing', 'reauth_required', 'error', 'disconnected'], {
-    description:
-      'connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), ' +
-      'reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect), ' +
-      'disconnected (disconnected by the brand; its history is kept, it is also in `available`)',
-  }),
-  last_sync: Timestamp,
-  handle: Type.String(),
-  followers: Type.Optional(Type.Integer({ description: 'audience size (every platform but youtube)' })),
-  subscribers: Type.Optional(Type.Integer({ description: 'audience size on youtube' })),
-  last_error: Type.Union(
-    [
-      Type.Object({
-        class: Type.Enum(ERROR_CLASSES),
-        at: Timestamp,
-      }),
-      Type.Null(),
-    ],
-    { description: 'extension: the last failed sync attempt since the last success, or null' },
-  ),
-  disconnected_at: Type.Optional(
-    Type.Union([Timestamp, Type.Null()], {
-      description: 'extension: when a disconnected platform was disconnected',
+export const PlatformConnection = Type.Object(
+  {
+    name: PlatformName,
+    status: Type.Enum(['connected', 'syncing', 'reauth_required', 'error', 'disconnected'], {
+      description:
+        'connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), ' +
+        'reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect), ' +
+        'disconnected (disconnected by the brand; its history is kept, it is also in `available`)',
     }),
-  ),
-  next_sync_at: Type.Union([Timestamp, Type.Null()], {
-    description:
-      'extension: when the next scheduled sync is due; null when none is scheduled (reauth_required, or a ' +
-      'connection made without OAuth, which only the CLI syncs)',
-  }),
-});
+    last_sync: Timestamp,
+    handle: Type.String(),
+    followers: Type.Optional(Type.Integer({ description: 'audience size (every platform but youtube)' })),
+    subscribers: Type.Optional(Type.Integer({ description: 'audience size on youtube' })),
+    last_error: Type.Union(
+      [
+        Type.Object({
+          class: Type.Enum(ERROR_CLASSES),
+          at: Timestamp,
+        }),
+        Type.Null(),
+      ],
+      { description: 'extension: the last failed sync attempt since the last success, or null' },
+    ),
+    disconnected_at: Type.Optional(
+      Type.Union([Timestamp, Type.Null()], {
+        description: 'extension: when a disconnected platform was disconnected',
+      }),
+    ),
+    next_sync_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'extension: when the next scheduled sync is due; null when none is scheduled (reauth_required, or a ' +
+        'connection made without OAuth, which only the CLI syncs)',
+    }),
+  },
+  { $id: 'PlatformConnection' },
+);
 
-const Platforms = Type.Object({
-  platforms: Type.Array(ConnectedPlatform),
-  total_connected: Type.Integer({ description: 'platforms connected (disconnected ones excluded)' }),
-  available: Type.Array(PlatformName, {
-    description: 'supported platforms that can be connected: never connected, or disconnected',
-  }),
-});
+const Platforms = Type.Object(
+  {
+    platforms: Type.Array(PlatformConnection),
+    total_connected: Type.Integer({ description: 'platforms connected (disconnected ones excluded)' }),
+    available: Type.Array(PlatformName, {
+      description: 'supported platforms that can be connected: never connected, or disconnected',
+    }),
+  },
+  { $id: 'PlatformList' },
+);
 
-const SyncQueued = Type.Object({
-  platform: PlatformName,
-  status: Type.Literal('queued'),
-  requested_at: Timestamp,
-});
+const SyncQueued = Type.Object(
+  {
+    platform: PlatformName,
+    status: Type.Literal('queued'),
+    requested_at: Timestamp,
+  },
+  { $id: 'SyncQueued' },
+);
 
 const WorkspaceQuery = Type.Object(
-  { workspace_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { workspace_id: Type.Optional(WorkspaceIdInput) },
   { additionalProperties: false },
 );
+
+export const PlatformPath = Type.Object({ platform: { ...PlatformName, examples: ['instagram'] } });
 
 export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -77,13 +88,40 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
       schema: {
-        tags: ['workspace'],
+        operationId: 'listPlatforms',
+        tags: ['platforms'],
         summary: 'Connected social platforms of a workspace, with their sync health',
         description:
           '`last_sync` is the last successful sync (the connection time before the first one). ' +
           'Extensions: `status` beyond connected, `last_error`, `next_sync_at` (docs/ingestion.md "Connection health").',
         querystring: WorkspaceQuery,
-        response: { 200: Platforms, ...errorResponses(403, 404) },
+        response: {
+          200: json(Platforms, 'The connections and the platforms still available', {
+            platforms: [
+              {
+                name: 'instagram',
+                status: 'connected',
+                last_sync: '2026-11-22T03:14:00.000Z',
+                handle: '@bluebirdcoffee',
+                followers: 48210,
+                last_error: null,
+                next_sync_at: '2026-11-23T03:14:00.000Z',
+              },
+              {
+                name: 'youtube',
+                status: 'error',
+                last_sync: '2026-11-20T03:20:00.000Z',
+                handle: '@bluebirdcoffee',
+                subscribers: 5120,
+                last_error: { class: 'platform_unavailable', at: '2026-11-22T03:20:00.000Z' },
+                next_sync_at: '2026-11-22T04:20:00.000Z',
+              },
+            ],
+            total_connected: 2,
+            available: ['tiktok', 'twitter', 'facebook'],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request) => {
@@ -176,15 +214,23 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
         validationProblems: { '/platform': 'invalid_platform' },
       },
       schema: {
-        tags: ['workspace'],
+        operationId: 'syncPlatform',
+        tags: ['platforms'],
         summary: 'Sync a connected platform now (extension)',
         description:
           'Queues an immediate sync of the connection, outside its schedule: for a connection that was just ' +
           'authorised. At most one per connection per SYNC_ON_DEMAND_COOLDOWN_SECONDS (default 300): 429 with ' +
           'Retry-After otherwise. Watch GET /v1/platforms for the result.',
-        params: Type.Object({ platform: PlatformName }),
+        params: PlatformPath,
         querystring: WorkspaceQuery,
-        response: { 202: SyncQueued, ...errorResponses(403, 404, 409, 422) },
+        response: {
+          202: json(SyncQueued, 'The sync is queued', {
+            platform: 'instagram',
+            status: 'queued',
+            requested_at: '2026-11-22T10:05:00.000Z',
+          }),
+          ...errorResponses(403, 404, 409, 422),
+        },
       },
     },
     async (request, reply) => {

@@ -6,17 +6,18 @@ import { workspaceNotFound } from '../workspaces/tenancy.ts';
 import { DEFAULT_LOOKBACK_DAYS, scoreWorkspace } from './engine/index.ts';
 import { loadSnapshotsForScoring } from './snapshots.ts';
 import { addDays, utcDay } from '../core/days.ts';
-import { PILLARS, type PillarScores, planAtLeast } from '../core/catalog.ts';
+import { PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
+import type { CompositeGrade } from './engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
 
 export interface ScoreView {
   score: number;
   pillars?: PillarScores;
-  grade: string;
+  grade: CompositeGrade;
   formula_version: string;
   calculated_at: string;
   workspace_id: string;
-  tier: string;
+  tier: Plan;
   source: 'audit' | 'realtime';
 }
 
@@ -122,11 +123,12 @@ export async function currentScore(
   return {
     score: found.score,
     ...(includePillars ? { pillars: found.pillars } : {}),
-    grade: found.grade,
+    // Stored by the scoring engine, which only writes composite grades.
+    grade: found.grade as CompositeGrade,
     formula_version: found.version,
     calculated_at: found.at.toISOString(),
     workspace_id: ws.id,
-    tier: ws.plan,
+    tier: ws.plan as Plan,
     source: live ? 'realtime' : 'audit',
   };
 }

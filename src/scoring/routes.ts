@@ -2,51 +2,78 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { DateOnly, errorResponses, Timestamp } from '../infra/http/schemas.ts';
+import { PLANS } from '../core/catalog.ts';
+import {
+  DateOnly,
+  errorResponses,
+  Grade,
+  json,
+  Timestamp,
+  withDefault,
+  WorkspaceIdInput,
+} from '../infra/http/schemas.ts';
 import { currentScore } from './current-score.ts';
 import { GRANULARITIES, scoreHistory } from './history.ts';
 
-const Pillars = Type.Object(
+const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
+
+export const Pillars = Type.Object(
   {
-    presence: Type.Number(),
-    reach: Type.Number(),
-    impact: Type.Number(),
-    sentiment: Type.Number(),
-    momentum: Type.Number(),
+    presence: PillarScore,
+    reach: PillarScore,
+    impact: PillarScore,
+    sentiment: PillarScore,
+    momentum: PillarScore,
   },
-  { description: 'pillar scores, 0-100' },
+  { $id: 'Pillars', description: 'pillar scores, 0-100' },
 );
 
-const Score = Type.Object(
+export const Score = Type.Object(
   {
-    score: Type.Number({ description: 'composite Brand Credit Score (IMPRS), 0-100' }),
+    score: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'composite Brand Credit Score (IMPRS), 0-100',
+    }),
     pillars: Type.Optional(Pillars),
-    grade: Type.String({ description: 'elite, strong, moderate, weak or critical' }),
-    formula_version: Type.String({ description: 'e.g. v1' }),
+    grade: Grade,
+    formula_version: Type.String({ maxLength: 20, pattern: '^v\\d+$', description: 'e.g. v1' }),
     calculated_at: Timestamp,
-    workspace_id: Type.String(),
-    tier: Type.String({ description: "the workspace's plan: free, pro, agency or enterprise" }),
-    source: Type.String({ description: 'audit (latest completed audit) or realtime (live calculation)' }),
+    workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
+    tier: Type.Enum([...PLANS], { description: "the workspace's plan" }),
+    source: Type.Enum(['audit', 'realtime'], {
+      description: 'audit (latest completed audit) or realtime (live calculation)',
+    }),
   },
   { $id: 'Score' },
 );
 
-const History = Type.Object(
+export const ScoreHistory = Type.Object(
   {
-    workspace_id: Type.String(),
-    granularity: Type.String(),
-    data: Type.Array(Type.Object({ date: DateOnly, score: Type.Number(), pillars: Pillars })),
+    workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
+    granularity: Type.Enum([...GRANULARITIES]),
+    data: Type.Array(
+      Type.Object({ date: DateOnly, score: PillarScore, pillars: Pillars }, { $id: 'ScorePoint' }),
+      { maxItems: 3700, description: 'oldest first' },
+    ),
     delta: Type.Object({
-      score: Type.String({ description: 'last point minus first, signed, e.g. "+4.2"' }),
-      period: Type.String({ description: '"FIRST to LAST" (YYYY-MM-DD)' }),
+      score: Type.String({
+        maxLength: 12,
+        pattern: '^[+-]\\d+\\.\\d$',
+        description: 'last point minus first, signed, e.g. "+4.2"',
+      }),
+      period: Type.String({
+        maxLength: 30,
+        pattern: '^(\\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2})?$',
+        description: '"FIRST to LAST" (YYYY-MM-DD)',
+      }),
     }),
   },
   { $id: 'ScoreHistory' },
 );
 
-const WorkspaceId = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 64, description: "default: the key owner's workspace" }),
-);
+const WorkspaceId = Type.Optional(WorkspaceIdInput);
+const PILLARS_EXAMPLE = { presence: 74.1, reach: 66.8, impact: 70.2, sentiment: 63.5, momentum: 67.9 };
 
 export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -56,6 +83,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
       schema: {
+        operationId: 'getScore',
         tags: ['scores'],
         summary: 'Current Brand Credit Score',
         description:
@@ -63,11 +91,25 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         querystring: Type.Object(
           {
             workspace_id: WorkspaceId,
-            include_pillars: Type.Boolean({ default: true }),
+            include_pillars: withDefault(
+              Type.Boolean({ default: true, description: 'include the five pillar scores' }),
+            ),
           },
           { additionalProperties: false },
         ),
-        response: { 200: Score, ...errorResponses(403, 404) },
+        response: {
+          200: json(Score, 'The current score', {
+            score: 68.2,
+            pillars: PILLARS_EXAMPLE,
+            grade: 'strong',
+            formula_version: 'v1',
+            calculated_at: '2026-11-20T09:12:41.000Z',
+            workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+            tier: 'pro',
+            source: 'audit',
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request) =>
@@ -84,6 +126,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
       schema: {
+        operationId: 'getScoreHistory',
         tags: ['scores'],
         summary: 'Score history',
         description:
@@ -94,17 +137,36 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
             start_date: Type.Optional(
               Type.String({
                 maxLength: 40,
+                pattern: '^\\d{4}-\\d{2}-\\d{2}',
                 description: 'ISO 8601 date or date-time; default 90 days before end_date',
+                examples: ['2026-08-23'],
               }),
             ),
             end_date: Type.Optional(
-              Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time; default today' }),
+              Type.String({
+                maxLength: 40,
+                pattern: '^\\d{4}-\\d{2}-\\d{2}',
+                description: 'ISO 8601 date or date-time; default today',
+                examples: ['2026-11-22'],
+              }),
             ),
-            granularity: Type.Enum([...GRANULARITIES], { default: 'weekly' }),
+            granularity: withDefault(Type.Enum([...GRANULARITIES], { default: 'weekly' })),
           },
           { additionalProperties: false },
         ),
-        response: { 200: History, ...errorResponses(403, 404) },
+        response: {
+          200: json(ScoreHistory, 'Score points in the range, oldest first', {
+            workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+            granularity: 'weekly',
+            data: [
+              { date: '2026-11-08', score: 66.9, pillars: { ...PILLARS_EXAMPLE, reach: 64.0 } },
+              { date: '2026-11-15', score: 67.6, pillars: { ...PILLARS_EXAMPLE, reach: 65.3 } },
+              { date: '2026-11-22', score: 68.2, pillars: PILLARS_EXAMPLE },
+            ],
+            delta: { score: '+1.3', period: '2026-11-08 to 2026-11-22' },
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request) => scoreHistory(app.ctx.db, workspacePrincipal(request), request.query, app.ctx.now()),

@@ -3,7 +3,7 @@ import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../infra/http/problem.ts';
-import { errorResponses } from '../infra/http/schemas.ts';
+import { errorResponses, json } from '../infra/http/schemas.ts';
 import { CONTENT_TYPES, FORMATS, formatProblem, scoreContent, StudioError } from './index.ts';
 import { PLATFORMS } from '../core/catalog.ts';
 
@@ -22,28 +22,42 @@ const Body = Type.Object(
     platform: Type.Enum([...PLATFORMS]),
     format: Type.Optional(Type.Enum([...FORMATS], { default: 'post' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        content_type: 'text',
+        content:
+          'Our spring menu lands Monday: oat-milk lavender latte, two new pastries. Which one first? #coffee',
+        platform: 'instagram',
+        format: 'post',
+      },
+    ],
+  },
 );
 
-const Result = Type.Object({
-  score: Type.Integer({ minimum: 0, maximum: 100 }),
-  pillar_predictions: Type.Object({
-    presence: SignedString,
-    reach: SignedString,
-    impact: SignedString,
-    sentiment: SignedString,
-    momentum: SignedString,
-  }),
-  feedback: Type.Array(
-    Type.Object({
-      priority: Type.Integer({ minimum: 1 }),
-      suggestion: Type.String(),
-      expected_lift: SignedString,
+export const ContentScore = Type.Object(
+  {
+    score: Type.Integer({ minimum: 0, maximum: 100 }),
+    pillar_predictions: Type.Object({
+      presence: SignedString,
+      reach: SignedString,
+      impact: SignedString,
+      sentiment: SignedString,
+      momentum: SignedString,
     }),
-  ),
-  platform: Type.String(),
-  format: Type.String(),
-});
+    feedback: Type.Array(
+      Type.Object({
+        priority: Type.Integer({ minimum: 1 }),
+        suggestion: Type.String(),
+        expected_lift: SignedString,
+      }),
+    ),
+    platform: Type.String(),
+    format: Type.String(),
+  },
+  { $id: 'ContentScore' },
+);
 
 const HOUR_MS = 3_600_000;
 
@@ -90,12 +104,35 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
       schema: {
+        operationId: 'scoreContent',
         tags: ['studio'],
         summary: 'Score draft content for a platform, with ranked suggestions',
         description:
           'Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.',
         body: Body,
-        response: { 200: Result, ...errorResponses(403, 413, 422, 429) },
+        response: {
+          200: json(ContentScore, 'The predicted score, pillar effects and ranked suggestions', {
+            score: 72,
+            pillar_predictions: {
+              presence: '+0.4',
+              reach: '+1.8',
+              impact: '+2.1',
+              sentiment: '+0.9',
+              momentum: '+0.3',
+            },
+            feedback: [
+              {
+                priority: 1,
+                suggestion: 'Add a clear call to action in the first line.',
+                expected_lift: '+3.0',
+              },
+              { priority: 2, suggestion: 'Add 3-5 more specific hashtags.', expected_lift: '+1.5' },
+            ],
+            platform: 'instagram',
+            format: 'post',
+          }),
+          ...errorResponses(403, 413, 422, 429),
+        },
       },
     },
     async (request) => {

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
-import { DateOnly, errorResponses } from '../infra/http/schemas.ts';
+import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
+import { DateOnly, errorResponses, json } from '../infra/http/schemas.ts';
 import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
@@ -13,13 +14,47 @@ import * as S from './schemas.ts';
 import { isCalendarDay, utcDay } from '../core/days.ts';
 
 const AUTH = { audience: 'tacsi', scope: 'read' } as const;
+const CONFIG = { auth: AUTH, conditional: true } as const;
+
+const CELL = {
+  periodEnd: '2026-11-22',
+  indexValue: 63.4,
+  delta: 0.8,
+  pillars: { impact: 61.2, momentum: 58.9, presence: 70.3, reach: 62.7, sentiment: 64.1 },
+  cohortBand: 'n >= 100',
+  methodologyVersion: 'tacsi-m1',
+  marginOfError: { indexValue: 0.9, pillars: 1.4 },
+};
+// Computed, not typed in: the example is what the endpoint answers before the cut-over.
+const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
+const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
+const HISTORY_EXAMPLE = {
+  sector: 'food-and-beverage',
+  from: null,
+  to: null,
+  count: 2,
+  pageMax: 260,
+  hasMore: true,
+  nextBefore: '2026-11-15',
+  rows: [CELL, earlier('2026-11-15', 62.6)],
+};
 
 // Built only when thrown: an error object (with its stack) per request would cost ~4% of the CPU.
 const notPublished = (what: string) =>
   new DomainError('not_published', `No ${what} has been published for this sector yet.`);
 
-const ok = (schema: TSchema) => ({
-  200: schema,
+/** Accept: text/csv on the history: its rows, one cell per line (pillars and margins as columns). */
+const HISTORY_CSV = csvTable(S.TacsiCell);
+type HistoryPage = Static<typeof S.HistoryFeed>;
+
+/** How a feed answers Accept: text/csv (the history only): its rows, and the next page's link if any. */
+interface CsvFeed {
+  rows: (body: HistoryPage) => Static<typeof S.TacsiCell>[];
+  next: (body: HistoryPage) => string | null;
+}
+
+const ok = <T extends TSchema>(schema: T, description: string, example: Static<T>) => ({
+  200: json(schema, description, example),
   304: Type.Null({ description: 'Not Modified: the If-None-Match validator matches the current ETag' }),
 });
 
@@ -42,13 +77,22 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     build: () => Promise<unknown | null>,
     /** What is not published yet (the 404's wording); null when the feed always builds a body. */
     missing: string | null,
+    csvFeed?: CsvFeed,
   ): Promise<FastifyReply> {
+    const csv = csvFeed !== undefined && negotiateCsv(request, reply);
     await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), feed);
     const cached = await cache.get(cacheKey, build);
     if (!cached) throw missing === null ? new Error(`feed ${cacheKey} built nothing`) : notPublished(missing);
-    reply.header('ETag', cached.etag).header('Cache-Control', 'private, no-cache');
-    if (ifNoneMatchHits(request.headers['if-none-match'], cached.etag)) return reply.code(304).send();
-    return reply.type('application/json; charset=utf-8').send(cached.body);
+    // The CSV is a function of the cached JSON bytes, so its validator is theirs, marked as another
+    // representation (a strong ETag must differ between representations).
+    const etag = csv ? `${cached.etag.slice(0, -1)}-csv"` : cached.etag;
+    reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    if (!csv) return reply.type('application/json; charset=utf-8').send(cached.body);
+    const body = JSON.parse(cached.body) as HistoryPage;
+    const next = csvFeed.next(body);
+    if (next !== null) reply.header('Link', `<${next}>; rel="next"`);
+    return sendCsv(reply, HISTORY_CSV, csvFeed.rows(body));
   }
 
   const sectorQuery = Type.Object({ sector: S.SectorParam }, { additionalProperties: false });
@@ -56,12 +100,26 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/weekly',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiWeekly',
         tags: ['tacsi'],
         summary: 'Latest weekly sector index with 12 trailing weeks and the forward signal',
+        description:
+          "The sector's latest published weekly cell, the 12 weeks before it and the forward signal. Conditional: send If-None-Match with the ETag.",
         querystring: sectorQuery,
-        response: { ...ok(S.WeeklyFeed), ...errorResponses(403, 404) },
+        response: {
+          ...ok(S.WeeklyFeed, 'The latest week and its history', {
+            sector: 'food-and-beverage',
+            ...CELL,
+            forwardSignal: {
+              status: 'pending_archive_depth',
+              note: 'The forward signal needs 104 published weeks of this sector.',
+            },
+            history: [earlier('2026-11-15', 62.6), earlier('2026-11-08', 62.1)],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -80,10 +138,14 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/history',
     {
-      config: { auth: AUTH },
+      config: { ...CONFIG, csv: 'link' },
       schema: {
+        operationId: 'listTacsiHistory',
         tags: ['tacsi'],
         summary: 'Weekly archive, newest first, 260 rows per page (sector=headline: Full Database only)',
+        description:
+          'The weekly archive between from and to, newest first, 260 rows per page; the next page is before=nextBefore while hasMore. ' +
+          'With Accept: text/csv, the page\'s cells as CSV rows; its Link header (rel="next") is the next page.',
         querystring: Type.Object(
           {
             sector: S.SectorParam,
@@ -93,7 +155,15 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
           },
           { additionalProperties: false },
         ),
-        response: { ...ok(S.HistoryFeed), ...errorResponses(403) },
+        response: {
+          ...ok(S.HistoryFeed, 'One page of the archive', HISTORY_EXAMPLE),
+          200: jsonOrCsv(S.HistoryFeed, 'One page of the archive', HISTORY_EXAMPLE, {
+            table: HISTORY_CSV,
+            rows: (page) => page.rows,
+            description: 'one weekly cell per row, newest first; pillars and margins as dotted columns',
+          }),
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {
@@ -116,6 +186,18 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}`,
         () => historyFeed(app.ctx.db, sector, { from, to, before }),
         null,
+        {
+          rows: (page: HistoryPage) => page.rows,
+          next: (page: HistoryPage) =>
+            page.hasMore && page.nextBefore
+              ? `/v1/tacsi/history?${new URLSearchParams({
+                  sector,
+                  ...(from ? { from } : {}),
+                  ...(to ? { to } : {}),
+                  before: page.nextBefore,
+                })}`
+              : null,
+        },
       );
     },
   );
@@ -123,15 +205,34 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/pillars',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiPillar',
         tags: ['tacsi'],
         summary: 'Every published weekly value of one pillar, newest first',
+        description:
+          'The series of one pillar of the sector index, newest first (Pillar add-on or Full Database).',
         querystring: Type.Object(
           { sector: S.SectorParam, pillar: S.PillarParam },
           { additionalProperties: false },
         ),
-        response: { ...ok(S.PillarFeed), ...errorResponses(403, 404) },
+        response: {
+          ...ok(S.PillarFeed, 'The pillar series', {
+            sector: 'food-and-beverage',
+            pillar: 'sentiment',
+            series: [
+              {
+                periodEnd: '2026-11-22',
+                value: 64.1,
+                delta: 0.5,
+                cohortBand: 'n >= 100',
+                methodologyVersion: 'tacsi-m1',
+                marginOfError: 1.4,
+              },
+            ],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -151,12 +252,24 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/daily',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiDaily',
         tags: ['tacsi'],
         summary: 'The last 30 published daily cells (Daily add-on or Full Database)',
+        description: 'The 30 latest daily cells of the sector, newest first.',
         querystring: sectorQuery,
-        response: { ...ok(S.DailyFeed), ...errorResponses(403, 404) },
+        response: {
+          ...ok(S.DailyFeed, 'The latest daily cells', {
+            sector: 'food-and-beverage',
+            cadence: 'daily',
+            rows: [
+              { ...CELL, periodEnd: '2026-11-22', methodologyVersion: 'tacsi-m2' },
+              { ...earlier('2026-11-21', 63.1), methodologyVersion: 'tacsi-m2' },
+            ],
+          }),
+          ...errorResponses(403, 404),
+        },
       },
     },
     async (request, reply) => {
@@ -175,12 +288,18 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/tacsi/methodology',
     {
-      config: { auth: AUTH },
+      config: CONFIG,
       schema: {
+        operationId: 'getTacsiMethodology',
         tags: ['tacsi'],
         summary: 'Privacy parameters of every TACSI methodology (any subscriber key; extension)',
+        description:
+          'The differential-privacy parameters of every methodology and the cut-over date (docs/privacy.md).',
         querystring: Type.Object({}, { additionalProperties: false }),
-        response: { ...ok(S.MethodologyFeed), ...errorResponses(403) },
+        response: {
+          ...ok(S.MethodologyFeed, 'The methodologies', METHODOLOGY_EXAMPLE),
+          ...errorResponses(403),
+        },
       },
     },
     async (request, reply) => {

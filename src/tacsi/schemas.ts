@@ -42,7 +42,7 @@ export const MarginOfError = Type.Object(
   },
 );
 
-export const TacsiCell = Type.Object({
+const cellFields = {
   periodEnd: DateOnly,
   indexValue: Num,
   delta: Delta,
@@ -50,7 +50,10 @@ export const TacsiCell = Type.Object({
   cohortBand: Type.String({ description: 'banded cohort size, e.g. `n >= 50`' }),
   methodologyVersion: Type.String({ description: '`tacsi-m1` (archive) or `tacsi-m2`' }),
   marginOfError: MarginOfError,
-});
+};
+
+/** One published cell (a week or a day of one sector): a named component, referenced by every feed. */
+export const TacsiCell = Type.Object(cellFields, { $id: 'TacsiCell' });
 
 export const ForwardSignal = Type.Object(
   {
@@ -65,44 +68,56 @@ export const ForwardSignal = Type.Object(
   { description: 'projection fields are present only when status is available (extension of the spec)' },
 );
 
-export const WeeklyFeed = Type.Object({
-  sector: Type.String(),
-  ...TacsiCell.properties,
-  forwardSignal: ForwardSignal,
-  history: Type.Array(TacsiCell, { description: 'up to 12 weeks before the latest, newest first' }),
-});
+export const WeeklyFeed = Type.Object(
+  {
+    sector: Type.String(),
+    ...cellFields,
+    forwardSignal: ForwardSignal,
+    history: Type.Array(TacsiCell, { description: 'up to 12 weeks before the latest, newest first' }),
+  },
+  { $id: 'TacsiWeeklyFeed', description: 'the latest weekly cell (its fields inline), then its history' },
+);
 
-export const HistoryFeed = Type.Object({
-  sector: Type.String(),
-  from: Type.Union([DateOnly, Type.Null()]),
-  to: Type.Union([DateOnly, Type.Null()]),
-  count: Type.Integer(),
-  pageMax: Type.Integer(),
-  hasMore: Type.Boolean(),
-  nextBefore: Type.Union([DateOnly, Type.Null()]),
-  rows: Type.Array(TacsiCell),
-});
+export const HistoryFeed = Type.Object(
+  {
+    sector: Type.String(),
+    from: Type.Union([DateOnly, Type.Null()]),
+    to: Type.Union([DateOnly, Type.Null()]),
+    count: Type.Integer(),
+    pageMax: Type.Integer(),
+    hasMore: Type.Boolean(),
+    nextBefore: Type.Union([DateOnly, Type.Null()]),
+    rows: Type.Array(TacsiCell),
+  },
+  { $id: 'TacsiHistoryFeed' },
+);
 
-export const PillarFeed = Type.Object({
-  sector: Type.String(),
-  pillar: Type.String(),
-  series: Type.Array(
-    Type.Object({
-      periodEnd: DateOnly,
-      value: Num,
-      delta: Delta,
-      cohortBand: Type.String(),
-      methodologyVersion: Type.String(),
-      marginOfError: Type.Number({ description: '95% margin of error of value, index points (extension)' }),
-    }),
-  ),
-});
+export const PillarFeed = Type.Object(
+  {
+    sector: Type.String(),
+    pillar: Type.String(),
+    series: Type.Array(
+      Type.Object({
+        periodEnd: DateOnly,
+        value: Num,
+        delta: Delta,
+        cohortBand: Type.String(),
+        methodologyVersion: Type.String(),
+        marginOfError: Type.Number({ description: '95% margin of error of value, index points (extension)' }),
+      }),
+    ),
+  },
+  { $id: 'TacsiPillarFeed' },
+);
 
-export const DailyFeed = Type.Object({
-  sector: Type.String(),
-  cadence: Type.Enum(['daily']),
-  rows: Type.Array(TacsiCell),
-});
+export const DailyFeed = Type.Object(
+  {
+    sector: Type.String(),
+    cadence: Type.Enum(['daily']),
+    rows: Type.Array(TacsiCell),
+  },
+  { $id: 'TacsiDailyFeed' },
+);
 
 const LaplaceMethodology = Type.Object(
   {
@@ -186,13 +201,16 @@ const GaussianMethodology = Type.Object(
   { description: 'tacsi-m2: zCDP, exact discrete Gaussian on the five pillar means' },
 );
 
-export const MethodologyFeed = Type.Object({
-  current: Type.String({ description: 'the methodology new periods are published under' }),
-  cutOver: Type.Object({ version: Type.String(), periodsEndingOnOrAfter: DateOnly }),
-  methodologies: Type.Array(Type.Union([LaplaceMethodology, GaussianMethodology])),
-  forwardSignal: Type.Object({
-    method: Type.String(),
-    horizon: Type.String(),
-    minArchiveWeeks: Type.Integer(),
-  }),
-});
+export const MethodologyFeed = Type.Object(
+  {
+    current: Type.String({ description: 'the methodology new periods are published under' }),
+    cutOver: Type.Object({ version: Type.String(), periodsEndingOnOrAfter: DateOnly }),
+    methodologies: Type.Array(Type.Union([LaplaceMethodology, GaussianMethodology])),
+    forwardSignal: Type.Object({
+      method: Type.String(),
+      horizon: Type.String(),
+      minArchiveWeeks: Type.Integer(),
+    }),
+  },
+  { $id: 'TacsiMethodologyFeed' },
+);

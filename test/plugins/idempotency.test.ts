@@ -48,7 +48,7 @@ beforeAll(async () => {
     estimatedCompletion: '2030-01-01T00:00:00.000Z',
     retryAfterSeconds: 9,
   };
-  app.post('/things', { config: { auth } }, (request, reply) =>
+  app.post('/things', { config: { auth, idempotencyKey: true } }, (request, reply) =>
     idempotent(ctx, request, reply, async () => {
       runs += 1;
       const body = request.body as { fail?: 'client' | 'domain' | 'server'; wait?: boolean };

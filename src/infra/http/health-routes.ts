@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { json } from './schemas.ts';
 import { migrationsApplied, ping } from '../db/database.ts';
 
-const Health = Type.Object({
-  status: Type.String(),
-  database: Type.Optional(Type.String()),
-  migrations: Type.Optional(Type.String()),
-});
+const Health = Type.Object(
+  {
+    status: Type.Enum(['ok', 'unavailable']),
+    database: Type.Optional(Type.Enum(['ok', 'unreachable'])),
+    migrations: Type.Optional(Type.Enum(['applied', 'pending'])),
+  },
+  { $id: 'Health' },
+);
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
   let migrated = false;
@@ -14,7 +18,14 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/healthz',
     {
-      schema: { tags: ['operations'], summary: 'Process liveness', security: [], response: { 200: Health } },
+      schema: {
+        operationId: 'getLiveness',
+        tags: ['operations'],
+        summary: 'Process liveness',
+        description: 'Answers 200 while the process runs; needs no key and no database.',
+        security: [],
+        response: { 200: json(Health, 'Alive', { status: 'ok' }) },
+      },
     },
     async () => ({ status: 'ok' }),
   );
@@ -23,10 +34,19 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     '/readyz',
     {
       schema: {
+        operationId: 'getReadiness',
         tags: ['operations'],
         summary: 'Readiness: database reachable and migrations applied',
+        description:
+          'Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise.',
         security: [],
-        response: { 200: Health, 503: Health },
+        response: {
+          200: json(Health, 'Ready', { status: 'ok', database: 'ok', migrations: 'applied' }),
+          503: json(Health, 'Not ready (honour Retry-After)', {
+            status: 'unavailable',
+            database: 'unreachable',
+          }),
+        },
       },
     },
     async (_request, reply) => {

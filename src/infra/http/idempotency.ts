@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.ts';
 import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
 import { problems } from './problem.ts';
 import { asProblem } from './domain-problems.ts';
+import './openapi.ts';
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -33,6 +34,9 @@ export async function idempotent<T>(
   reply: FastifyReply,
   run: () => Promise<{ status: number; body: T }>,
 ): Promise<T> {
+  // The document lists Idempotency-Key from this flag (openapi.ts): the two must not drift apart.
+  if (request.routeOptions.config.idempotencyKey !== true)
+    throw new Error(`${request.method} ${request.routeOptions.url} needs config.idempotencyKey`);
   const header = request.headers['idempotency-key'];
   if (header === undefined) {
     const result = await run();

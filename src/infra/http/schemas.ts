@@ -1,45 +1,220 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { PILLARS, PLATFORMS } from '../../core/catalog.ts';
 
+/**
+ * How route schemas become the OpenAPI document (@fastify/swagger reads them; the same schemas
+ * validate requests and serialise responses):
+ * - A resource schema carries an `$id`; placed inside a response's `content` (see `json`) it is
+ *   emitted once as `#/components/schemas/<$id>` and referenced wherever it appears.
+ * - An input with a default is optional on the wire (`withDefault`), so it is not `required`.
+ * - Every response and request body carries a realistic example (taken from the sandbox).
+ * - Cross-cutting headers (request id, rate limit, idempotency, conditional GETs) are documented
+ *   from the route's config by `documentRoute` (src/infra/http/openapi.ts), not per route.
+ */
+
+/**
+ * A field with a default: optional in the request (and so not `required` in the document), always
+ * present after validation (Ajv fills defaults), hence typed as present.
+ */
+export function withDefault<T extends TSchema>(schema: T): T {
+  return Type.Optional(schema) as unknown as T;
+}
+
+/** A JSON response with its description and example; a schema with an `$id` becomes a named component. */
+export function json<T extends TSchema>(schema: T, description: string, example: Static<T>) {
+  return { description, content: { 'application/json': { schema, example } } };
+}
+
+const ProblemFields = {
+  type: Type.String({
+    maxLength: 200,
+    format: 'uri-reference',
+    description: 'URI reference naming the problem type, e.g. /problems/plan-required',
+  }),
+  title: Type.String({ maxLength: 200, description: 'The error name, e.g. "Plan Required"' }),
+  status: Type.Integer({ minimum: 400, maximum: 599, format: 'int32' }),
+  detail: Type.String({ maxLength: 2000 }),
+  instance: Type.Optional(Type.String({ maxLength: 2048, description: 'the request path' })),
+  request_id: Type.Optional(
+    Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9._:-]{1,64}$', description: 'also X-Request-Id' }),
+  ),
+  errors: Type.Optional(
+    Type.Array(
+      Type.Object({ parameter: Type.String({ maxLength: 200 }), message: Type.String({ maxLength: 2000 }) }),
+      { maxItems: 50, description: 'Which parameters were invalid, and why' },
+    ),
+  ),
+};
+
 /** RFC 9457 problem details, as every error response of the API. */
-export const Problem = Type.Object(
+export const Problem = Type.Object(ProblemFields, {
+  $id: 'Problem',
+  additionalProperties: true,
+  description: 'RFC 9457 problem details',
+});
+
+/** 402 Audit Limit Reached: the monthly audit quota and when it resets. */
+export const AuditLimitProblem = Type.Object(
   {
-    type: Type.String({ description: 'URI reference naming the problem type' }),
-    title: Type.String({ description: 'The error name, e.g. "Plan Required"' }),
-    status: Type.Integer(),
-    detail: Type.String(),
-    instance: Type.Optional(Type.String()),
-    request_id: Type.Optional(Type.String()),
-    errors: Type.Optional(
-      Type.Array(Type.Object({ parameter: Type.String(), message: Type.String() }), {
-        description: 'Which parameters were invalid, and why',
+    ...ProblemFields,
+    audits_used: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, format: 'int32' })),
+    audits_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, format: 'int32' })),
+    resets_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'start of the next calendar month (UTC)' }),
+    ),
+  },
+  {
+    $id: 'AuditLimitProblem',
+    additionalProperties: true,
+    description: 'RFC 9457 problem; Audit Limit Reached adds the quota fields',
+  },
+);
+
+/** 425 Too Early: the audit still processing and when it is expected. */
+export const TooEarlyProblem = Type.Object(
+  {
+    ...ProblemFields,
+    audit_id: Type.String({ maxLength: 64, pattern: '^aud_[0-9A-Z]{26}$' }),
+    estimated_completion: Type.String({ format: 'date-time' }),
+  },
+  {
+    $id: 'TooEarlyProblem',
+    additionalProperties: true,
+    description: 'RFC 9457 problem: audit still processing',
+  },
+);
+
+/** 422 on webhook registration: Invalid Events names the unknown event names. */
+export const InvalidEventsProblem = Type.Object(
+  {
+    ...ProblemFields,
+    invalid_events: Type.Optional(
+      Type.Array(Type.String({ maxLength: 100 }), {
+        maxItems: 20,
+        description: 'Invalid Events only: the unrecognised names (empty when none was given)',
       }),
     ),
   },
-  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
+  {
+    $id: 'InvalidEventsProblem',
+    additionalProperties: true,
+    description: 'RFC 9457 problem; Invalid Events adds invalid_events',
+  },
 );
 
-const DESCRIPTIONS: Record<number, string> = {
-  304: 'Not Modified',
-  400: 'Invalid request (a parameter is named in `errors`)',
-  401: 'Unauthorized: missing, malformed, unknown, expired or revoked key',
-  402: 'Payment required',
-  403: 'Forbidden',
-  404: 'Not found',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable',
-  425: 'Too Early',
-  429: 'Rate Limited (honour Retry-After)',
-  503: 'Service Unavailable (honour Retry-After)',
+const STATUSES: Record<number, { description: string; title: string; detail: string }> = {
+  400: {
+    description: 'Invalid request (a parameter is named in `errors`)',
+    title: 'Invalid Parameter',
+    detail: 'limit must be <= 100',
+  },
+  401: {
+    description: 'Unauthorized: missing, malformed, unknown, expired or revoked key',
+    title: 'Unauthorized',
+    detail: 'A valid API key is required: send it as "Authorization: Bearer <key>".',
+  },
+  402: {
+    description: 'Payment required: a plan quota is used up',
+    title: 'Audit Limit Reached',
+    detail:
+      'The Pro plan includes 10 audits per calendar month (UTC) and 10 have been used; the quota resets at 2026-12-01T00:00:00.000Z.',
+  },
+  403: {
+    description: 'Forbidden: the key, its plan or its scopes do not allow this',
+    title: 'Plan Required',
+    detail: 'This endpoint needs the Agency plan or above.',
+  },
+  404: {
+    description: 'Not found',
+    title: 'Not Found',
+    detail: 'No audit "aud_01" is visible to this API key.',
+  },
+  409: {
+    description: 'Conflict with the current state',
+    title: 'Audit In Progress',
+    detail: 'An audit is already running for this workspace.',
+  },
+  413: {
+    description: 'Content Too Large',
+    title: 'Content Too Large',
+    detail: 'The request body is too large.',
+  },
+  415: {
+    description: 'Unsupported Media Type',
+    title: 'Unsupported Media Type',
+    detail: 'Send the request body as application/json.',
+  },
+  422: {
+    description: 'Unprocessable: well-formed but not acceptable',
+    title: 'Invalid Platform',
+    detail: 'platform must be one of instagram, tiktok, youtube, twitter, facebook',
+  },
+  425: {
+    description: 'Too Early: still processing (honour Retry-After)',
+    title: 'Too Early',
+    detail: 'Audit aud_01 is still processing.',
+  },
+  429: {
+    description: 'Rate Limited (honour Retry-After)',
+    title: 'Rate Limited',
+    detail: 'Too many requests for this key; retry in 42 s.',
+  },
+  500: {
+    description: 'Internal error (logged with the request id)',
+    title: 'Internal Server Error',
+    detail: 'Something went wrong on our side; it has been logged.',
+  },
+  502: {
+    description: 'Bad Gateway: the platform answered badly',
+    title: 'Platform Error',
+    detail: 'The platform did not answer the token exchange.',
+  },
+  503: {
+    description: 'Service Unavailable (honour Retry-After)',
+    title: 'Service Unavailable',
+    detail: 'The database is unavailable; retry shortly.',
+  },
 };
 
-/** Response schemas for error statuses, all problem+json. */
-export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const out: Record<number, TSchema> = {};
-  for (const status of [...new Set([...statuses, 400, 401, 429, 503])].sort()) {
-    out[status] = Type.Unsafe({ $ref: 'Problem#', description: DESCRIPTIONS[status] ?? 'Error' });
+function problemExample(status: number, title: string, detail: string) {
+  return {
+    type: `/problems/${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
+    title,
+    status,
+    detail,
+    instance: '/v1/audit/run',
+    request_id: 'req_Qm9vZ3xs00000000001',
+    ...(status === 400 ? { errors: [{ parameter: 'limit', message: 'must be <= 100' }] } : {}),
+  };
+}
+
+/** A problem+json response; `schema` is Problem or one of the typed problems above. */
+export function problemResponse(
+  status: number,
+  schema: TSchema = Problem,
+  example: Record<string, unknown> = {},
+) {
+  const known = STATUSES[status] ?? { description: 'Error', title: 'Error', detail: 'The request failed.' };
+  return {
+    description: known.description,
+    content: {
+      'application/problem+json': {
+        schema,
+        example: { ...problemExample(status, known.title, known.detail), ...example },
+      },
+    },
+  };
+}
+
+/**
+ * Error responses of a route, all problem+json: the given statuses plus those any API route can
+ * answer (400, 401, 429, 500, 503). Typed problems (402, 425, 422 with extension fields) are
+ * spread after it with `problemResponse`.
+ */
+export function errorResponses(...statuses: number[]) {
+  const out: Record<number, ReturnType<typeof problemResponse>> = {};
+  for (const status of [...new Set([...statuses, 400, 401, 429, 500, 503])].sort()) {
+    out[status] = problemResponse(status);
   }
   return out;
 }
@@ -47,5 +222,18 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 export const PlatformName = Type.Enum(PLATFORMS);
 export const PillarName = Type.Enum(PILLARS);
 
+/** The composite grade of a Brand Credit Score (docs/scoring.md). */
+export const Grade = Type.Enum(['elite', 'strong', 'moderate', 'weak', 'critical'], {
+  description: 'composite grade: elite, strong, moderate, weak or critical',
+});
+
 export const Timestamp = Type.String({ format: 'date-time' });
 export const DateOnly = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+
+/** A workspace id (`ws_` + ULID) as a query or body input. */
+export const WorkspaceIdInput = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: "default: the API key owner's workspace",
+  examples: ['ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C'],
+});

@@ -1,0 +1,210 @@
+// The events a webhook receives, as the OpenAPI 3.1 `webhooks` section documents them: one entry per
+// event type, the envelope every delivery has (src/webhooks/attempt.ts eventPayload) around the data
+// its emitter records (src/events/emit.ts callers), and the Standard Webhooks signature headers.
+import { Type, type TSchema } from 'typebox';
+import { EVENT_TYPES, type EventType } from '../core/catalog.ts';
+import { Grade, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+
+const Id = (prefix: string) =>
+  Type.String({
+    maxLength: 64,
+    pattern: `^${prefix}_[0-9A-Z]{26}$`,
+    examples: [`${prefix}_01JD8Z6Q9W4T3B2N1M0K5R7H8C`],
+  });
+const Score = Type.Number({ minimum: 0, maximum: 100 });
+const Signed = Type.String({
+  maxLength: 12,
+  pattern: '^[+-]\\d+\\.\\d$',
+  description: 'signed, one decimal',
+});
+const Handle = Type.String({ maxLength: 200 });
+
+const DATA: Record<EventType, { description: string; data: TSchema; example: Record<string, unknown> }> = {
+  'audit.completed': {
+    description: "A Brand Audit completed (also sent to the audit's own `webhook_url`).",
+    data: Type.Object({
+      audit_id: Id('aud'),
+      workspace_id: Id('ws'),
+      score: Score,
+      grade: Grade,
+      completed_at: Timestamp,
+    }),
+    example: {
+      audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      score: 71.4,
+      grade: 'strong',
+      completed_at: '2026-11-20T09:12:41.000Z',
+    },
+  },
+  'score.changed': {
+    description:
+      "The workspace's composite score moved past the change threshold, after an audit or (extension) a platform sync.",
+    data: Type.Object({
+      workspace_id: Id('ws'),
+      audit_id: Type.Optional(Id('aud')),
+      score: Score,
+      previous_score: Score,
+      change: Signed,
+      grade: Grade,
+      previous_grade: Grade,
+      changed_at: Timestamp,
+      source: Type.Optional(
+        Type.Enum(['sync'], { description: 'extension: present when a sync moved the score' }),
+      ),
+      platform: Type.Optional(PlatformName),
+    }),
+    example: {
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+      score: 71.4,
+      previous_score: 66.9,
+      change: '+4.5',
+      grade: 'strong',
+      previous_grade: 'strong',
+      changed_at: '2026-11-20T09:12:41.000Z',
+    },
+  },
+  'campaign.phase_changed': {
+    description:
+      'A Narrative Arc campaign entered its next phase (null: before the first or after the last).',
+    data: Type.Object({
+      campaign_id: Id('cmp'),
+      workspace_id: Id('ws'),
+      campaign_name: Type.String({ maxLength: 200 }),
+      from_phase: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+      to_phase: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+      changed_at: Timestamp,
+    }),
+    example: {
+      campaign_id: 'cmp_01JD8ZF1A2B3C4D5E6F7G8H9J0',
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      campaign_name: 'Spring launch',
+      from_phase: 'foundation',
+      to_phase: 'build',
+      changed_at: '2026-11-16T00:00:00.000Z',
+    },
+  },
+  'platform.connection_failed': {
+    description:
+      'Extension: syncs of a connection failed several times in a row (docs/ingestion.md "Events").',
+    data: Type.Object({
+      workspace_id: Id('ws'),
+      platform: PlatformName,
+      handle: Handle,
+      error_class: Type.Enum(['rate_limited', 'platform_unavailable', 'platform_error', 'invalid_response']),
+      consecutive_failures: Type.Integer({ minimum: 1, maximum: 1_000_000, format: 'int32' }),
+      failed_at: Timestamp,
+    }),
+    example: {
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      platform: 'tiktok',
+      handle: '@bluebird',
+      error_class: 'platform_unavailable',
+      consecutive_failures: 3,
+      failed_at: '2026-11-21T04:00:12.000Z',
+    },
+  },
+  'platform.reauth_required': {
+    description:
+      'Extension: the platform refused our refresh token; the owner must connect the account again.',
+    data: Type.Object({
+      workspace_id: Id('ws'),
+      platform: PlatformName,
+      handle: Handle,
+      reconnect: Type.String({ maxLength: 100, pattern: '^POST /v1/platforms/[a-z]+/connect$' }),
+      required_at: Timestamp,
+    }),
+    example: {
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      platform: 'youtube',
+      handle: '@bluebird',
+      reconnect: 'POST /v1/platforms/youtube/connect',
+      required_at: '2026-11-21T04:00:12.000Z',
+    },
+  },
+};
+
+const SIGNATURE_HEADERS = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description:
+      'the event id (also `id` in the body): the same on every retry, so receivers can de-duplicate',
+    schema: { type: 'string', maxLength: 64, pattern: '^evt_[0-9A-Z]{26}$' },
+    example: 'evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9',
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix seconds of this attempt (signed); refuse deliveries more than 5 minutes old',
+    schema: { type: 'string', maxLength: 12, pattern: '^\\d{1,12}$' },
+    example: '1763629961',
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Standard Webhooks signatures: space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two while a secret rotates)',
+    schema: { type: 'string', maxLength: 1000, pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
+];
+
+/** The body of one delivery of `type`: the envelope around the event's data. */
+export function eventSchema(type: EventType): TSchema {
+  return Type.Object(
+    {
+      id: Id('evt'),
+      type: Type.Literal(type),
+      created_at: Timestamp,
+      data: DATA[type].data,
+    },
+    { description: `Delivery of ${type}` },
+  );
+}
+
+/** The OpenAPI 3.1 `webhooks` section: one POST per event type, to the URL the webhook registered. */
+export function webhookDocuments(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `on${type
+            .split(/[._]/)
+            .map((w) => w[0]!.toUpperCase() + w.slice(1))
+            .join('')}`,
+          summary: `${type} event`,
+          description: `${DATA[type].description} Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.`,
+          tags: ['webhooks'],
+          security: [],
+          parameters: SIGNATURE_HEADERS,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: eventSchema(type),
+                example: {
+                  id: 'evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9',
+                  type,
+                  created_at: '2026-11-20T09:12:41.000Z',
+                  data: DATA[type].example,
+                },
+              },
+            },
+          },
+          responses: {
+            '2XX': { description: 'Any 2xx acknowledges the delivery' },
+            '410': {
+              description: 'Gone: the delivery fails at once and the webhook is disabled (unsubscribes)',
+            },
+          },
+        },
+      },
+    ]),
+  );
+}
