@@ -698,18 +698,19 @@ export interface components {
         };
         PlatformList: {
             platforms: components["schemas"]["PlatformConnection"][];
+            /** @description platforms connected (disconnected ones excluded) */
             total_connected: number;
-            /** @description supported platforms not yet connected */
+            /** @description supported platforms that can be connected: never connected, or disconnected */
             available: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
         };
         PlatformConnection: {
             /** @enum {unknown} */
             name: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
             /**
-             * @description connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect)
+             * @description connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect), disconnected (disconnected by the brand; its history is kept, it is also in `available`)
              * @enum {unknown}
              */
-            status: "connected" | "syncing" | "reauth_required" | "error";
+            status: "connected" | "syncing" | "reauth_required" | "error" | "disconnected";
             /** Format: date-time */
             last_sync: string;
             handle: string;
@@ -724,6 +725,8 @@ export interface components {
                 /** Format: date-time */
                 at: string;
             } | null;
+            /** @description extension: when a disconnected platform was disconnected */
+            disconnected_at?: string | null;
             /** @description extension: when the next scheduled sync is due; null when none is scheduled (reauth_required, or a connection made without OAuth, which only the CLI syncs) */
             next_sync_at: string | null;
         };
