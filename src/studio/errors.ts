@@ -5,6 +5,7 @@
 export type StudioErrorKind =
   | 'invalid_content_type'
   | 'invalid_format'
+  | 'invalid_mode'
   | 'content_too_large'
   | 'media_refused'
   | 'media_unreachable'
@@ -27,6 +28,7 @@ export class StudioError extends Error {
 export const STUDIO_ERROR_STATUS: Record<StudioErrorKind, { status: number; title: string }> = {
   invalid_content_type: { status: 400, title: 'Invalid Content Type' },
   invalid_format: { status: 400, title: 'Invalid Format' },
+  invalid_mode: { status: 400, title: 'Invalid Mode' },
   content_too_large: { status: 413, title: 'Content Too Large' },
   media_refused: { status: 422, title: 'Media URL Refused' },
   media_unreachable: { status: 422, title: 'Media Unreachable' },
