@@ -4,13 +4,14 @@ import {
   METRIC_COLUMNS,
   METRIC_FIELDS,
   type MetricColumn,
+  type MetricRow,
   type MetricValues,
 } from '../core/metric-snapshot.ts';
 import type { Platform } from '../core/catalog.ts';
 
 /** The columns of metric_snapshots, as parallel arrays for one bulk INSERT ... SELECT unnest(...). */
 export type SnapshotColumns = { workspace_id: string[]; platform: string[]; day: string[] } & {
-  [C in MetricColumn]: number[];
+  [C in MetricColumn]: MetricRow[C][];
 };
 
 export function emptyColumns(): SnapshotColumns {
@@ -93,12 +94,17 @@ export function generateSnapshots(
       sentimentPositive: Math.min(positive, talk),
       sentimentNegative: Math.min(negative, Math.max(0, talk - positive)),
       sentimentNeutral: Math.max(0, talk - positive - negative),
+      // Generated counts, not classified by any model.
+      sentimentMixed: 0,
+      sentimentUnscored: 0,
+      sentimentConfidence: 0,
+      sentimentModel: '',
       profileCompleteness: Math.round(profile.completeness * 100) / 100,
     };
     out.workspace_id.push(workspaceId);
     out.platform.push(platform);
     out.day.push(utcDay(new Date(t)));
-    for (const f of METRIC_FIELDS) out[f.column].push(values[f.key]);
+    for (const f of METRIC_FIELDS) (out[f.column] as unknown[]).push(values[f.key]);
   }
   return Math.round(followers);
 }

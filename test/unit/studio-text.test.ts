@@ -115,7 +115,8 @@ describe('text scoring', () => {
       find(await score(`Love it ${tags(12)}`, 'instagram'), 'Cut the hashtags to 5 or fewer')?.suggestion,
     ).toContain('it has 12');
     expect(
-      find(await score(`Love it ${tags(31)}`, 'instagram'), 'Cut the hashtags to 5 or fewer: above 30')?.suggestion,
+      find(await score(`Love it ${tags(31)}`, 'instagram'), 'Cut the hashtags to 5 or fewer: above 30')
+        ?.suggestion,
     ).toContain('refuses the post');
     expect(find(await score(`Love it ${tags(16)}`, 'youtube'), 'ignores every hashtag')).toBeDefined();
     expect(find(await score('Love it #one', 'instagram'), 'Add 2 relevant hashtags')?.suggestion).toContain(

@@ -34,6 +34,8 @@ export {
   sentimentScore,
   analyseSentiment,
   SENTIMENT_THRESHOLD,
+  SentimentTally,
+  type SentimentFields,
   type SentimentLabel,
 } from './sentiment.ts';
 
