@@ -29,6 +29,11 @@ export interface Signal {
    * (cutting to just under a hard limit still leaves the text long). Default 1.
    */
   fixedQuality?: number;
+  /**
+   * Other checks as they stand once the suggestion is followed (adding a question lengthens the
+   * wording), replacing those with the same id when the lift is computed.
+   */
+  whatIf?: Signal[];
   /** Quality used for pillar predictions when it differs from the checklist quality. */
   outlook?: number;
   /** The platform refuses or breaks the content while this check fails (see BLOCKER_CAP). */
@@ -113,7 +118,9 @@ function feedbackOf(signals: readonly Signal[]): FeedbackItem[] {
       gain:
         exactScore(
           signals.map((o) =>
-            o === s ? { ...o, quality: Math.max(o.quality, o.fixedQuality ?? 1), blocker: false } : o,
+            o === s
+              ? { ...o, quality: Math.max(o.quality, o.fixedQuality ?? 1), blocker: false }
+              : (s.whatIf?.find((w) => w.id === o.id) ?? o),
           ),
         ) - now,
     }))

@@ -227,7 +227,7 @@ function lengthSignal(m: TextMeasurements, platform: Platform, format: Format): 
     return {
       ...base,
       quality: 0.4 + (0.6 * len) / sweet.min,
-      suggestion: `Expand the wording to at least ${n(sweet.min)} characters (${span}): it is ${n(len)}`,
+      suggestion: `Expand the wording to at least ${n(sweet.min)} characters, below the opening line (${span}): it is ${n(len)}`,
     };
   }
   if (len > sweet.max) {
@@ -471,9 +471,16 @@ export function textSignals(
       // Advice to add text that would push it over the hard limit is withheld: following it
       // would get the post refused. The checks that cut text come first.
       const adds = s.suggestion === undefined ? 0 : charactersAdded(s, m, platform, format);
-      if (adds === 0 || adds <= room) return s;
-      const { suggestion: _withheld, ...rest } = s;
-      return rest;
+      if (adds > 0 && adds > room) {
+        const { suggestion: _withheld, ...rest } = s;
+        return rest;
+      }
+      // Words added to follow it lengthen the wording: the lift counts the length check as it
+      // will then stand (past the sweet spot it costs a little).
+      const words = s.id === 'length' || s.id === 'hashtags' || s.id === 'emoji' ? 0 : adds;
+      if (words === 0) return s;
+      const longer = { ...m, characters: m.characters + words, proseCharacters: m.proseCharacters + words };
+      return { ...s, whatIf: [lengthSignal(longer, platform, format)] };
     });
 }
 

@@ -15,6 +15,8 @@ export type Sentence = { kind: 'plain' | 'warm' | 'negative' | 'complex'; text: 
 export interface Draft {
   hook: string | null;
   body: Sentence[];
+  /** Lines added below the words to expand a draft. */
+  more: Sentence[];
   questions: number;
   /** Questions after the first `questions`, rewritten as statements. */
   statements: number;
@@ -91,6 +93,7 @@ const sentence = fc.oneof(
 export const draftArbitrary: fc.Arbitrary<Draft> = fc.record({
   hook: fc.option(fc.constantFrom(...HOOKS), { nil: null }),
   body: fc.array(sentence, { minLength: 0, maxLength: 14 }),
+  more: fc.constant([]),
   questions: fc.integer({ min: 0, max: 5 }),
   statements: fc.constant(0),
   cta: fc.option(fc.constantFrom(...CTAS), { nil: null }),
@@ -118,17 +121,22 @@ export function render(d: Draft): string {
     ...(d.cta ? [d.cta] : []),
     ...(d.linkInBio ? ['Link in bio.'] : []),
   ].join(' ');
+  const emoji = Array.from({ length: d.emoji }, (_, i) => EMOJI[i % EMOJI.length]).join('');
   const lines = [
     ...(d.hook ? [d.hook] : []),
-    words +
-      (d.emoji ? ` ${Array.from({ length: d.emoji }, (_, i) => EMOJI[i % EMOJI.length]).join('')}` : ''),
+    words + (emoji ? ` ${emoji}` : ''),
     ...(d.links
       ? [Array.from({ length: d.links }, (_, i) => `https://shop.example.com/p${i}`).join(' ')]
       : []),
     ...(d.mentions ? [Array.from({ length: d.mentions }, (_, i) => `@friend${i}`).join(' ')] : []),
     ...(d.hashtags ? [Array.from({ length: d.hashtags }, (_, i) => `#tag${i}`).join(' ')] : []),
-  ];
-  return lines.filter((l) => l.trim() !== '').join('\n');
+  ].filter((l) => l.trim() !== '');
+  // Added lines go below the words, and never above the opening line.
+  if (d.more.length) {
+    const at = words.trim() ? (d.hook ? 2 : 1) : Math.min(1, lines.length);
+    lines.splice(at, 0, d.more.map((s) => s.text).join(' '));
+  }
+  return lines.join('\n');
 }
 
 const number = (suggestion: string, pattern: RegExp): number => {
@@ -141,7 +149,7 @@ const proseLength = (d: Draft) => characterCount(proseOf(render(d)));
 
 /** The draft after doing what `suggestion` asks. */
 export function follow(d: Draft, suggestion: string): Draft {
-  const next: Draft = { ...d, body: [...d.body] };
+  const next: Draft = { ...d, body: [...d.body], more: [...d.more] };
   if (/^Cut the (caption|post|description) to under/.test(suggestion)) {
     const limit = number(suggestion, /under ([\d,]+) characters/);
     // Sentences first, then the surplus tags and links.
@@ -155,10 +163,11 @@ export function follow(d: Draft, suggestion: string): Draft {
   } else if (suggestion.startsWith('Expand the wording')) {
     const min = number(suggestion, /at least ([\d,]+) characters/);
     for (let i = 0; proseLength(next) < min; i++)
-      next.body.push({ kind: 'plain', text: POOLS.plain[i % POOLS.plain.length]! });
+      next.more.push({ kind: 'plain', text: POOLS.plain[i % POOLS.plain.length]! });
   } else if (suggestion.startsWith('Tighten the wording')) {
     const max = number(suggestion, /about ([\d,]+) characters/);
-    while (proseLength(next) > max && next.body.length) next.body.pop();
+    while (proseLength(next) > max && next.more.length + next.body.length)
+      if (!next.more.pop()) next.body.pop();
   } else if (/^(Open with a hook|Shorten the opening line|Write an opening line)/.test(suggestion)) {
     next.hook = 'You will want this';
   } else if (suggestion.startsWith('Add ') && suggestion.includes('hashtag')) {
