@@ -54,7 +54,7 @@ export interface TextMeasurements {
  * promotion do not switch modes.
  */
 const ANNOUNCEMENT =
-  /\b(?:product recall|recall(?:ing|ed)? (?:of |notice|all|the|our|batch|lot|units?|products?)|voluntary recall|safety (?:notice|alert|warning|recall)|do not (?:consume|eat|drink|use (?:the|this|it|affected))|stop using (?:the|this|it|affected)|we (?:sincerely |deeply |truly )?apologi[sz]e|our (?:sincere |deepest )?apologies|we(?:'re| are) (?:so |very |deeply |truly |really )?sorry|(?:service |system |network |partial |major )?outage|service (?:disruption|interruption)|(?:is|are) currently (?:down|unavailable)|data (?:breach|incident)|security (?:incident|breach)|incident update|affected (?:batch|batches|lots?|customers|users|products?|units))\b/iu;
+  /\b(?:product recall|recall (?:of|notice)|(?:recalling|recalled) (?:the|our|all|some|batch|batches|lots?|units?|products?)|voluntary recall|safety (?:notice|alert|warning|recall)|do not (?:consume|eat|drink|use (?:the|this|it|affected))|stop using (?:the|this|it|affected)|we (?:sincerely |deeply |truly )?apologi[sz]e|our (?:sincere |deepest )?apologies|we(?:'re| are) (?:so |very |deeply |truly |really )?sorry|(?:service |system |network |partial |major )?outage|service (?:disruption|interruption)|(?:is|are) currently (?:down|unavailable)|data (?:breach|incident)|security (?:incident|breach)|incident update|affected (?:batch|batches|lots?|customers|users|products?|units))\b/iu;
 
 /** A sentence reads as negative when the classifier says so with at least this confidence. */
 export const NEGATIVE_CONFIDENCE = 0.8;

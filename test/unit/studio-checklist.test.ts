@@ -106,7 +106,11 @@ describe('announcements', () => {
       'Security incident update: no card details were affected.',
     ])
       expect((await score(text, 'twitter')).mode, text).toBe('announcement');
-    for (const text of ['Big news today: our summer range is here!', 'Sorry not sorry, the sale is back'])
+    for (const text of [
+      'Big news today: our summer range is here!',
+      'Sorry not sorry, the sale is back',
+      'Recall the summer with our new candle',
+    ])
       expect((await score(text, 'twitter')).mode, text).toBe('standard');
   });
 

@@ -98,6 +98,9 @@ describe('image scoring', () => {
   it('knows which platforms take GIFs and that a reel is a video format', async () => {
     const gifOnInstagram = await score('image', '/anim.gif', 'instagram');
     expect(find(gifOnInstagram, 'Convert the image to JPEG or PNG: it is a GIF')).toBeDefined();
+    // Instagram refuses the upload: a blocker, so the score is at most 40.
+    expect(gifOnInstagram.blockers).toEqual(['file_type']);
+    expect(gifOnInstagram.score).toBeLessThanOrEqual(40);
     expect(find(await score('image', '/anim.gif', 'twitter'), 'Convert the image')).toBeUndefined();
     const reel = await score('image', '/tall.png', 'instagram', 'reel');
     expect(
