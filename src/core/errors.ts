@@ -57,6 +57,7 @@ export interface ErrorDetails {
   // studio
   invalid_content_type: undefined;
   invalid_format: FieldDetails | undefined;
+  invalid_mode: FieldDetails | undefined;
   content_too_large: undefined;
   media_refused: undefined;
   media_unreachable: undefined;

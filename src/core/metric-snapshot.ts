@@ -8,7 +8,7 @@
 import type { Platform } from './catalog.ts';
 
 /** The PostgreSQL type of a metric column: it bounds what the import accepts and casts bulk inserts. */
-export type MetricSqlType = 'integer' | 'bigint' | 'real';
+export type MetricSqlType = 'integer' | 'bigint' | 'real' | 'text';
 
 interface MetricFieldSpec {
   /** camelCase name in DailySnapshot. */
@@ -20,6 +20,14 @@ interface MetricFieldSpec {
   readonly required: boolean;
   /** Bounds of a `real` metric; integer metrics are whole numbers >= 0 within their SQL type. */
   readonly range?: readonly [number, number];
+  /** Values a `text` field may hold, so every codec (COPY CSV included) passes them unquoted. */
+  readonly pattern?: RegExp;
+  /**
+   * The value when a snapshot leaves the field out: such a field is optional in DailySnapshot, so
+   * code that builds snapshots without classifying anything (the engine's tests, simulators,
+   * connectors that are given counts) need not know it. The row codecs always fill it.
+   */
+  readonly fallback?: number | string;
   /** What it counts, for readers of the code and docs. */
   readonly meaning: string;
 }
@@ -78,6 +86,43 @@ export const METRIC_FIELDS = [
     required: false,
     meaning: 'comments and mentions classified negative',
   },
+  // Provenance of the counts above, so stored comments can be re-scored when the model changes
+  // (issue 16, item 1). Counts given directly (import, sandbox) carry model '' and confidence 0.
+  {
+    key: 'sentimentMixed',
+    column: 'sentiment_mixed',
+    sqlType: 'integer',
+    required: false,
+    fallback: 0,
+    meaning: 'comments and mentions classified mixed (praise and complaint together)',
+  },
+  {
+    key: 'sentimentUnscored',
+    column: 'sentiment_unscored',
+    sqlType: 'integer',
+    required: false,
+    fallback: 0,
+    meaning: 'comments and mentions not classified: a language no configured model covers',
+  },
+  {
+    key: 'sentimentConfidence',
+    column: 'sentiment_confidence',
+    sqlType: 'real',
+    required: false,
+    fallback: 0,
+    range: [0, 1],
+    meaning:
+      "the model's mean confidence over the classified comments and mentions, 0..1 (0: none classified)",
+  },
+  {
+    key: 'sentimentModel',
+    column: 'sentiment_model',
+    sqlType: 'text',
+    required: false,
+    fallback: '',
+    pattern: /^[A-Za-z0-9._:@+/-]{0,100}$/u,
+    meaning: "id@version of the model that classified the counts ('' when the counts were given)",
+  },
   {
     key: 'profileCompleteness',
     column: 'profile_completeness',
@@ -97,19 +142,30 @@ export type RequiredMetricColumn = Extract<MetricField, { required: true }>['col
 /** The metric columns of metric_snapshots, in METRIC_FIELDS order. */
 export const METRIC_COLUMNS: readonly MetricColumn[] = METRIC_FIELDS.map((f) => f.column);
 
-/** The sentiment counts, which the import may instead derive by classifying texts. */
+/** The sentiment counts and their provenance, which the import may instead derive by classifying texts. */
 export const SENTIMENT_COLUMNS = [
   'sentiment_positive',
   'sentiment_neutral',
   'sentiment_negative',
+  'sentiment_mixed',
+  'sentiment_unscored',
+  'sentiment_confidence',
+  'sentiment_model',
 ] as const satisfies readonly MetricColumn[];
 
 /** Where a stored snapshot came from (metric_snapshots.source). */
 export const SNAPSHOT_SOURCES = ['connector', 'import', 'sandbox'] as const;
 export type SnapshotSource = (typeof SNAPSHOT_SOURCES)[number];
 
-export type MetricValues = { [K in MetricKey]: number };
-export type MetricRow = { [C in MetricColumn]: number };
+/** The JavaScript type of a field: text fields are strings, every other metric a number. */
+type ValueOf<F> = F extends { sqlType: 'text' } ? string : number;
+type WithFallback = Extract<MetricField, { fallback: number | string }>;
+export type MetricValues = { [F in Exclude<MetricField, WithFallback> as F['key']]: ValueOf<F> } & {
+  [F in WithFallback as F['key']]?: ValueOf<F>;
+};
+export type MetricRow = { [F in MetricField as F['column']]: ValueOf<F> };
+/** Metric columns holding text (sentiment_model). */
+export type TextMetricColumn = Extract<MetricField, { sqlType: 'text' }>['column'];
 
 /** One snapshot in the scoring engine's shape. */
 export interface DailySnapshot extends MetricValues {
@@ -121,9 +177,13 @@ export interface DailySnapshot extends MetricValues {
 // The codecs below run per row on the hot scoring read (1,825 rows per audit), so each is compiled
 // once from METRIC_FIELDS into a plain object literal: a loop assigning computed keys was 5x slower.
 // Only the identifiers of METRIC_FIELDS, constants above, enter the generated source.
-const valuesSource = METRIC_FIELDS.map((f, i) => `${f.key}: Number(v[o + ${i}])`).join(', ');
-const rowToSnapshotSource = METRIC_FIELDS.map((f) => `${f.key}: Number(r.${f.column})`).join(', ');
-const snapshotToRowSource = METRIC_FIELDS.map((f) => `${f.column}: s.${f.key}`).join(', ');
+const decode = (f: MetricField, value: string) =>
+  f.sqlType === 'text' ? `String(${value} ?? '')` : `Number(${value})`;
+const valuesSource = METRIC_FIELDS.map((f, i) => `${f.key}: ${decode(f, `v[o + ${i}]`)}`).join(', ');
+const rowToSnapshotSource = METRIC_FIELDS.map((f) => `${f.key}: ${decode(f, `r.${f.column}`)}`).join(', ');
+const snapshotToRowSource = METRIC_FIELDS.map((f) =>
+  'fallback' in f ? `${f.column}: s.${f.key} ?? ${JSON.stringify(f.fallback)}` : `${f.column}: s.${f.key}`,
+).join(', ');
 
 /** A snapshot as the columns of metric_snapshots (besides workspace_id and source). */
 export const snapshotToRow = new Function(

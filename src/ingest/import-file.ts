@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { AppContext } from '../context.ts';
 import { DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
-import { classifySentiment } from '../scoring/engine/index.ts';
+import { SentimentTally } from '../scoring/engine/index.ts';
 import { upsertSnapshots, type SnapshotRow } from './store.ts';
 import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
@@ -49,7 +49,7 @@ export class ImportFileError extends Error {}
 
 const COLUMNS = new Set<string>(['workspace_id', 'platform', 'day', ...METRIC_COLUMNS, 'text', 'texts']);
 /** The largest whole number each integer column type holds (bigint: as far as JS numbers are exact). */
-const INTEGER_MAX: Record<Exclude<MetricSqlType, 'real'>, number> = {
+const INTEGER_MAX: Record<Exclude<MetricSqlType, 'real' | 'text'>, number> = {
   integer: 2_147_483_647,
   bigint: Number.MAX_SAFE_INTEGER,
 };
@@ -180,7 +180,11 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
   for (const f of METRIC_FIELDS) {
     const value = values[f.column];
     if (value === undefined) continue;
-    if (f.sqlType === 'real') {
+    if (f.sqlType === 'text') {
+      if (typeof value !== 'string' || !f.pattern.test(value))
+        return `${f.column} must be at most 100 letters, digits and . _ : @ + / -, got ${JSON.stringify(value)}`;
+      row[f.column] = value;
+    } else if (f.sqlType === 'real') {
       const [min, max] = f.range;
       const c = Number(value);
       if (typeof value === 'boolean' || !Number.isFinite(c) || c < min || c > max) {
@@ -209,17 +213,23 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
     if (!Array.isArray(values.texts) && values.texts !== undefined)
       return 'texts must be an array of strings';
     if (texts.length > MAX_TEXTS_PER_ROW) return `at most ${MAX_TEXTS_PER_ROW} texts per row`;
-    const counts = { positive: 0, neutral: 0, negative: 0 };
+    const tally = new SentimentTally();
     for (const t of texts) {
       if (typeof t !== 'string') return 'texts must be strings';
       if (t.length > MAX_TEXT_LENGTH) return `a text is longer than ${MAX_TEXT_LENGTH} characters`;
-      // Text in a language no model covers is not counted (not silently neutral).
-      const label = t.trim() ? classifySentiment(t) : 'unscored';
-      if (label !== 'unscored') counts[label] += 1;
+      // Text in a language no model covers is counted as unscored (not silently neutral).
+      tally.add(t);
     }
-    row.sentiment_positive = counts.positive;
-    row.sentiment_neutral = counts.neutral;
-    row.sentiment_negative = counts.negative;
+    const f = tally.fields();
+    Object.assign(row, {
+      sentiment_positive: f.sentimentPositive,
+      sentiment_neutral: f.sentimentNeutral,
+      sentiment_negative: f.sentimentNegative,
+      sentiment_mixed: f.sentimentMixed,
+      sentiment_unscored: f.sentimentUnscored,
+      sentiment_confidence: f.sentimentConfidence,
+      sentiment_model: f.sentimentModel,
+    } satisfies Partial<SnapshotRow>);
   }
   return row;
 }

@@ -13,6 +13,7 @@ import {
   METRIC_COLUMNS,
   METRIC_FIELDS,
   type MetricColumn,
+  type MetricRow,
   type MetricValues,
 } from '../core/metric-snapshot.ts';
 import type { Platform } from '../core/catalog.ts';
@@ -20,7 +21,7 @@ import type { DailySnapshot } from '../core/metric-snapshot.ts';
 
 /** The columns of metric_snapshots, as parallel arrays for one bulk INSERT ... SELECT unnest(...). */
 export type SnapshotColumns = { workspace_id: string[]; platform: string[]; day: string[] } & {
-  [C in MetricColumn]: number[];
+  [C in MetricColumn]: MetricRow[C][];
 };
 
 export function emptyColumns(): SnapshotColumns {
@@ -122,8 +123,15 @@ export function generateSnapshots(
     out.platform.push(platform);
     out.day.push(s.day);
     // Typed as every metric: a new metric fails to compile here until the generator gives it.
-    const values: MetricValues = s;
-    for (const f of METRIC_FIELDS) out[f.column].push(values[f.key]);
+    // Generated counts, not classified by any model: no mixed, unscored, confidence or model.
+    const values: MetricValues = {
+      sentimentMixed: 0,
+      sentimentUnscored: 0,
+      sentimentConfidence: 0,
+      sentimentModel: '',
+      ...s,
+    };
+    for (const f of METRIC_FIELDS) (out[f.column] as unknown[]).push(values[f.key]);
   }
   return snapshots.at(-1)?.followers ?? 0;
 }

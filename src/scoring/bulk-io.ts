@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { insertDailyScoresBulk, type DailyScoreRow } from './daily-scores.ts';
 import { loadSnapshots } from './snapshots.ts';
 import type { Platform } from '../core/catalog.ts';
-import { METRIC_COLUMNS, snapshotFromValues, type DailySnapshot } from '../core/metric-snapshot.ts';
+import { METRIC_FIELDS, snapshotFromValues, type DailySnapshot } from '../core/metric-snapshot.ts';
 
 /**
  * Bulk reads and writes for backfills (the sandbox, the benchmark). On PGlite, rows cross the
@@ -26,9 +26,14 @@ export async function* snapshotsByWorkspace(
   // COPY takes no bind parameters: the ids go in as an escaped literal. They come back as their
   // index in `ids`, so the CSV holds nothing that needs quoting.
   const list = ids.map((id) => `'${id.replaceAll("'", "''")}'`).join(',');
+  // CSV writes an empty text as "" but NULL as nothing, which splits and decodes as ''. Text
+  // fields hold no comma, quote or line break (their pattern), so nothing else needs quoting.
+  const metrics = METRIC_FIELDS.map((f) =>
+    f.sqlType === 'text' ? `NULLIF(s.${f.column}, '')` : `s.${f.column}`,
+  ).join(', ');
   const result = await pglite.query(
     `COPY (
-       SELECT t.idx, s.platform, s.day, ${METRIC_COLUMNS.map((c) => `s.${c}`).join(', ')}
+       SELECT t.idx, s.platform, s.day, ${metrics}
        FROM metric_snapshots s
        JOIN unnest(ARRAY[${list}]::text[]) WITH ORDINALITY AS t(id, idx) ON t.id = s.workspace_id
        ORDER BY t.idx, s.day, s.platform

@@ -7,6 +7,7 @@ import { DomainError, type FieldDetails } from '../core/errors.ts';
 export type StudioErrorKind =
   | 'invalid_content_type'
   | 'invalid_format'
+  | 'invalid_mode'
   | 'content_too_large'
   | 'media_refused'
   | 'media_unreachable'

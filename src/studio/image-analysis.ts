@@ -41,6 +41,7 @@ export function imageSignals(
     weight: IMAGE_WEIGHTS.file_type,
     quality: accepted.includes(type) ? 1 : 0,
     pillars: { presence: 1 },
+    ...(accepted.includes(type) ? {} : { blocker: true }),
     ...(accepted.includes(type)
       ? {}
       : {
@@ -53,6 +54,7 @@ export function imageSignals(
     weight: IMAGE_WEIGHTS.file_size,
     quality: oversize ? 0 : 1,
     pillars: { presence: 0.5, reach: 0.5 },
+    ...(oversize ? { blocker: true } : {}),
     ...(oversize
       ? {
           suggestion: `Compress the image under ${mb(maxBytes)}: it is ${mb(declaredBytes)}, over the ${platform} upload limit`,

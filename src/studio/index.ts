@@ -6,5 +6,14 @@ export { StudioError } from './errors.ts';
 export type { StudioErrorKind } from './errors.ts';
 export { DEFAULT_MAX_MEDIA_BYTES, DEFAULT_TIMEOUTS, DEFAULT_MAX_REDIRECTS } from './safe-fetch.ts';
 export type { FetchTimeouts } from './safe-fetch.ts';
-export { CONTENT_TYPES, FORMATS } from './types.ts';
-export type { ContentScoreInput, ContentScoreResult, ContentType, FeedbackItem, Format } from './types.ts';
+export { CONTENT_TYPES, FORMATS, STUDIO_MODES } from './types.ts';
+export type {
+  ContentScoreInput,
+  ContentScoreResult,
+  ContentType,
+  FeedbackItem,
+  Format,
+  NotJudged,
+  PillarOutlook,
+  StudioMode,
+} from './types.ts';

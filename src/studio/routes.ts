@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../infra/http/problem.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import { CONTENT_TYPES, FORMATS, formatProblem, scoreContent, StudioError } from './index.ts';
+import { CONTENT_TYPES, FORMATS, formatProblem, STUDIO_MODES, scoreContent, StudioError } from './index.ts';
 import { PLATFORMS } from '../core/catalog.ts';
 
 const SignedString = Type.String({
@@ -21,6 +21,12 @@ const Body = Type.Object(
     }),
     platform: Type.Enum([...PLATFORMS]),
     format: Type.Optional(Type.Enum([...FORMATS], { default: 'post' })),
+    mode: Type.Optional(
+      Type.Enum([...STUDIO_MODES], {
+        description:
+          'Extension. `announcement` for a recall, apology, outage or safety notice: tone, call-to-action, question and emoji checks are left out. Omitted: detected from the wording of a text (media: standard).',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -35,6 +41,12 @@ const Body = Type.Object(
     ],
   },
 );
+
+const PillarOutlook = Type.Object({
+  direction: Type.Enum(['up', 'flat', 'down']),
+  low: SignedString,
+  high: SignedString,
+});
 
 export const ContentScore = Type.Object(
   {
@@ -55,6 +67,46 @@ export const ContentScore = Type.Object(
     ),
     platform: Type.String(),
     format: Type.String(),
+    basis: Type.Literal('format_checklist', {
+      description:
+        'Extension. The score is the weighted share of format checks passed (length, hashtags, framing, resolution...). It does not judge whether the content is good, true or on-brand, and it is not calibrated against engagement outcomes.',
+    }),
+    mode: Type.Enum([...STUDIO_MODES], { description: 'Extension. The mode the content was judged in.' }),
+    mode_source: Type.Enum(['request', 'detected', 'default'], {
+      description:
+        'Extension. `request` when the body gave `mode`, `detected` from the wording of a text, `default` (standard) for media.',
+    }),
+    language: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Extension. ISO 639-1 language detected in a text (`und` without words); null for media. English-only checks are not judged for other languages.',
+    }),
+    blockers: Type.Array(Type.String(), {
+      description:
+        'Extension. Checks the platform would refuse or truncate the content on (over the character limit, too many hashtags on instagram, an unaccepted file type or size, a video over the limit). While any remains the score is at most 40.',
+    }),
+    not_judged: Type.Array(
+      Type.Object({
+        check: Type.String(),
+        reason: Type.Enum(['language', 'announcement', 'not_analysed']),
+      }),
+      {
+        description:
+          'Extension. Checks left out of the score, and why: `language` (English-only checks on another language), `announcement` (tone, call to action, questions and emoji of a notice), `not_analysed` (what an image or video shows: only its format is read). The score is the share of the other checks.',
+      },
+    ),
+    pillar_outlook: Type.Object(
+      {
+        presence: PillarOutlook,
+        reach: PillarOutlook,
+        impact: PillarOutlook,
+        sentiment: PillarOutlook,
+        momentum: PillarOutlook,
+      },
+      {
+        description:
+          'Extension. pillar_predictions are not calibrated against outcomes: each as a range of +/-2.5 pillar points, and a direction only when the whole range is on one side of zero.',
+      },
+    ),
   },
   { $id: 'ContentScore' },
 );
@@ -101,6 +153,7 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
           '/content_type': 'invalid_content_type',
           '/platform': 'invalid_platform',
           '/format': 'invalid_format',
+          '/mode': 'invalid_mode',
         },
       },
       schema: {
@@ -108,7 +161,7 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['studio'],
         summary: 'Score draft content for a platform, with ranked suggestions',
         description:
-          'Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.',
+          'A format checklist, not a prediction of performance: the score is the weighted share of platform format checks the draft passes (length, hook, hashtags, call to action, framing, resolution, duration...), not calibrated against engagement outcomes, and it does not judge whether the content is good. Following a suggestion raises the score by its expected_lift. Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.',
         body: Body,
         response: {
           200: json(ContentScore, 'The predicted score, pillar effects and ranked suggestions', {
@@ -130,20 +183,33 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
             ],
             platform: 'instagram',
             format: 'post',
+            basis: 'format_checklist',
+            mode: 'standard',
+            mode_source: 'detected',
+            language: 'en',
+            blockers: [],
+            not_judged: [],
+            pillar_outlook: {
+              presence: { direction: 'flat', low: '-2.1', high: '+2.9' },
+              reach: { direction: 'flat', low: '-0.7', high: '+4.3' },
+              impact: { direction: 'flat', low: '-0.4', high: '+4.6' },
+              sentiment: { direction: 'flat', low: '-1.6', high: '+3.4' },
+              momentum: { direction: 'flat', low: '-2.2', high: '+2.8' },
+            },
           }),
           ...errorResponses(403, 413, 422, 429),
         },
       },
     },
     async (request) => {
-      const { content_type, content, platform } = request.body;
+      const { content_type, content, platform, mode } = request.body;
       const format = request.body.format ?? 'post';
       const mismatch = formatProblem(platform, format);
       if (mismatch) throw new StudioError('invalid_format', mismatch, { parameter: 'format' });
       if (content_type !== 'text') await spendMediaBudget(request);
       // A StudioError thrown here is answered through the edge table (infra/http/domain-problems.ts).
       return await scoreContent(
-        { content_type, content, platform, format },
+        { content_type, content, platform, format, ...(mode ? { mode } : {}) },
         { allowLoopback: app.ctx.config.allowLoopbackFetch },
       );
     },

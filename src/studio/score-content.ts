@@ -4,10 +4,10 @@ import { imageSignals } from './image-analysis.ts';
 import { ImageProbe, Mp4Probe } from './media-probe.ts';
 import { DEFAULT_MAX_MEDIA_BYTES, fetchMedia } from './safe-fetch.ts';
 import type { FetchTimeouts } from './safe-fetch.ts';
-import { summarise } from './signals.ts';
+import { summarise, type Judgement } from './signals.ts';
 import { characterCount } from './text-entities.ts';
-import { measureText, textSignals } from './text-analysis.ts';
-import { CONTENT_TYPES } from './types.ts';
+import { measureText, notJudgedChecks, textSignals } from './text-analysis.ts';
+import { CONTENT_TYPES, STUDIO_MODES } from './types.ts';
 import type { ContentScoreInput, ContentScoreResult, Format } from './types.ts';
 import { videoSignals } from './video-analysis.ts';
 import type { Platform } from '../core/catalog.ts';
@@ -45,6 +45,16 @@ export async function scoreContent(
   }
   if (typeof input.content !== 'string')
     throw new StudioError('invalid_content_type', 'content must be a string');
+  if (input.mode !== undefined && !(STUDIO_MODES as readonly string[]).includes(input.mode))
+    throw new StudioError('invalid_mode', `mode must be one of ${STUDIO_MODES.join(', ')}`);
+  // Media carry no words to detect a notice from: the caller's mode, else standard.
+  const media: Judgement = {
+    mode: input.mode ?? 'standard',
+    modeSource: input.mode === undefined ? 'default' : 'request',
+    language: null,
+    // Only the container is read (size, ratio, type, duration, codec): what it shows is not judged.
+    notJudged: [{ check: 'visual_content', reason: 'not_analysed' }],
+  };
 
   if (input.content_type === 'text') {
     const characters = characterCount(input.content);
@@ -55,7 +65,14 @@ export async function scoreContent(
       );
     }
     const measured = await measureText(input.content);
-    return summarise(textSignals(measured, platform, format), platform, format);
+    const mode = input.mode ?? (measured.announcement ? 'announcement' : 'standard');
+    const announcement = mode === 'announcement';
+    return summarise(textSignals(measured, platform, format, announcement), platform, format, {
+      mode,
+      modeSource: input.mode === undefined ? 'detected' : 'request',
+      language: measured.language,
+      notJudged: notJudgedChecks(measured, announcement),
+    });
   }
 
   const fetchOptions = {
@@ -68,9 +85,14 @@ export async function scoreContent(
   if (input.content_type === 'image') {
     const probe = new ImageProbe();
     const outcome = await fetchMedia(input.content, probe, fetchOptions);
-    return summarise(imageSignals(probe.result(), outcome.declaredBytes, platform, format), platform, format);
+    return summarise(
+      imageSignals(probe.result(), outcome.declaredBytes, platform, format),
+      platform,
+      format,
+      media,
+    );
   }
   const probe = new Mp4Probe();
   await fetchMedia(input.content, probe, fetchOptions);
-  return summarise(videoSignals(probe.result(), platform, format), platform, format);
+  return summarise(videoSignals(probe.result(), platform, format), platform, format, media);
 }

@@ -1,17 +1,19 @@
 import type { ReadabilityStats } from 'wink-nlp';
-import { detectLanguage } from '../scoring/sentiment/index.ts';
+import { classifyWithDefaultModel, detectLanguage } from '../scoring/sentiment/index.ts';
 import { CTA_PHRASES, detectCallsToAction } from './cta.ts';
 import { englishNlp } from './nlp.ts';
 import { TEXT_RULES, textSweetSpot } from './platform-rules.ts';
 import { clamp01 } from './signals.ts';
 import type { Signal } from './signals.ts';
-import { characterCount, extractEntities } from './text-entities.ts';
-import type { Format } from './types.ts';
+import { characterCount, extractEntities, proseOf } from './text-entities.ts';
+import type { Format, NotJudged } from './types.ts';
 import type { Platform } from '../core/catalog.ts';
 
 /** Everything measured about a text, before any platform rule is applied. */
 export interface TextMeasurements {
   characters: number;
+  /** Characters of the words alone (proseOf): what the length sweet spot is about. */
+  proseCharacters: number;
   /** Character count of each post when the text is a thread (posts separated by a blank line). */
   threadPosts: number[];
   firstLine: string;
@@ -23,22 +25,44 @@ export interface TextMeasurements {
   mentions: string[];
   emoji: number;
   links: string[];
-  /** wink-nlp document sentiment, -1 to +1. */
+  /** Mean over sentences of P(positive) - P(negative) from the default sentiment classifier, -1 to +1. */
   sentiment: number;
-  /** The sentence with the lowest wink sentiment when it is negative. */
+  /** Sentences the classifier calls negative with confidence >= NEGATIVE_CONFIDENCE. */
+  negativeSentences: number;
+  /** Sentences judged (a line break ends one). */
+  toneSentences: number;
+  /** The most confidently negative of them, or null. */
   mostNegativeSentence: string | null;
   /** ISO 639-1 language of the text ('und' without words), from the sentiment classifier's detector. */
   language: string;
   /** Flesch reading ease from wink-nlp's readabilityStats. */
   readingEase: number;
+  /** Sentences under HARD_READING_EASE, hardest first. */
+  hardSentences: string[];
   words: number;
   sentences: number;
   /** Words of three or more syllables, most frequent first. */
   complexWords: string[];
+  /** The wording of a recall, apology, outage or safety notice (ANNOUNCEMENT). */
+  announcement: boolean;
 }
 
-/** Texts with fewer words give a meaningless reading-ease figure, so readability is not judged. */
-export const READABILITY_MIN_WORDS = 10;
+/**
+ * Wording of a notice rather than a promotion: recalls, apologies, outages, breaches, safety
+ * warnings. Such a text is judged in announcement mode (no tone, call-to-action, question or
+ * emoji advice). Phrases, not single words, so "sorry not sorry" or "recall the summer" in a
+ * promotion do not switch modes.
+ */
+const ANNOUNCEMENT =
+  /\b(?:product recall|recall (?:of|notice)|(?:recalling|recalled) (?:the|our|all|some|batch|batches|lots?|units?|products?)|voluntary recall|safety (?:notice|alert|warning|recall)|do not (?:consume|eat|drink|use (?:the|this|it|affected))|stop using (?:the|this|it|affected)|we (?:sincerely |deeply |truly )?apologi[sz]e|our (?:sincere |deepest )?apologies|we(?:'re| are) (?:so |very |deeply |truly |really )?sorry|(?:service |system |network |partial |major )?outage|service (?:disruption|interruption)|(?:is|are) currently (?:down|unavailable)|data (?:breach|incident)|security (?:incident|breach)|incident update|affected (?:batch|batches|lots?|customers|users|products?|units))\b/iu;
+
+/** A sentence reads as negative when the classifier says so with at least this confidence. */
+export const NEGATIVE_CONFIDENCE = 0.8;
+
+/** Flesch reading ease below which a sentence is "very difficult" (college graduate level). */
+export const HARD_READING_EASE = 30;
+/** Shorter sentences give a meaningless reading-ease figure and are not judged. */
+export const HARD_SENTENCE_MIN_WORDS = 5;
 
 // Openers that stop the scroll: a curiosity or command word in first position.
 // prettier-ignore
@@ -83,18 +107,39 @@ function hookDevices(firstLine: string): string[] {
 export async function measureText(text: string): Promise<TextMeasurements> {
   const nlp = await englishNlp();
   const its = nlp.its;
-  const doc = nlp.readDoc(text);
+  // Wording checks read the words only: a hashtag or an emoji is its own check, not a sentence.
+  const prose = proseOf(text);
+  const doc = nlp.readDoc(prose);
   const stats = doc.out(its.readabilityStats) as ReadabilityStats;
-  const sentenceTexts = doc.sentences().out() as string[];
-  const sentenceScores = doc.sentences().out(its.sentiment) as unknown as number[];
-  let mostNegative: string | null = null;
-  let lowest = 0;
-  sentenceScores.forEach((score, i) => {
-    if (score < lowest) {
-      lowest = score;
-      mostNegative = sentenceTexts[i] ?? null;
-    }
-  });
+  // A line break ends a sentence: a hook line has no full stop but is not part of the next line.
+  const sentenceTexts = prose
+    .split(/\r?\n/u)
+    .flatMap((line) => (line.trim() ? (nlp.readDoc(line).sentences().out() as string[]) : []));
+  // Tone is read sentence by sentence by the service's own comment classifier
+  // (src/scoring/sentiment), which knows complaints and sarcasm; wink's word list called "We made
+  // a new mug for your desk." -0.5, and a whole-caption judgement drifts with every added line.
+  // The classifier was trained on comments and misreads some caption phrasing ("Glow every day
+  // with us." as a complaint), so a sentence counts as negative only when wink's lexicon also
+  // scores it below zero: two independent readers agreeing.
+  const tones = sentenceTexts.map((sentence) => ({ sentence, ...classifyWithDefaultModel(sentence) }));
+  const negative = tones
+    .filter(
+      (t) =>
+        t.label === 'negative' &&
+        t.confidence >= NEGATIVE_CONFIDENCE &&
+        (nlp.readDoc(t.sentence).out(its.sentiment) as number) < 0,
+    )
+    .sort((a, b) => b.confidence - a.confidence);
+  const net = tones.map((t) => t.probabilities.positive - t.probabilities.negative);
+  // Reading ease is judged per sentence too: a hard sentence is a problem wherever it stands, and
+  // adding or cutting plain sentences elsewhere does not hide or create one.
+  const hard = sentenceTexts
+    .map((sentence) => ({
+      sentence,
+      stats: nlp.readDoc(sentence).out(its.readabilityStats) as ReadabilityStats,
+    }))
+    .filter((h) => h.stats.numOfWords >= HARD_SENTENCE_MIN_WORDS && h.stats.fres < HARD_READING_EASE)
+    .sort((a, b) => a.stats.fres - b.stats.fres);
   const firstLine = text.trim().split(/\r?\n/u)[0]?.trim() ?? '';
   const entities = extractEntities(text);
   // wink reports normalised spellings ("organisational" -> "organizational"); quote only
@@ -106,6 +151,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     .filter((w) => lowerText.includes(w.toLowerCase()));
   return {
     characters: characterCount(text),
+    proseCharacters: characterCount(prose),
     threadPosts: text
       .trim()
       .split(/\r?\n[^\S\r\n]*\r?\n\s*/u)
@@ -113,20 +159,25 @@ export async function measureText(text: string): Promise<TextMeasurements> {
       .map((p) => characterCount(p.trim())),
     firstLine,
     firstLineCharacters: characterCount(firstLine),
-    hookDevices: hookDevices(firstLine),
+    // A link or a hashtag is no hook: devices are read from the words of the first line.
+    hookDevices: hookDevices(proseOf(firstLine)),
     callsToAction: detectCallsToAction(text),
     questions: sentenceTexts.filter((s) => s.includes('?')).length,
     hashtags: entities.hashtags,
     mentions: entities.mentions,
     emoji: entities.emoji,
     links: entities.links,
-    sentiment: doc.out(its.sentiment) as number,
-    mostNegativeSentence: mostNegative,
-    language: detectLanguage(text).language,
+    sentiment: net.length ? net.reduce((a, b) => a + b, 0) / net.length : 0,
+    negativeSentences: negative.length,
+    toneSentences: tones.length,
+    mostNegativeSentence: negative[0]?.sentence ?? null,
+    language: detectLanguage(prose).language,
     readingEase: stats.fres,
+    hardSentences: hard.map((h) => h.sentence),
     words: stats.numOfWords,
     sentences: stats.numOfSentences,
     complexWords,
+    announcement: ANNOUNCEMENT.test(text.replace(/’/gu, "'")),
   };
 }
 
@@ -154,43 +205,49 @@ function lengthSignal(m: TextMeasurements, platform: Platform, format: Format): 
     return {
       ...base,
       quality: 0,
+      blocker: true,
       suggestion: `Split post ${worst.i + 1} of the thread (posts are separated by a blank line): it is ${n(worst.c)} characters, the limit is ${n(rules.limit)}`,
     };
   }
-  const len = m.characters;
-  const sweet = textSweetSpot(platform, format);
-  const span = `the ${platform} ${format} sweet spot is ${n(sweet.min)}–${n(sweet.max)}`;
-  if (len > rules.limit) {
+  if (m.characters > rules.limit) {
     return {
       ...base,
       quality: 0,
-      suggestion: `Cut the ${rules.noun} to under ${n(rules.limit)} characters: it is ${n(len)}`,
+      blocker: true,
+      // Just under the limit the wording is still long: the length check's quality there.
+      fixedQuality: 0.5,
+      suggestion: `Cut the ${rules.noun} to under ${n(rules.limit)} characters: it is ${n(m.characters)}`,
     };
   }
+  // The sweet spot is about the words: hashtags, mentions, links and emoji have their own checks.
+  const len = m.proseCharacters;
+  const sweet = textSweetSpot(platform, format);
+  const span = `the ${platform} ${format} sweet spot is ${n(sweet.min)}–${n(sweet.max)} characters of wording`;
   if (len < sweet.min) {
     return {
       ...base,
       quality: 0.4 + (0.6 * len) / sweet.min,
-      suggestion: `Expand the ${rules.noun} to at least ${n(sweet.min)} characters (${span}): it is ${n(len)}`,
+      suggestion: `Expand the wording to at least ${n(sweet.min)} characters, below the opening line (${span}): it is ${n(len)}`,
     };
   }
   if (len > sweet.max) {
     return {
       ...base,
       quality: 1 - (0.5 * (len - sweet.max)) / (rules.limit - sweet.max),
-      suggestion: `Tighten the ${rules.noun} to about ${n(sweet.max)} characters (${span}): it is ${n(len)}`,
+      suggestion: `Tighten the wording to about ${n(sweet.max)} characters (${span}): it is ${n(len)}`,
     };
   }
   return { ...base, quality: 1 };
 }
 
-function hookSignal(m: TextMeasurements, platform: Platform): Signal {
+function hookSignal(m: TextMeasurements, platform: Platform, announcement: boolean): Signal {
   const cut = TEXT_RULES[platform].previewCut;
-  const hasDevice = m.hookDevices.length > 0;
+  // A notice needs its first line seen, not a curiosity device: only the fit is judged.
+  const hasDevice = announcement || m.hookDevices.length > 0;
   const fits = m.firstLineCharacters <= cut;
   const quality = (hasDevice ? 0.6 : 0) + (fits ? 0.4 : (0.4 * cut) / m.firstLineCharacters);
   const problems: string[] = [];
-  if (m.firstLine === '') {
+  if (m.firstLine === '' && !announcement) {
     problems.push('write an opening line that hooks (a question, a number or "you"): the text is empty');
   } else if (!hasDevice) {
     problems.push(
@@ -218,11 +275,13 @@ function hashtagSignal(m: TextMeasurements, platform: Platform): Signal {
   const base = { id: 'hashtags', weight: TEXT_WEIGHTS.hashtags, pillars: { reach: 0.7, presence: 0.3 } };
   const range = `the ${platform} norm is ${norm.min}–${norm.max}`;
   if (hashtagCap !== null && count > hashtagCap) {
-    const effect = platform === 'youtube' ? 'ignores every hashtag' : 'refuses the post';
+    const refused = platform !== 'youtube';
+    const effect = refused ? 'refuses the post' : 'ignores every hashtag';
     return {
       ...base,
       quality: 0,
-      suggestion: `Remove at least ${count - hashtagCap} hashtag${count - hashtagCap === 1 ? '' : 's'}: above ${hashtagCap} ${platform} ${effect}, and this has ${count}`,
+      ...(refused ? { blocker: true } : {}),
+      suggestion: `Cut the hashtags to ${norm.max} or fewer: above ${hashtagCap} ${platform} ${effect}, and this has ${count}`,
     };
   }
   if (count < norm.min) {
@@ -259,38 +318,42 @@ function ctaSignal(m: TextMeasurements, platform: Platform): Signal {
 }
 
 function sentimentSignal(m: TextMeasurements): Signal {
-  // -0.5 or below scores 0, +0.3 or above scores 1: warm wording helps the sentiment pillar.
-  const quality = clamp01((m.sentiment + 0.5) / 0.8);
-  const s = m.sentiment.toFixed(2);
-  let suggestion: string | undefined;
-  if (quality < 1) {
-    suggestion =
-      m.sentiment < 0 && m.mostNegativeSentence
-        ? `Reword the negative phrasing, starting with "${excerpt(m.mostNegativeSentence, 60)}": overall sentiment is ${s} on a -1 to +1 scale`
-        : `Add warmer wording (e.g. "love", "excited", "thank you"): sentiment is ${s} on a -1 to +1 scale, aim for +0.30 or more`;
-  }
+  // Only clearly negative sentences are a problem to fix: neutral, factual wording is not pushed
+  // towards "warmer" words (a format checklist cannot tell what the content calls for).
+  // Each negative sentence costs half the check, wherever it stands.
+  const quality = clamp01(1 - m.negativeSentences / 2);
+  const quote = m.mostNegativeSentence ? `, starting with "${excerpt(m.mostNegativeSentence, 60)}"` : '';
   return {
     id: 'sentiment',
     weight: TEXT_WEIGHTS.sentiment,
     quality,
+    // Neutral wording predicts no change of the sentiment pillar, warm wording a rise.
+    outlook: clamp01((m.sentiment + 1) / 2),
     pillars: { sentiment: 1 },
-    ...(suggestion ? { suggestion } : {}),
+    ...(quality < 1
+      ? {
+          suggestion: `Reword the negative phrasing${quote}: ${m.negativeSentences} of ${m.toneSentences} sentences read as negative`,
+        }
+      : {}),
   };
 }
 
 function readabilitySignal(m: TextMeasurements): Signal {
   const base = { id: 'readability', weight: TEXT_WEIGHTS.readability, pillars: { impact: 0.6, reach: 0.4 } };
-  if (m.words < READABILITY_MIN_WORDS) return { ...base, quality: 1 };
-  // Flesch reading ease 60 ("plain English") or more scores 1; 30 ("difficult") or less 0.
-  const quality = clamp01((m.readingEase - 30) / 30);
-  if (quality >= 1) return { ...base, quality };
-  const perSentence = (m.words / Math.max(1, m.sentences)).toFixed(0);
-  const long = m.complexWords.slice(0, 3).map((w) => `"${w}"`);
+  // Each very difficult sentence costs half the check.
+  const count = m.hardSentences.length;
+  if (count === 0) return { ...base, quality: 1 };
+  const hardest = m.hardSentences[0] ?? '';
+  const lower = m.hardSentences.join(' ').toLowerCase();
+  const long = m.complexWords
+    .filter((w) => lower.includes(w.toLowerCase()))
+    .slice(0, 3)
+    .map((w) => `"${w}"`);
   return {
     ...base,
-    quality,
+    quality: clamp01(1 - count / 2),
     suggestion:
-      `Simplify the wording: Flesch reading ease is ${m.readingEase} (aim for 60 or more) with ${perSentence} words per sentence` +
+      `Simplify the wording of ${count} sentence${count === 1 ? '' : 's'} under Flesch reading ease ${HARD_READING_EASE}, starting with "${excerpt(hardest, 60)}"` +
       (long.length ? `; swap long words such as ${long.join(', ')}` : ''),
   };
 }
@@ -309,7 +372,7 @@ function questionSignal(m: TextMeasurements): Signal {
     return {
       ...base,
       quality: 0.6,
-      suggestion: `Keep to one or two questions: the text asks ${m.questions}, which reads like a quiz`,
+      suggestion: `Keep to one or two questions (make the others statements): the text asks ${m.questions}, which reads like a quiz`,
     };
   }
   return { ...base, quality: 1 };
@@ -374,15 +437,87 @@ function mentionSignal(m: TextMeasurements): Signal {
  */
 export const ENGLISH_ONLY_SIGNALS = new Set(['sentiment', 'readability', 'call_to_action']);
 
-export function textSignals(m: TextMeasurements, platform: Platform, format: Format): Signal[] {
-  const english = m.language === 'en' || m.language === 'und';
-  return allTextSignals(m, platform, format).filter((s) => english || !ENGLISH_ONLY_SIGNALS.has(s.id));
+/**
+ * Signals an announcement (recall, apology, outage notice) is not judged on: tone, calls to
+ * action, questions and emoji would push a notice towards cheerful engagement bait.
+ */
+export const ANNOUNCEMENT_SKIPS = new Set(['sentiment', 'call_to_action', 'questions', 'emoji']);
+
+export function isEnglish(language: string): boolean {
+  return language === 'en' || language === 'und';
 }
 
-function allTextSignals(m: TextMeasurements, platform: Platform, format: Format): Signal[] {
+/** The checks a text is not judged on, each with the first reason that applies. */
+export function notJudgedChecks(m: TextMeasurements, announcement: boolean): NotJudged[] {
+  const out: NotJudged[] = [];
+  for (const check of Object.keys(TEXT_WEIGHTS)) {
+    if (!isEnglish(m.language) && ENGLISH_ONLY_SIGNALS.has(check)) out.push({ check, reason: 'language' });
+    else if (announcement && ANNOUNCEMENT_SKIPS.has(check)) out.push({ check, reason: 'announcement' });
+  }
+  return out;
+}
+
+export function textSignals(
+  m: TextMeasurements,
+  platform: Platform,
+  format: Format,
+  announcement = false,
+): Signal[] {
+  const skipped = new Set(notJudgedChecks(m, announcement).map((c) => c.check));
+  const room = format === 'thread' ? Infinity : TEXT_RULES[platform].limit - m.characters;
+  return allTextSignals(m, platform, format, announcement)
+    .filter((s) => !skipped.has(s.id))
+    .map((s) => {
+      // Advice to add text that would push it over the hard limit is withheld: following it
+      // would get the post refused. The checks that cut text come first.
+      const adds = s.suggestion === undefined ? 0 : charactersAdded(s, m, platform, format);
+      if (adds > 0 && adds > room) {
+        const { suggestion: _withheld, ...rest } = s;
+        return rest;
+      }
+      // Words added to follow it lengthen the wording: the lift counts the length check as it
+      // will then stand (past the sweet spot it costs a little).
+      const words = s.id === 'length' || s.id === 'hashtags' || s.id === 'emoji' ? 0 : adds;
+      if (words === 0) return s;
+      const longer = { ...m, characters: m.characters + words, proseCharacters: m.proseCharacters + words };
+      return { ...s, whatIf: [lengthSignal(longer, platform, format)] };
+    });
+}
+
+/** Characters a writer adds to follow `s`'s suggestion, generously (0 for advice that cuts). */
+function charactersAdded(s: Signal, m: TextMeasurements, platform: Platform, format: Format): number {
+  const rules = TEXT_RULES[platform];
+  switch (s.id) {
+    case 'length': {
+      const missing = textSweetSpot(platform, format).min - m.proseCharacters;
+      // Words come in sentences: a writer overshoots by up to one.
+      return missing > 0 ? missing + 45 : 0;
+    }
+    case 'hashtags':
+      return Math.max(0, rules.hashtags.min - m.hashtags.length) * 12;
+    case 'hook':
+      return m.hookDevices.length === 0 ? 30 : 0;
+    case 'call_to_action':
+    case 'questions':
+      return m.questions === 0 || s.id === 'call_to_action' ? 30 : 0;
+    case 'emoji':
+      return m.emoji < rules.emoji.min ? 2 * (rules.emoji.min - m.emoji) : 0;
+    case 'links':
+      return 12; // "link in bio"
+    default:
+      return 0;
+  }
+}
+
+function allTextSignals(
+  m: TextMeasurements,
+  platform: Platform,
+  format: Format,
+  announcement: boolean,
+): Signal[] {
   return [
     lengthSignal(m, platform, format),
-    hookSignal(m, platform),
+    hookSignal(m, platform, announcement),
     hashtagSignal(m, platform),
     ctaSignal(m, platform),
     sentimentSignal(m),

@@ -45,6 +45,26 @@ export function extractEntities(text: string): TextEntities {
 }
 
 /**
+ * The words of a text: without links, e-mail addresses, hashtags, mentions and emoji, spaces
+ * collapsed. Wording checks (reading ease, sentiment, questions, the length sweet spot) read
+ * this, so adding or cutting a hashtag or an emoji moves only its own check.
+ */
+export function proseOf(text: string): string {
+  return text
+    .replace(EMAIL_PATTERN, ' ')
+    .replace(URL_PATTERN, ' ')
+    .replace(HASHTAG_PATTERN, ' ')
+    .replace(MENTION_PATTERN, ' ')
+    .replace(
+      /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20E3|\uFE0F|\u200D|\p{Emoji_Modifier}/gu,
+      ' ',
+    )
+    .replace(/[^\S\r\n]+/gu, ' ')
+    .replace(/ *(\r?\n) */gu, '$1')
+    .trim();
+}
+
+/**
  * Length in Unicode code points. Platforms count roughly this way; Twitter's weighting
  * (every link 23, emoji 2) is not modelled.
  */

@@ -3,9 +3,16 @@ import type { Pillar, Platform } from '../core/catalog.ts';
 
 export const CONTENT_TYPES = ['text', 'image', 'video'] as const;
 export const FORMATS = ['post', 'story', 'reel', 'short', 'thread'] as const;
+/**
+ * `standard` judges a promotional post; `announcement` (recall, apology, outage or safety notice)
+ * leaves out the tone, call-to-action, question and emoji checks, which would push a notice towards
+ * cheerful engagement bait.
+ */
+export const STUDIO_MODES = ['standard', 'announcement'] as const;
 
 export type ContentType = (typeof CONTENT_TYPES)[number];
 export type Format = (typeof FORMATS)[number];
+export type StudioMode = (typeof STUDIO_MODES)[number];
 
 export interface ContentScoreInput {
   content_type: ContentType;
@@ -14,6 +21,8 @@ export interface ContentScoreInput {
   platform: Platform;
   /** Defaults to 'post', as in the spec. */
   format?: Format;
+  /** Extension. Omitted: detected from the text (announcement wording), else standard. */
+  mode?: StudioMode;
 }
 
 export interface FeedbackItem {
@@ -24,12 +33,38 @@ export interface FeedbackItem {
   expected_lift: string;
 }
 
+/** Direction and uncalibrated range of a pillar prediction (extension). */
+export interface PillarOutlook {
+  direction: 'up' | 'flat' | 'down';
+  low: string;
+  high: string;
+}
+
+/** A check left out of the score, and why (extension). */
+export interface NotJudged {
+  check: string;
+  reason: 'language' | 'announcement' | 'not_analysed';
+}
+
 export interface ContentScoreResult {
-  /** 0-100. */
+  /** 0-100: the weighted share of format checks passed; at most 40 while a blocker remains. */
   score: number;
-  /** Predicted change of each pillar, signed with one decimal: '+2.1', '-0.5'. */
+  /** Predicted change of each pillar, signed with one decimal: '+2.1', '-0.5'. Uncalibrated. */
   pillar_predictions: Record<Pillar, string>;
   feedback: FeedbackItem[];
   platform: Platform;
   format: Format;
+  /** Extension: what the score is. Always 'format_checklist' (not calibrated against outcomes). */
+  basis: 'format_checklist';
+  /** Extension: the mode the text was judged in, and whether the caller chose it. */
+  mode: StudioMode;
+  mode_source: 'request' | 'detected' | 'default';
+  /** Extension: detected language of a text ('und' without words); null for media. */
+  language: string | null;
+  /** Extension: checks that publishing would fail (over a hard limit, refused file); they cap the score at 40. */
+  blockers: string[];
+  /** Extension: checks left out of the score. */
+  not_judged: NotJudged[];
+  /** Extension: pillar predictions as a direction and a range, since they are not calibrated. */
+  pillar_outlook: Record<Pillar, PillarOutlook>;
 }

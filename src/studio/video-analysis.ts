@@ -40,6 +40,9 @@ function durationSignal(seconds: number, platform: Platform, format: Format): Si
     return {
       ...base,
       quality: 0,
+      blocker: true,
+      // Trimmed to the limit it is still long: the duration check's quality there.
+      fixedQuality: 0.4,
       suggestion: `Trim the video to ${formatDuration(max)} or less, the ${platform} ${format} limit: ${runs}`,
     };
   }

@@ -28,13 +28,16 @@ afterAll(async () => t?.close());
 /** A snapshot whose every metric differs from the others and sits near its column type's limit. */
 function distinctSnapshot(day: string, salt: number): DailySnapshot {
   const s = { platform: 'youtube', day } as DailySnapshot;
+  const values = s as unknown as Record<string, number | string>;
   METRIC_FIELDS.forEach((f, i) => {
-    s[f.key] =
-      f.sqlType === 'bigint'
-        ? 9_000_000_000_000_000 + i * 1_000 + salt
-        : f.sqlType === 'integer'
-          ? 2_147_000_000 + i * 1_000 + salt
-          : (i + salt) / 64; // exact in a float4 `real`
+    values[f.key] =
+      f.sqlType === 'text'
+        ? `model-${i}@v${salt}.${'x'.repeat(80)}` // the longest kind of value the pattern allows
+        : f.sqlType === 'bigint'
+          ? 9_000_000_000_000_000 + i * 1_000 + salt
+          : f.sqlType === 'integer'
+            ? 2_147_000_000 + i * 1_000 + salt
+            : (i + salt) / 64 / 2; // exact in a float4 `real`, within [0, 1]
   });
   return s;
 }
@@ -112,7 +115,14 @@ describe('metric snapshot codecs', () => {
     const ws = await createWorkspace(t.db, { name: 'Codec bounds', plan: 'pro' });
     for (const f of METRIC_FIELDS) {
       const row = snapshotToRow(distinctSnapshot('2025-01-04', 0));
-      const tooBig = f.sqlType === 'integer' ? 2_147_483_648 : f.sqlType === 'bigint' ? 2 ** 60 : 1.5;
+      const tooBig =
+        f.sqlType === 'integer'
+          ? 2_147_483_648
+          : f.sqlType === 'bigint'
+            ? 2 ** 60
+            : f.sqlType === 'text'
+              ? 'model, with "quotes"'
+              : 1.5;
       const line = JSON.stringify({ workspace_id: ws.id, ...row, [f.column]: tooBig });
       const report = await importMetrics(t.ctx, line, 'jsonl');
       expect(report.committed, f.column).toBe(false);
@@ -124,11 +134,16 @@ describe('metric snapshot codecs', () => {
     const columns = emptyColumns();
     generateSnapshots(columns, 'ws_codec', 'instagram', brandProfile('codec', 0), '2025-01-31', 31);
     expect(columns.day).toHaveLength(31);
-    for (const c of METRIC_COLUMNS) {
-      expect(columns[c], c).toHaveLength(31);
+    for (const f of METRIC_FIELDS) {
+      const values: unknown[] = columns[f.column];
+      expect(values, f.column).toHaveLength(31);
       expect(
-        columns[c].every((v) => Number.isFinite(v) && v >= 0),
-        c,
+        values.every((v) =>
+          f.sqlType === 'text'
+            ? typeof v === 'string'
+            : typeof v === 'number' && Number.isFinite(v) && v >= 0,
+        ),
+        f.column,
       ).toBe(true);
     }
   });

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { draftArbitrary, follow, placementArbitrary, render } from '../helpers/studio-drafts.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { listen, makeMp4, makePng, type TestServer } from '../helpers/media.ts';
 
@@ -164,6 +166,83 @@ describe('POST /v1/studio/score', () => {
     );
     expect(status.detail).toBe('the media server did not return the media (an error status)');
     expect(JSON.stringify(status)).not.toContain('403');
+  });
+});
+
+describe('POST /v1/studio/score as a format checklist (issue 16, item 6)', () => {
+  it('says a flat grey image passes the format checks, not that it is good content', async () => {
+    // Review finding: a flat grey image scored 100.
+    const res = await score({
+      content_type: 'image',
+      content: `${media.origin}/story.png`,
+      platform: 'instagram',
+      format: 'story',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      basis: 'format_checklist',
+      mode: 'standard',
+      mode_source: 'default',
+      language: null,
+      blockers: [],
+      not_judged: [{ check: 'visual_content', reason: 'not_analysed' }],
+    });
+  });
+
+  it('gains at least half the claimed lift when a suggestion is followed', async () => {
+    await fc.assert(
+      fc.asyncProperty(draftArbitrary, placementArbitrary, async (draft, { platform, format }) => {
+        const before = (
+          await score({ content_type: 'text', content: render(draft), platform, format })
+        ).json();
+        for (const item of before.feedback as Array<{ suggestion: string; expected_lift: string }>) {
+          const content = render(follow(draft, item.suggestion));
+          const after = (await score({ content_type: 'text', content, platform, format })).json();
+          expect(after.score - before.score, item.suggestion).toBeGreaterThanOrEqual(
+            Number(item.expected_lift) / 2,
+          );
+        }
+      }),
+      { numRuns: 12 },
+    );
+  });
+
+  it('does not count "never share your data" or "#follow" as a call to action', async () => {
+    for (const content of [
+      'Never share your data with strangers online.',
+      'Our new mug is here #follow #share',
+    ]) {
+      const res = (await score({ content_type: 'text', content, platform: 'instagram' })).json();
+      expect(
+        res.feedback.some((f: { suggestion: string }) =>
+          f.suggestion.startsWith('End with a call to action'),
+        ),
+        content,
+      ).toBe(true);
+    }
+  });
+
+  it('judges a recall notice as an announcement, detected or requested, and refuses an unknown mode', async () => {
+    const recall =
+      'Product recall: batches 4410 to 4432 of our oat drink may contain milk. Do not consume the product; return it for a full refund.';
+    const detected = (await score({ content_type: 'text', content: recall, platform: 'facebook' })).json();
+    expect(detected).toMatchObject({ mode: 'announcement', mode_source: 'detected' });
+    const text = detected.feedback.map((f: { suggestion: string }) => f.suggestion).join('\n');
+    expect(text).not.toMatch(/warmer|call to action|Share this|question/i);
+    const requested = (
+      await score({
+        content_type: 'text',
+        content: 'Stores close at 4 pm on Sunday.',
+        platform: 'facebook',
+        mode: 'announcement',
+      })
+    ).json();
+    expect(requested).toMatchObject({ mode: 'announcement', mode_source: 'request' });
+    expectProblem(
+      await score({ content_type: 'text', content: recall, platform: 'facebook', mode: 'apology' }),
+      400,
+      'Invalid Mode',
+    );
   });
 });
 

@@ -71,6 +71,22 @@ describe('platform connectors against recorded API responses', () => {
       profileCompleteness: [1, 1, 1],
     });
     expect(r.snapshots.every((s) => s.platform === 'instagram')).toBe(true);
+    // Each day's classified comments carry the model and its mean confidence, for re-scoring.
+    const classified = (s: (typeof r.snapshots)[number]) =>
+      s.sentimentPositive + s.sentimentNeutral + s.sentimentNegative + (s.sentimentMixed ?? 0);
+    const commented = r.snapshots.filter((s) => classified(s) > 0);
+    expect(commented.length).toBeGreaterThan(0);
+    for (const s of commented) {
+      expect(s.sentimentModel).toMatch(/^brand-lr@lr-[0-9a-f]+$/);
+      expect(s.sentimentConfidence).toBeGreaterThan(0);
+      expect(s.sentimentConfidence).toBeLessThanOrEqual(1);
+    }
+    expect(r.snapshots.find((s) => classified(s) === 0)).toMatchObject({
+      sentimentModel: '',
+      sentimentConfidence: 0,
+      sentimentMixed: 0,
+      sentimentUnscored: 0,
+    });
     const insights = r.seen.find((s) => s.path.endsWith('/insights'))!;
     expect(insights.query).toMatchObject({ period: 'day', since: '1740787200', until: '1741046400' });
     expect(insights.headers.authorization).toBe('Bearer tok_123');

@@ -85,7 +85,9 @@ describe('text scoring', () => {
     const caption = `${'Glow every day with us. '.repeat(110)}`.slice(0, 2540);
     const r = await score(caption, 'instagram');
     const item = find(r, 'Cut the caption to under 2,200 characters: it is 2,540');
-    expect(item?.expected_lift).toBe('+20');
+    // A blocker: it caps the score at 40 and its fix comes first.
+    expect(item?.priority).toBe(1);
+    expect(r.score).toBeLessThanOrEqual(40);
     expect(find(await score('a'.repeat(281), 'twitter'), 'under 280 characters: it is 281')).toBeDefined();
     expect(find(await score('a'.repeat(2200), 'instagram'), 'Cut the caption')).toBeUndefined();
     // TikTok takes 4,000 characters, YouTube descriptions 5,000.
@@ -113,7 +115,8 @@ describe('text scoring', () => {
       find(await score(`Love it ${tags(12)}`, 'instagram'), 'Cut the hashtags to 5 or fewer')?.suggestion,
     ).toContain('it has 12');
     expect(
-      find(await score(`Love it ${tags(31)}`, 'instagram'), 'Remove at least 1 hashtag:')?.suggestion,
+      find(await score(`Love it ${tags(31)}`, 'instagram'), 'Cut the hashtags to 5 or fewer: above 30')
+        ?.suggestion,
     ).toContain('refuses the post');
     expect(find(await score(`Love it ${tags(16)}`, 'youtube'), 'ignores every hashtag')).toBeDefined();
     expect(find(await score('Love it #one', 'instagram'), 'Add 2 relevant hashtags')?.suggestion).toContain(
@@ -185,9 +188,10 @@ describe('text scoring', () => {
         'facilitating unprecedented interdepartmental effectiveness throughout organisational hierarchies.',
       'facebook',
     );
-    expect(find(r, 'Simplify the wording: Flesch reading ease is')?.suggestion).toMatch(
-      /swap long words such as "\w+/,
-    );
+    expect(
+      find(r, 'Simplify the wording of 1 sentence under Flesch reading ease 30, starting with "Institutional')
+        ?.suggestion,
+    ).toMatch(/swap long words such as "\w+/);
   });
 
   it('ranks feedback by lift, and following a suggestion gains about that lift', async () => {
@@ -197,13 +201,14 @@ describe('text scoring', () => {
     );
     expectWellFormed(before);
     const cta = find(before, 'End with a call to action');
-    expect(cta?.expected_lift).toBe('+12');
+    // The check's 12 points, plus the length check: the added words bring the caption into its sweet spot.
+    expect(Number(cta?.expected_lift)).toBeGreaterThanOrEqual(12);
     const after = await score(
       'Our spring range is in stores now with fresh colours and soft fabrics for everyone. Save this for later! 🌸 #spring #style #newin',
       'instagram',
     );
     expect(find(after, 'End with a call to action')).toBeUndefined();
-    expect(Math.abs(after.score - before.score - 12)).toBeLessThanOrEqual(2);
+    expect(Math.abs(after.score - before.score - Number(cta?.expected_lift))).toBeLessThanOrEqual(2);
   });
 
   it('scores a crafted caption above a careless one', async () => {

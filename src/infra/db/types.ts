@@ -1,5 +1,10 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import type { MetricColumn, RequiredMetricColumn, SnapshotSource } from '../../core/metric-snapshot.ts';
+import type {
+  MetricColumn,
+  MetricRow,
+  RequiredMetricColumn,
+  SnapshotSource,
+} from '../../core/metric-snapshot.ts';
 import type {
   AccountType,
   BillingPeriod,
@@ -119,7 +124,7 @@ export interface OauthStatesTable {
 
 /** The metric columns, from core/metric-snapshot.ts: the required ones have no default. */
 type MetricColumns = {
-  [C in MetricColumn]: C extends RequiredMetricColumn ? number : Generated<number>;
+  [C in MetricColumn]: C extends RequiredMetricColumn ? MetricRow[C] : Generated<MetricRow[C]>;
 };
 
 export interface MetricSnapshotsTable extends MetricColumns {

@@ -78,6 +78,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   // Content scoring (docs/studio.md "Errors").
   invalid_content_type: { status: 400, title: 'Invalid Content Type' },
   invalid_format: { status: 400, title: 'Invalid Format', options: field },
+  invalid_mode: { status: 400, title: 'Invalid Mode', options: field },
   content_too_large: { status: 413, title: 'Content Too Large' },
   media_refused: { status: 422, title: 'Media URL Refused' },
   media_unreachable: { status: 422, title: 'Media Unreachable' },

@@ -1,4 +1,4 @@
-import { classifySentiment } from '../../scoring/engine/index.ts';
+import { SentimentTally } from '../../scoring/engine/index.ts';
 import type { DayRange } from './types.ts';
 import { addDays, utcDay } from '../../core/days.ts';
 import type { Platform } from '../../core/catalog.ts';
@@ -30,10 +30,7 @@ export function completeness(fields: unknown[]): number {
 /** Per-day totals for one platform over a range; values for days outside it are ignored. */
 export class DayBook {
   readonly days: string[] = [];
-  readonly #rows = new Map<
-    string,
-    Record<Counter, number> & { positive: number; neutral: number; negative: number }
-  >();
+  readonly #rows = new Map<string, Record<Counter, number> & { sentiment: SentimentTally }>();
   readonly #net = new Map<string, number>();
 
   constructor(range: DayRange) {
@@ -47,9 +44,7 @@ export class DayBook {
         shares: 0,
         saves: 0,
         mentions: 0,
-        positive: 0,
-        neutral: 0,
-        negative: 0,
+        sentiment: new SentimentTally(),
       });
     }
   }
@@ -63,9 +58,8 @@ export class DayBook {
   addText(day: string | null, text: unknown): void {
     const row = day ? this.#rows.get(day) : undefined;
     if (!row || typeof text !== 'string' || !text.trim()) return;
-    // Text in a language no model covers is not counted (not silently neutral).
-    const label = classifySentiment(text);
-    if (label !== 'unscored') row[label] += 1;
+    // Text in a language no model covers is counted as unscored (not silently neutral).
+    row.sentiment.add(text);
   }
 
   /** Net audience change on a day (gained minus lost), for rebuilding daily totals. */
@@ -98,9 +92,7 @@ export class DayBook {
         shares: r.shares,
         saves: r.saves,
         mentions: r.mentions,
-        sentimentPositive: r.positive,
-        sentimentNeutral: r.neutral,
-        sentimentNegative: r.negative,
+        ...r.sentiment.fields(),
         profileCompleteness: Math.min(1, Math.max(0, profileCompleteness)),
       };
     });

@@ -28,7 +28,7 @@ export {
   type DailyScoreSeriesInput,
   type DailyScorePoint,
 } from './score.ts';
-export { classifySentiment, type SentimentLabel } from './sentiment.ts';
+export { classifySentiment, SentimentTally, type SentimentFields, type SentimentLabel } from './sentiment.ts';
 
 export {
   scoreWorkspaceV2,

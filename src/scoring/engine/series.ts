@@ -124,7 +124,8 @@ export function buildSeries(
       ENGAGEMENT_WEIGHTS.saves * nonNeg(s.saves) +
       ENGAGEMENT_WEIGHTS.mentions * nonNeg(s.mentions);
     series.cumPositive[j] = nonNeg(s.sentimentPositive);
-    series.cumNeutral[j] = nonNeg(s.sentimentNeutral);
+    // A mixed comment weighs as neutral in the pillar: as much praise as complaint.
+    series.cumNeutral[j] = nonNeg(s.sentimentNeutral) + nonNeg(s.sentimentMixed ?? 0);
     series.cumNegative[j] = nonNeg(s.sentimentNegative);
     series.cumObserved[j] = 1;
     series.cumFollowers[j] = followers;

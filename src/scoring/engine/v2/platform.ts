@@ -108,7 +108,8 @@ export function buildDaySeries(
     d.posts[i] = nonNeg(s.posts);
     d.views[i] = nonNeg(s.impressions);
     const pos = nonNeg(s.sentimentPositive);
-    const neu = nonNeg(s.sentimentNeutral);
+    // A mixed comment weighs as neutral: as much praise as complaint.
+    const neu = nonNeg(s.sentimentNeutral) + nonNeg(s.sentimentMixed ?? 0);
     const neg = nonNeg(s.sentimentNegative);
     d.positive[i] = pos;
     d.neutral[i] = neu;
