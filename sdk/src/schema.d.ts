@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Score draft content for a platform, with ranked suggestions
-         * @description Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.
+         * @description A format checklist, not a prediction of performance: the score is the weighted share of platform format checks the draft passes (length, hook, hashtags, call to action, framing, resolution, duration...), not calibrated against engagement outcomes, and it does not judge whether the content is good. Following a suggestion raises the score by its expected_lift. Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.
          */
         post: operations["scoreContent"];
         delete?: never;
@@ -787,6 +787,74 @@ export interface components {
             }[];
             platform: string;
             format: string;
+            /**
+             * @description Extension. The score is the weighted share of format checks passed (length, hashtags, framing, resolution...). It does not judge whether the content is good, true or on-brand, and it is not calibrated against engagement outcomes.
+             * @enum {string}
+             */
+            basis: "format_checklist";
+            /**
+             * @description Extension. The mode the content was judged in.
+             * @enum {unknown}
+             */
+            mode: "standard" | "announcement";
+            /**
+             * @description Extension. `request` when the body gave `mode`, `detected` from the wording of a text, `default` (standard) for media.
+             * @enum {unknown}
+             */
+            mode_source: "request" | "detected" | "default";
+            /** @description Extension. ISO 639-1 language detected in a text (`und` without words); null for media. English-only checks are not judged for other languages. */
+            language: string | null;
+            /** @description Extension. Checks the platform would refuse or truncate the content on (over the character limit, too many hashtags on instagram, an unaccepted file type or size, a video over the limit). While any remains the score is at most 40. */
+            blockers: string[];
+            /** @description Extension. Checks left out of the score, and why: `language` (English-only checks on another language), `announcement` (tone, call to action, questions and emoji of a notice), `not_analysed` (what an image or video shows: only its format is read). The score is the share of the other checks. */
+            not_judged: {
+                check: string;
+                /** @enum {unknown} */
+                reason: "language" | "announcement" | "not_analysed";
+            }[];
+            /** @description Extension. pillar_predictions are not calibrated against outcomes: each as a range of +/-2.5 pillar points, and a direction only when the whole range is on one side of zero. */
+            pillar_outlook: {
+                presence: {
+                    /** @enum {unknown} */
+                    direction: "up" | "flat" | "down";
+                    /** @description signed number, e.g. "+2.1" */
+                    low: string;
+                    /** @description signed number, e.g. "+2.1" */
+                    high: string;
+                };
+                reach: {
+                    /** @enum {unknown} */
+                    direction: "up" | "flat" | "down";
+                    /** @description signed number, e.g. "+2.1" */
+                    low: string;
+                    /** @description signed number, e.g. "+2.1" */
+                    high: string;
+                };
+                impact: {
+                    /** @enum {unknown} */
+                    direction: "up" | "flat" | "down";
+                    /** @description signed number, e.g. "+2.1" */
+                    low: string;
+                    /** @description signed number, e.g. "+2.1" */
+                    high: string;
+                };
+                sentiment: {
+                    /** @enum {unknown} */
+                    direction: "up" | "flat" | "down";
+                    /** @description signed number, e.g. "+2.1" */
+                    low: string;
+                    /** @description signed number, e.g. "+2.1" */
+                    high: string;
+                };
+                momentum: {
+                    /** @enum {unknown} */
+                    direction: "up" | "flat" | "down";
+                    /** @description signed number, e.g. "+2.1" */
+                    low: string;
+                    /** @description signed number, e.g. "+2.1" */
+                    high: string;
+                };
+            };
         };
         Score: {
             /** @description composite Brand Credit Score (IMPRS), 0-100 */
@@ -3040,6 +3108,11 @@ export interface operations {
                      * @enum {unknown}
                      */
                     format?: "post" | "story" | "reel" | "short" | "thread";
+                    /**
+                     * @description Extension. `announcement` for a recall, apology, outage or safety notice: tone, call-to-action, question and emoji checks are left out. Omitted: detected from the wording of a text (media: standard).
+                     * @enum {unknown}
+                     */
+                    mode?: "standard" | "announcement";
                 };
             };
         };
@@ -3079,7 +3152,40 @@ export interface operations {
                      *         }
                      *       ],
                      *       "platform": "instagram",
-                     *       "format": "post"
+                     *       "format": "post",
+                     *       "basis": "format_checklist",
+                     *       "mode": "standard",
+                     *       "mode_source": "detected",
+                     *       "language": "en",
+                     *       "blockers": [],
+                     *       "not_judged": [],
+                     *       "pillar_outlook": {
+                     *         "presence": {
+                     *           "direction": "flat",
+                     *           "low": "-2.1",
+                     *           "high": "+2.9"
+                     *         },
+                     *         "reach": {
+                     *           "direction": "flat",
+                     *           "low": "-0.7",
+                     *           "high": "+4.3"
+                     *         },
+                     *         "impact": {
+                     *           "direction": "flat",
+                     *           "low": "-0.4",
+                     *           "high": "+4.6"
+                     *         },
+                     *         "sentiment": {
+                     *           "direction": "flat",
+                     *           "low": "-1.6",
+                     *           "high": "+3.4"
+                     *         },
+                     *         "momentum": {
+                     *           "direction": "flat",
+                     *           "low": "-2.2",
+                     *           "high": "+2.8"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ContentScore"];
