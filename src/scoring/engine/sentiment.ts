@@ -21,7 +21,6 @@ export function classifySentiment(text: string): SentimentLabel {
   return storedLabel(classifyWithDefaultModel(text));
 }
 
-
 /** The sentiment fields of a daily snapshot. */
 export type SentimentFields = Required<
   Pick<
