@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { PILLARS } from '../core/catalog.ts';
 import { PillarName, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { AuthenticityFlags, LatestDataDay, ScoreInterval, Stale } from '../scoring/schemas.ts';
 
 export const StartAuditBody = Type.Object(
   {
@@ -48,7 +49,10 @@ const AuditPillar = Type.Object({
   change: Type.String({
     description: 'signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first',
   }),
-  grade: Type.String({ description: 'green (>= 65), yellow (>= 40) or red' }),
+  grade: Type.String({
+    description: 'v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red',
+  }),
+  interval: Type.Optional(ScoreInterval),
 });
 
 const NullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
@@ -91,7 +95,11 @@ export const CompletedAudit = Type.Object(
     workspace_id: Type.String(),
     score: Type.Number({ description: 'composite Brand Credit Score, 0-100' }),
     grade: Type.String({ description: 'elite, strong, moderate, weak or critical' }),
-    formula_version: Type.String(),
+    formula_version: Type.String({ description: 'v2 for new audits; v1 audits keep v1' }),
+    interval: Type.Optional(ScoreInterval),
+    stale: Type.Optional(Stale),
+    latest_data_day: Type.Optional(LatestDataDay),
+    authenticity_flags: Type.Optional(AuthenticityFlags),
     pillars: Type.Object(Object.fromEntries(PILLARS.map((k) => [k, AuditPillar]))),
     recommendations: Type.Array(
       Type.Object({

@@ -5,6 +5,8 @@ import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { DateOnly, errorResponses, Timestamp } from '../infra/http/schemas.ts';
 import { currentScore } from './current-score.ts';
 import { GRANULARITIES, scoreHistory } from './history.ts';
+import { V2ScoreFields } from './schemas.ts';
+import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
 
 const Pillars = Type.Object(
   {
@@ -22,11 +24,14 @@ const Score = Type.Object(
     score: Type.Number({ description: 'composite Brand Credit Score (IMPRS), 0-100' }),
     pillars: Type.Optional(Pillars),
     grade: Type.String({ description: 'elite, strong, moderate, weak or critical' }),
-    formula_version: Type.String({ description: 'e.g. v1' }),
+    formula_version: Type.String({
+      description: 'v2 for new scores; the latest audit keeps the formula it was scored with (v1 or v2)',
+    }),
     calculated_at: Timestamp,
     workspace_id: Type.String(),
     tier: Type.String({ description: "the workspace's plan: free, pro, agency or enterprise" }),
     source: Type.String({ description: 'audit (latest completed audit) or realtime (live calculation)' }),
+    ...V2ScoreFields,
   },
   { $id: 'Score' },
 );
@@ -35,6 +40,9 @@ const History = Type.Object(
   {
     workspace_id: Type.String(),
     granularity: Type.String(),
+    formula_version: Type.String({
+      description: 'extension: the formula of every point (a series never mixes formulas)',
+    }),
     data: Type.Array(Type.Object({ date: DateOnly, score: Type.Number(), pillars: Pillars })),
     delta: Type.Object({
       score: Type.String({ description: 'last point minus first, signed, e.g. "+4.2"' }),
@@ -87,7 +95,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['scores'],
         summary: 'Score history',
         description:
-          'Stored daily scores in [start_date, end_date]; weekly and monthly points are the last stored day of each ISO week or month.',
+          'Stored daily scores of one formula (default the current, v2) in [start_date, end_date]; weekly and monthly points are the last stored day of each ISO week or month.',
         querystring: Type.Object(
           {
             workspace_id: WorkspaceId,
@@ -101,6 +109,11 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
               Type.String({ maxLength: 40, description: 'ISO 8601 date or date-time; default today' }),
             ),
             granularity: Type.Enum([...GRANULARITIES], { default: 'weekly' }),
+            formula_version: Type.Optional(
+              Type.Enum([...FORMULA_VERSIONS], {
+                description: `extension: the formula whose stored scores to return; default ${CURRENT_FORMULA} (the current one). Stored v1 scores stay readable with v1.`,
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
