@@ -72,7 +72,9 @@ describe('score.changed on the daily recompute', () => {
       const id = await connectThroughSimulator(key, workspace.id, 'stationary');
       let round = 0;
       const sync = async () =>
-        expect(await runSyncJob(t.ctx, { connectionId: id, round: `r${round++}`, attempt: 1 })).toBe('synced');
+        expect(await runSyncJob(t.ctx, { connectionId: id, round: `r${round++}`, attempt: 1 })).toBe(
+          'synced',
+        );
       await sync();
       const scores: number[] = [];
       for (let d = 1; d <= 14; d++) {
@@ -121,7 +123,11 @@ describe('score.changed on the daily recompute', () => {
 
 describe('GET /v1/score under formula v2', () => {
   it('a live score carries formula v2, 90% intervals, stale with the latest data day, and the flags', async () => {
-    const agency = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency', realtimeScoring: true });
+    const agency = await workspaceWithKey(t.db, {
+      plan: 'agency',
+      accountType: 'agency',
+      realtimeScoring: true,
+    });
     const client = await createWorkspace(t.db, {
       name: 'Live v2',
       plan: 'pro',
@@ -146,7 +152,9 @@ describe('GET /v1/score under formula v2', () => {
         expect(live.pillar_intervals[k].low).toBeLessThanOrEqual(v);
         expect(live.pillar_intervals[k].high).toBeGreaterThanOrEqual(v);
       }
-      const bare = (await get(agency.key, `/v1/score?workspace_id=${client.id}&include_pillars=false`)).json();
+      const bare = (
+        await get(agency.key, `/v1/score?workspace_id=${client.id}&include_pillars=false`)
+      ).json();
       expect(bare.pillar_intervals).toBeUndefined();
       expect(bare.interval).toEqual(live.interval);
 
@@ -162,7 +170,11 @@ describe('GET /v1/score under formula v2', () => {
   });
 
   it('a bought follower jump is flagged, and the response documents every extension field', async () => {
-    const agency = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency', realtimeScoring: true });
+    const agency = await workspaceWithKey(t.db, {
+      plan: 'agency',
+      accountType: 'agency',
+      realtimeScoring: true,
+    });
     const client = await createWorkspace(t.db, {
       name: 'Bought',
       plan: 'pro',
@@ -170,7 +182,12 @@ describe('GET /v1/score under formula v2', () => {
       realtimeScoring: true,
     });
     await connectPlatform(t.db, { workspaceId: client.id, platform: 'instagram', handle: '@bought' });
-    await seedMetrics(t.db, client.id, { platforms: ['instagram'], seed: 11, asOf: TODAY, followers: 50_000 });
+    await seedMetrics(t.db, client.id, {
+      platforms: ['instagram'],
+      seed: 11,
+      asOf: TODAY,
+      followers: 50_000,
+    });
     const jump = addDays(TODAY, -10);
     await sql`UPDATE metric_snapshots SET followers = followers * 3
                WHERE workspace_id = ${client.id} AND day >= ${jump}::date`.execute(t.db);
@@ -225,12 +242,18 @@ describe('GET /v1/score/history across the formula switch', () => {
     expect(new Set(current.data.map((p: any) => p.score))).toEqual(new Set([50]));
     const v1 = (await get(key, `/v1/score/history?${range}&granularity=daily&formula_version=v1`)).json();
     expect(v1.formula_version).toBe('v1');
-    expect(v1.data.map((p: any) => p.date)).toEqual(Array.from({ length: 20 }, (_, i) => addDays('2025-04-01', i)));
+    expect(v1.data.map((p: any) => p.date)).toEqual(
+      Array.from({ length: 20 }, (_, i) => addDays('2025-04-01', i)),
+    );
     expect(new Set(v1.data.map((p: any) => p.score))).toEqual(new Set([70]));
     // Weekly points close each week within one formula too.
     const weekly = (await get(key, `/v1/score/history?${range}&granularity=weekly`)).json();
     expect(weekly.data.every((p: any) => p.score === 50)).toBe(true);
-    const bad = expectProblem(await get(key, `/v1/score/history?${range}&formula_version=v3`), 400, 'Invalid Parameter');
+    const bad = expectProblem(
+      await get(key, `/v1/score/history?${range}&formula_version=v3`),
+      400,
+      'Invalid Parameter',
+    );
     expect(bad.errors[0].parameter).toBe('formula_version');
     expectProblem(
       await get(key, '/v1/score/history?start_date=2025-04-01&end_date=2025-04-10&granularity=daily'),
@@ -264,7 +287,12 @@ describe('brandhealth scores recompute', () => {
       const first = await cli('--json', 'scores', 'recompute', '--workspace', workspace.id);
       expect(first.code, first.err).toBe(0);
       // Every day from the first snapshot through today, in 180-day batches.
-      expect(JSON.parse(first.out)).toMatchObject({ formulaVersion: 'v2', workspaces: 1, days: 400, batches: 3 });
+      expect(JSON.parse(first.out)).toMatchObject({
+        formulaVersion: 'v2',
+        workspaces: 1,
+        days: 400,
+        batches: 3,
+      });
       const stored = await t.db
         .selectFrom('daily_scores')
         .select(['formula_version', (eb) => eb.fn.countAll<number>().as('n')])
@@ -276,7 +304,12 @@ describe('brandhealth scores recompute', () => {
         ['v1', 1],
         ['v2', 400],
       ]);
-      const v1 = (await get(key, `/v1/score/history?start_date=${addDays(TODAY, -30)}&granularity=daily&formula_version=v1`)).json();
+      const v1 = (
+        await get(
+          key,
+          `/v1/score/history?start_date=${addDays(TODAY, -30)}&granularity=daily&formula_version=v1`,
+        )
+      ).json();
       expect(v1.data).toEqual([
         {
           date: addDays(TODAY, -5),
@@ -322,8 +355,20 @@ describe('brandhealth scores recompute', () => {
       expect(after).toEqual(snapshot);
 
       // --from: another run, from that day on.
-      const from = await cli('--json', 'scores', 'recompute', '--workspace', workspace.id, '--from', addDays(TODAY, -9));
-      expect(JSON.parse(from.out)).toMatchObject({ days: 10, batches: 1, runKey: `v2 from ${addDays(TODAY, -9)}` });
+      const from = await cli(
+        '--json',
+        'scores',
+        'recompute',
+        '--workspace',
+        workspace.id,
+        '--from',
+        addDays(TODAY, -9),
+      );
+      expect(JSON.parse(from.out)).toMatchObject({
+        days: 10,
+        batches: 1,
+        runKey: `v2 from ${addDays(TODAY, -9)}`,
+      });
 
       // Bad input: an unknown workspace (exit 1) and an impossible day (exit 2, usage).
       const unknown = await cli('scores', 'recompute', '--workspace', 'ws_nope');
