@@ -81,7 +81,12 @@ export async function readAudit(
   const pillars: CompletedAuditView['pillars'] = {};
   for (const k of PILLARS) {
     const p = stored[k];
-    pillars[k] = { score: p.score, change: p.change, grade: p.grade, ...(p.interval ? { interval: p.interval } : {}) };
+    pillars[k] = {
+      score: p.score,
+      change: p.change,
+      grade: p.grade,
+      ...(p.interval ? { interval: p.interval } : {}),
+    };
   }
   const v2 =
     audit.score_low !== null && audit.score_high !== null

@@ -134,7 +134,10 @@ async function latestDailyScore(
     grade: row.grade ?? null,
     formulaVersion: CURRENT_FORMULA,
     interval:
-      row.score_low !== null && row.score_high !== null && row.score_low !== undefined && row.score_high !== undefined
+      row.score_low !== null &&
+      row.score_high !== null &&
+      row.score_low !== undefined &&
+      row.score_high !== undefined
         ? { low: row.score_low, high: row.score_high }
         : null,
   };

@@ -18,7 +18,11 @@ export const scoringCli: CliExtension = (program: Command, withContext, output) 
       'recompute stored daily scores under the current formula, in batches; idempotent, and a re-run with the same arguments resumes where an interrupted one stopped',
     )
     .option('--workspace <id>', 'only this workspace (default: every workspace with metrics)')
-    .option('--from <day>', "first day to recompute, YYYY-MM-DD (default: each workspace's first metrics day)", day)
+    .option(
+      '--from <day>',
+      "first day to recompute, YYYY-MM-DD (default: each workspace's first metrics day)",
+      day,
+    )
     .option('--restart', 'ignore the progress of an earlier run with the same arguments')
     .action(async (o: { workspace?: string; from?: string; restart?: boolean }) =>
       withContext(async (ctx) => {

@@ -155,9 +155,7 @@ function auditScore(row: ScoreRow, today: string): FoundScore | null {
           v2: {
             interval: { low: row.score_low, high: row.score_high },
             ...(Object.keys(intervals).length === PILLARS.length ? { pillar_intervals: intervals } : {}),
-            stale:
-              row.latest_data_day === null ||
-              daysBetween(row.latest_data_day, today) > STALE_AFTER_DAYS,
+            stale: row.latest_data_day === null || daysBetween(row.latest_data_day, today) > STALE_AFTER_DAYS,
             latest_data_day: row.latest_data_day,
             authenticity_flags: (row.authenticity_flags as AuthenticityFlag[] | null) ?? [],
           },
@@ -202,7 +200,9 @@ export async function currentScore(
     ...(found.v2
       ? {
           interval: found.v2.interval,
-          ...(includePillars && found.v2.pillar_intervals ? { pillar_intervals: found.v2.pillar_intervals } : {}),
+          ...(includePillars && found.v2.pillar_intervals
+            ? { pillar_intervals: found.v2.pillar_intervals }
+            : {}),
           stale: found.v2.stale,
           latest_data_day: found.v2.latest_data_day,
           authenticity_flags: found.v2.authenticity_flags,

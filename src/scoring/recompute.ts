@@ -56,7 +56,11 @@ async function targets(ctx: AppContext, workspaceId: string | undefined) {
      ORDER BY w.id`.execute(ctx.db);
   if (workspaceId !== undefined && rows.length === 0)
     throw new RecomputeError(`no workspace "${workspaceId}"`);
-  return rows.filter((r) => r.first !== null && r.last !== null) as { id: string; first: string; last: string }[];
+  return rows.filter((r) => r.first !== null && r.last !== null) as {
+    id: string;
+    first: string;
+    last: string;
+  }[];
 }
 
 export async function recomputeScores(

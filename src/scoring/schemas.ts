@@ -16,7 +16,7 @@ export const AuthenticityFlags = Type.Array(
   Type.Object({
     code: Type.Enum(['follower_spike', 'engagement_pod', 'view_spike', 'views_unreported'], {
       description:
-        'follower_spike: growth beyond the account\'s own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored',
+        "follower_spike: growth beyond the account's own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored",
     }),
     platform: Type.String(),
     day: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
