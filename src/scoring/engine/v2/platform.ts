@@ -414,15 +414,16 @@ export function evaluatePlatform(
   const flags: AuthenticityFlag[] = [];
   const endIdx = end - d.origin;
   // Recency weights of the window's days, computed once per evaluation (not per use).
-  const weights = new Float64Array(b + 1);
-  for (let i = a; i <= b; i++) weights[i] = Math.pow(2, -(endIdx - i) / HALF_LIFE_DAYS);
-  const weightOf = (i: number) => weights[i]!;
+  // (Indexed from `a`: the series' day arrays are much longer than one window.)
+  const weights = new Float64Array(b - a + 1);
+  for (let i = a; i <= b; i++) weights[i - a] = Math.pow(2, -(endIdx - i) / HALF_LIFE_DAYS);
+  const weightOf = (i: number) => weights[i - a]!;
 
   // --- Followers: bad values (0, NaN) are skipped; spikes beyond the account's own history are
   // taken out of the organic audience (purchases do not count as growth or size).
   const fIdx = idx.filter((i) => Number.isFinite(d.followers[i]!));
-  // Organic log followers by day index: NaN where the day has no usable follower count.
-  const organicLog = new Float64Array(b + 1).fill(NaN);
+  // Organic log followers by window day (index i - a): NaN where the day has no usable follower count.
+  const organicLog = new Float64Array(b - a + 1).fill(NaN);
   if (fIdx.length > 0) {
     const changes: number[] = [];
     for (let k = 1; k < fIdx.length; k++) {
@@ -433,7 +434,7 @@ export function evaluatePlatform(
     const mad = changes.length ? (slid ? slid.changeMad : median(changes.map((c) => Math.abs(c - med)))) : 0;
     const limit = med + Math.max(FOLLOWER_SPIKE_MARGIN.floor, FOLLOWER_SPIKE_MARGIN.madMultiple * mad);
     let removed = 0;
-    organicLog[fIdx[0]!] = Math.log(d.followers[fIdx[0]!]!);
+    organicLog[fIdx[0]! - a] = Math.log(d.followers[fIdx[0]!]!);
     for (let k = 1; k < fIdx.length; k++) {
       const gap = fIdx[k]! - fIdx[k - 1]!;
       const c = changes[k - 1]!;
@@ -446,12 +447,12 @@ export function evaluatePlatform(
           detail: `Followers grew ${(100 * Math.expm1(c * gap)).toFixed(1)}% in ${gap} day(s), against a typical ${(100 * Math.expm1(med)).toFixed(2)}% a day; the jump is not counted.`,
         });
       }
-      organicLog[fIdx[k]!] = Math.log(d.followers[fIdx[k]!]!) - removed;
+      organicLog[fIdx[k]! - a] = Math.log(d.followers[fIdx[k]!]!) - removed;
     }
   }
-  const orgLogs = fIdx.map((i) => organicLog[i]!);
+  const orgLogs = fIdx.map((i) => organicLog[i - a]!);
   const followersAt = (i: number): number => {
-    const v = organicLog[i]!;
+    const v = organicLog[i - a]!;
     if (!Number.isNaN(v)) return Math.exp(v);
     // Nearest usable observation (a day with a bad follower value borrows its neighbour's; the
     // earlier one on a tie). Binary search over fIdx, which is sorted.
@@ -465,7 +466,7 @@ export function evaluatePlatform(
     }
     const after = lo < fIdx.length ? fIdx[lo]! : Infinity;
     const before = lo > 0 ? fIdx[lo - 1]! : -Infinity;
-    return Math.exp(organicLog[i - before <= after - i ? before : after]!);
+    return Math.exp(organicLog[(i - before <= after - i ? before : after) - a]!);
   };
   const tail = orgLogs.slice(-3);
   const head = orgLogs.slice(0, 3);
