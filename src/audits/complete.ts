@@ -3,6 +3,7 @@ import { emitEvent } from '../events/emit.ts';
 import {
   computeDailyScores,
   DAILY_WINDOW_DAYS,
+  dailyRowOf,
   storedGradeBefore,
   writeDailyScores,
 } from '../scoring/daily-scores.ts';
@@ -127,7 +128,15 @@ export async function completeAudit(
   const sameFormula = previous?.formula_version === result.formulaVersion;
   const pillars = pillarsFrom(result, sameFormula ? ((previous?.pillars as StoredPillars) ?? null) : null);
   const recommendations: Recommendation[] = result.recommendations;
-  const daily = computeDailyScores(ws.id, snapshots, asOf, asOf, { previousGrade: previousDailyGrade });
+  // With the daily definition (90 days, every platform with data) the audit's score is the day's stored
+  // score: reuse it rather than scoring the window again.
+  const withData = new Set(snapshots.map((x) => x.platform));
+  const daily =
+    audit.lookback_days === DAILY_WINDOW_DAYS &&
+    withData.size === audit.platforms.length &&
+    audit.platforms.every((p) => withData.has(p as Platform))
+      ? [dailyRowOf(ws.id, result, previousDailyGrade)]
+      : computeDailyScores(ws.id, snapshots, asOf, asOf, { previousGrade: previousDailyGrade });
 
   return db.transaction().execute(async (trx) => {
     const updated = await trx

@@ -5,8 +5,10 @@ import {
   dailyScoreSeriesV2,
   DEFAULT_LOOKBACK_DAYS,
   FORMULA_VERSION_V2,
+  gradeWithHysteresis,
   scoreWorkspaceV2,
   type CompositeGrade,
+  type WorkspaceScoreV2,
 } from './engine/index.ts';
 import { loadSnapshots } from './snapshots.ts';
 import { addDays } from '../core/days.ts';
@@ -88,6 +90,28 @@ export function computeDailyScores(
     last.score_high = scored.scoreInterval.high;
   }
   return rows;
+}
+
+/**
+ * The stored daily row of a score already computed with the daily definition (a 90-day window over every
+ * platform with data, as of its day): the same row computeDailyScores gives for that day, without
+ * scoring the day again (an audit with default options).
+ */
+export function dailyRowOf(
+  workspaceId: string,
+  scored: WorkspaceScoreV2,
+  previousGrade: CompositeGrade | null,
+): DailyScoreRow {
+  return {
+    workspace_id: workspaceId,
+    day: scored.asOf,
+    score: scored.score,
+    ...scored.pillars,
+    formula_version: CURRENT_FORMULA,
+    score_low: scored.scoreInterval.low,
+    score_high: scored.scoreInterval.high,
+    grade: gradeWithHysteresis(scored.score, previousGrade),
+  };
 }
 
 /** Inserts or replaces daily scores (of their own formula) in multi-row batches. */

@@ -10,7 +10,7 @@ import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
-import { seedMetrics } from './audits.fixtures.ts';
+import { runJob, seedMetrics } from './audits.fixtures.ts';
 
 let t: TestService;
 let sim: Simulator;
@@ -380,4 +380,48 @@ describe('brandhealth scores recompute', () => {
       t.setNow(undefined);
     }
   }, 120_000);
+});
+
+describe("an audit's stored daily score", () => {
+  it('is the row the daily recompute writes for that day', async () => {
+    const { key, workspace } = await workspaceWithKey(
+      t.db,
+      { plan: 'pro' },
+      { platforms: [{ platform: 'instagram' }, { platform: 'tiktok' }] },
+    );
+    await seedMetrics(t.db, workspace.id, { platforms: ['instagram', 'tiktok'], seed: 21, asOf: TODAY });
+    t.setNow(at(TODAY));
+    try {
+      const started = await t.request({ method: 'POST', url: '/v1/audit/run', key, payload: {} });
+      expect(await runJob(t.ctx, started.json().audit_id)).toBe('completed');
+      const audit = (await get(key, `/v1/audit/${started.json().audit_id}`)).json();
+      const row = () =>
+        t.db
+          .selectFrom('daily_scores')
+          .selectAll()
+          .where('workspace_id', '=', workspace.id)
+          .where('formula_version', '=', 'v2')
+          .where('day', '=', TODAY)
+          .executeTakeFirstOrThrow();
+      const written = await row();
+      expect(written).toMatchObject({
+        score: audit.score,
+        score_low: audit.interval.low,
+        score_high: audit.interval.high,
+      });
+      const recomputed = await cli(
+        '--json',
+        'scores',
+        'recompute',
+        '--workspace',
+        workspace.id,
+        '--from',
+        TODAY,
+      );
+      expect(JSON.parse(recomputed.out)).toMatchObject({ days: 1 });
+      expect(await row()).toEqual(written);
+    } finally {
+      t.setNow(undefined);
+    }
+  });
 });
