@@ -52,7 +52,10 @@ interface FoundScore {
 async function liveScore(ctx: AppContext, workspaceId: string): Promise<FoundScore | null> {
   const now = ctx.now();
   const asOf = utcDay(now);
-  const platforms = await connectedPlatforms(ctx.db, workspaceId);
+  const [platforms, previousGrade] = await Promise.all([
+    connectedPlatforms(ctx.db, workspaceId),
+    storedGradeBefore(ctx.db, workspaceId, asOf),
+  ]);
   const snapshots = await loadSnapshotsForScoring(ctx.db, workspaceId, {
     from: addDays(asOf, -(DEFAULT_LOOKBACK_DAYS - 1)),
     to: asOf,
@@ -65,7 +68,7 @@ async function liveScore(ctx: AppContext, workspaceId: string): Promise<FoundSco
     today: asOf,
     lookbackDays: DEFAULT_LOOKBACK_DAYS,
     // Hysteresis against the stored daily grade (the history's last point) rather than flickering per request.
-    previousGrade: await storedGradeBefore(ctx.db, workspaceId, asOf),
+    previousGrade,
   });
   if (result.coverage === 0) return null;
   return {
