@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { createSector } from '../../src/admin/workspaces.ts';
 import type { DB } from '../../src/infra/db/types.ts';
-import { FORMULA_VERSION } from '../../src/scoring/engine/index.ts';
+import { CURRENT_FORMULA as FORMULA_VERSION } from '../../src/scoring/daily-scores.ts';
 import { sqlUniform } from './bulk.ts';
 import { addDays } from '../../src/core/days.ts';
 

@@ -1,16 +1,25 @@
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../events/emit.ts';
-import { computeDailyScores, DAILY_WINDOW_DAYS, writeDailyScores } from '../scoring/daily-scores.ts';
 import {
-  scoreWorkspace,
+  computeDailyScores,
+  DAILY_WINDOW_DAYS,
+  dailyRowOf,
+  storedGradeBefore,
+  writeDailyScores,
+} from '../scoring/daily-scores.ts';
+import {
+  FORMULA_VERSION_V2,
+  scoreWorkspaceV2,
   signedDelta,
+  type CompositeGrade,
+  type Interval,
   type PillarGrade,
   type Recommendation,
-  type WorkspaceScore,
+  type WorkspaceScoreV2,
 } from '../scoring/engine/index.ts';
+import { isScoreChange, type ComparableScore } from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
-import { SCORE_CHANGED_THRESHOLD } from './policy.ts';
 import { addDays, utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
 
@@ -20,6 +29,8 @@ export interface StoredPillar {
   change: string;
   grade: PillarGrade;
   value: number;
+  /** Formula v2: the pillar's 90% interval (absent on v1 audits). */
+  interval?: Interval;
 }
 export type StoredPillars = Record<Pillar, StoredPillar>;
 
@@ -35,7 +46,7 @@ export interface CompleteOptions {
   emitEvents?: boolean;
 }
 
-export function pillarsFrom(result: WorkspaceScore, previous: StoredPillars | null): StoredPillars {
+export function pillarsFrom(result: WorkspaceScoreV2, previous: StoredPillars | null): StoredPillars {
   const out = {} as StoredPillars;
   for (const k of PILLARS) {
     const value = result.pillars[k];
@@ -46,21 +57,10 @@ export function pillarsFrom(result: WorkspaceScore, previous: StoredPillars | nu
       change: typeof before === 'number' ? signedDelta(value, before) : '+0.0',
       grade: result.pillarGrades[k],
       value,
+      interval: result.pillarIntervals[k],
     };
   }
   return out;
-}
-
-/** score.changed fires when the composite moved by at least the threshold or the grade changed. */
-export function scoreChanged(
-  current: { score: number; grade: string },
-  previous: { score: number; grade: string | null } | null,
-): boolean {
-  if (!previous) return false;
-  return (
-    Math.abs(current.score - previous.score) >= SCORE_CHANGED_THRESHOLD - 1e-9 ||
-    current.grade !== previous.grade
-  );
 }
 
 /**
@@ -90,11 +90,31 @@ export async function completeAudit(
   const asOf = utcDay(now);
   const span = Math.max(audit.lookback_days, DAILY_WINDOW_DAYS);
   const snapshots = await loadSnapshotsForScoring(db, ws.id, { from: addDays(asOf, -(span - 1)), to: asOf });
-  const result = scoreWorkspace({
+  // Independent reads: in flight together on PostgreSQL (PGlite runs them one after the other).
+  const [previous, previousDailyGrade] = await Promise.all([
+    db
+      .selectFrom('audits')
+      .select(['score', 'grade', 'pillars', 'formula_version', 'lookback_days', 'score_low', 'score_high'])
+      .where('workspace_id', '=', ws.id)
+      .where('status', '=', 'completed')
+      .where('id', '<>', audit.id)
+      .orderBy('completed_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+    storedGradeBefore(db, ws.id, asOf),
+  ]);
+  const result = scoreWorkspaceV2({
     snapshots,
     platforms: audit.platforms as Platform[],
     asOf,
     lookbackDays: audit.lookback_days,
+    today: asOf,
+    // Hysteresis against the previous audit's grade when it was scored the same way.
+    previousGrade:
+      previous?.formula_version === FORMULA_VERSION_V2 && previous.lookback_days === audit.lookback_days
+        ? (previous.grade as CompositeGrade | null)
+        : null,
   });
   if (result.coverage === 0) {
     throw new AuditFailure(
@@ -103,23 +123,20 @@ export async function completeAudit(
     );
   }
 
-  // Independent reads: in flight together on PostgreSQL (PGlite runs them one after the other).
-  const [previous, benchmark] = await Promise.all([
-    db
-      .selectFrom('audits')
-      .select(['score', 'grade', 'pillars'])
-      .where('workspace_id', '=', ws.id)
-      .where('status', '=', 'completed')
-      .where('id', '<>', audit.id)
-      .orderBy('completed_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst(),
-    industryBenchmark(db, ws, result.score, asOf),
-  ]);
-  const pillars = pillarsFrom(result, (previous?.pillars as StoredPillars | undefined) ?? null);
+  const benchmark = await industryBenchmark(db, ws, result.score, asOf);
+  // Pillar changes are measured against the previous audit of the same formula only.
+  const sameFormula = previous?.formula_version === result.formulaVersion;
+  const pillars = pillarsFrom(result, sameFormula ? ((previous?.pillars as StoredPillars) ?? null) : null);
   const recommendations: Recommendation[] = result.recommendations;
-  const daily = computeDailyScores(ws.id, snapshots, asOf, asOf);
+  // With the daily definition (90 days, every platform with data) the audit's score is the day's stored
+  // score: reuse it rather than scoring the window again.
+  const withData = new Set(snapshots.map((x) => x.platform));
+  const daily =
+    audit.lookback_days === DAILY_WINDOW_DAYS &&
+    withData.size === audit.platforms.length &&
+    audit.platforms.every((p) => withData.has(p as Platform))
+      ? [dailyRowOf(ws.id, result, previousDailyGrade)]
+      : computeDailyScores(ws.id, snapshots, asOf, asOf, { previousGrade: previousDailyGrade });
 
   return db.transaction().execute(async (trx) => {
     const updated = await trx
@@ -133,6 +150,11 @@ export async function completeAudit(
         recommendations: JSON.stringify(recommendations),
         industry_benchmark: JSON.stringify(benchmark),
         formula_version: result.formulaVersion,
+        score_low: result.scoreInterval.low,
+        score_high: result.scoreInterval.high,
+        stale: result.stale,
+        latest_data_day: result.latestDataDay,
+        authenticity_flags: JSON.stringify(result.authenticityFlags),
       })
       .where('id', '=', audit.id)
       .where('status', '=', 'processing')
@@ -189,9 +211,25 @@ export async function completeAudit(
             }
           : {}),
       });
-      const before =
-        previous && previous.score !== null ? { score: previous.score, grade: previous.grade } : null;
-      if (before && scoreChanged(result, before)) {
+      const before: ComparableScore | null =
+        previous && previous.score !== null
+          ? {
+              score: previous.score,
+              grade: previous.grade,
+              formulaVersion: previous.formula_version ?? '',
+              interval:
+                previous.score_low !== null && previous.score_high !== null
+                  ? { low: previous.score_low, high: previous.score_high }
+                  : null,
+            }
+          : null;
+      const next: ComparableScore = {
+        score: result.score,
+        grade: result.grade,
+        formulaVersion: result.formulaVersion,
+        interval: result.scoreInterval,
+      };
+      if (before && isScoreChange(next, before)) {
         await emitEvent(ctx, trx, {
           workspaceId: ws.id,
           type: 'score.changed',

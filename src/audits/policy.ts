@@ -18,8 +18,8 @@ export const AUDIT_JOB_EXPIRE_SECONDS = 300;
  */
 export const AUDIT_HEARTBEAT_SECONDS = 10;
 
-/** The composite must move by at least this many points (or change grade) to emit score.changed. */
-export const SCORE_CHANGED_THRESHOLD = 1.0;
+/** score.changed's threshold lives with its rule (src/scoring/score-change.ts). */
+export { SCORE_CHANGED_THRESHOLD } from '../scoring/score-change.ts';
 
 /**
  * The sweeper fails an audit still processing this long after its estimate when no job for it

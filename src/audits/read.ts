@@ -3,7 +3,7 @@ import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import type { DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
-import type { Recommendation } from '../scoring/engine/index.ts';
+import type { AuthenticityFlag, Interval, Recommendation } from '../scoring/engine/index.ts';
 import type { IndustryBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
@@ -17,7 +17,12 @@ export interface CompletedAuditView {
   score: number;
   grade: string;
   formula_version: string;
-  pillars: Record<string, { score: number; change: string; grade: string }>;
+  /** Formula v2 extension fields; absent on v1 audits. */
+  interval?: Interval;
+  stale?: boolean;
+  latest_data_day?: string | null;
+  authenticity_flags?: AuthenticityFlag[];
+  pillars: Record<string, { score: number; change: string; grade: string; interval?: Interval }>;
   recommendations: Recommendation[];
   industry_benchmark: IndustryBenchmark;
 }
@@ -73,8 +78,22 @@ export async function readAudit(
   const pillars: CompletedAuditView['pillars'] = {};
   for (const k of PILLARS) {
     const p = stored[k];
-    pillars[k] = { score: p.score, change: p.change, grade: p.grade };
+    pillars[k] = {
+      score: p.score,
+      change: p.change,
+      grade: p.grade,
+      ...(p.interval ? { interval: p.interval } : {}),
+    };
   }
+  const v2 =
+    audit.score_low !== null && audit.score_high !== null
+      ? {
+          interval: { low: audit.score_low, high: audit.score_high },
+          stale: audit.stale ?? false,
+          latest_data_day: audit.latest_data_day,
+          authenticity_flags: (audit.authenticity_flags as AuthenticityFlag[] | null) ?? [],
+        }
+      : {};
   return {
     audit_id: audit.id,
     status: 'completed',
@@ -83,6 +102,7 @@ export async function readAudit(
     score: audit.score!,
     grade: audit.grade ?? '',
     formula_version: audit.formula_version ?? '',
+    ...v2,
     pillars,
     recommendations: audit.recommendations as Recommendation[],
     industry_benchmark: audit.industry_benchmark as IndustryBenchmark,

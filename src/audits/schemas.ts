@@ -8,6 +8,7 @@ import {
   withDefault,
   WorkspaceIdInput,
 } from '../infra/http/schemas.ts';
+import { AuthenticityFlags, LatestDataDay, ScoreInterval, Stale } from '../scoring/schemas.ts';
 
 export const StartAuditBody = Type.Object(
   {
@@ -67,7 +68,10 @@ const AuditPillar = Type.Object(
     change: Type.String({
       description: 'signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first',
     }),
-    grade: Type.Enum(['green', 'yellow', 'red'], { description: 'green (>= 65), yellow (>= 40) or red' }),
+    grade: Type.Enum(['green', 'yellow', 'red'], {
+      description: 'v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red',
+    }),
+    interval: Type.Optional(ScoreInterval),
   },
   { description: 'one pillar of an audit' },
 );
@@ -112,7 +116,11 @@ export const CompletedAudit = Type.Object(
     workspace_id: Type.String(),
     score: Type.Number({ description: 'composite Brand Credit Score, 0-100' }),
     grade: Grade,
-    formula_version: Type.String(),
+    formula_version: Type.String({ description: 'v2 for new audits; v1 audits keep v1' }),
+    interval: Type.Optional(ScoreInterval),
+    stale: Type.Optional(Stale),
+    latest_data_day: Type.Optional(LatestDataDay),
+    authenticity_flags: Type.Optional(AuthenticityFlags),
     pillars: Type.Object(Object.fromEntries(PILLARS.map((k) => [k, AuditPillar]))),
     recommendations: Type.Array(
       Type.Object({

@@ -12,7 +12,8 @@ export const LISTED_BY_DEFAULT = ['draft', 'active', 'completed'] as const;
 
 /**
  * The workspace's composite score as known at `at`: the newer of its latest completed audit and
- * its latest daily score (a daily score counts from 00:00 UTC of its day). Null when it has none.
+ * its latest daily score (a daily score counts from 00:00 UTC of its day; the newest formula where a
+ * day holds two). Null when it has none.
  */
 export async function compositeScoreAt(db: Db, workspaceId: string, at: Date): Promise<number | null> {
   const result = await sql<{ score: number }>`
@@ -23,7 +24,8 @@ export async function compositeScoreAt(db: Db, workspaceId: string, at: Date): P
       UNION ALL
       (SELECT score, (day::timestamp AT TIME ZONE 'UTC') AS at FROM daily_scores
         WHERE workspace_id = ${workspaceId} AND (day::timestamp AT TIME ZONE 'UTC') <= ${at}
-        ORDER BY day DESC LIMIT 1)
+        -- A day can hold a v1 and a v2 row: the newer formula's ('v2' > 'v1').
+        ORDER BY day DESC, formula_version DESC LIMIT 1)
     ) latest
     ORDER BY at DESC LIMIT 1`.execute(db);
   const row = result.rows[0];

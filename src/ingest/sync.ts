@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { SCORE_CHANGED_THRESHOLD } from '../audits/policy.ts';
 import { emitEvent } from '../events/emit.ts';
 import type { DB } from '../infra/db/types.ts';
-import { compositeGrade, round1, signedDelta } from '../scoring/engine/index.ts';
-import { DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
+import { round1, signedDelta } from '../scoring/engine/index.ts';
+import { CURRENT_FORMULA, DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
+import { isScoreChange, type ComparableScore } from '../scoring/score-change.ts';
 import { ApiClient, CONNECTORS, ConnectorError } from './connectors/index.ts';
 import { snapshotRow, upsertSnapshots } from './store.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
@@ -120,25 +120,46 @@ export async function syncPlatform(
   return syncConnection(ctx, connection, options);
 }
 
-/** The workspace's latest stored daily score on or before `day` (what /v1/score/history ends with). */
-async function latestDailyScore(db: Kysely<DB>, workspaceId: string, day: string) {
+/**
+ * The workspace's latest stored daily score of the current formula on or before `day` (what
+ * /v1/score/history ends with), with its stored grade and 90% interval.
+ */
+async function latestDailyScore(
+  db: Kysely<DB>,
+  workspaceId: string,
+  day: string,
+): Promise<(ComparableScore & { day: string }) | null> {
   const row = await db
     .selectFrom('daily_scores')
-    .select(['score', 'day'])
+    .select(['score', 'day', 'grade', 'score_low', 'score_high'])
     .where('workspace_id', '=', workspaceId)
+    .where('formula_version', '=', CURRENT_FORMULA)
     .where('day', '<=', day)
     .orderBy('day', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? { score: row.score, grade: compositeGrade(row.score), day: String(row.day) } : null;
+  if (!row) return null;
+  return {
+    score: row.score,
+    grade: row.grade ?? null,
+    formulaVersion: CURRENT_FORMULA,
+    day: String(row.day),
+    interval:
+      row.score_low !== null &&
+      row.score_high !== null &&
+      row.score_low !== undefined &&
+      row.score_high !== undefined
+        ? { low: row.score_low, high: row.score_high }
+        : null,
+  };
 }
 
 /**
  * Syncs one live connection (see syncPlatform). In the same transaction, under a lock on the
  * workspace row (two platforms of one workspace syncing at once compare against each other's
  * result, not the same stale one), it clears the connection's error state and fires
- * `score.changed` when the workspace's latest daily score moved by SCORE_CHANGED_THRESHOLD or
- * changed grade (docs/decisions.md "score.changed from a sync").
+ * `score.changed` when the workspace's latest daily score moved beyond its 90% interval (isScoreChange,
+ * the audits' rule; docs/decisions.md "score.changed from a sync").
  */
 export async function syncConnection(
   ctx: AppContext,
@@ -205,7 +226,7 @@ export async function syncConnection(
     });
     const after = await latestDailyScore(trx, workspaceId, today);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
-    if (!before || !after || !syncScoreChanged(after, before)) return false;
+    if (!before || !after || !isScoreChange(after, before)) return false;
     await emitEvent(ctx, trx, {
       workspaceId,
       type: 'score.changed',
@@ -243,17 +264,6 @@ export function firstDayToScore(
     (d): d is string => d !== undefined,
   );
   return candidates.length ? candidates.reduce((a, b) => (a < b ? a : b)) : null;
-}
-
-/** The audit rule (SCORE_CHANGED_THRESHOLD points or a grade change), on one-decimal scores. */
-export function syncScoreChanged(
-  after: { score: number; grade: string },
-  before: { score: number; grade: string },
-): boolean {
-  return (
-    Math.abs(round1(after.score) - round1(before.score)) >= SCORE_CHANGED_THRESHOLD - 1e-9 ||
-    after.grade !== before.grade
-  );
 }
 
 /** Syncs every connected platform of a workspace; one platform's failure does not stop the others. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { insertDailyScoresBulk, type DailyScoreRow } from './daily-scores.ts';
+import { CURRENT_FORMULA, insertDailyScoresBulk, type DailyScoreRow } from './daily-scores.ts';
 import { loadSnapshots } from './snapshots.ts';
 import type { Platform } from '../core/catalog.ts';
 import { METRIC_FIELDS, snapshotFromValues, type DailySnapshot } from '../core/metric-snapshot.ts';
@@ -58,7 +58,10 @@ export async function* snapshotsByWorkspace(
 
 const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
 
-/** Inserts daily scores for days not stored yet (COPY on PGlite, so only for workspaces that have none). */
+/**
+ * Inserts daily scores for days not stored yet (COPY on PGlite, so only for workspaces that have none
+ * of that formula). An unquoted empty CSV field is NULL.
+ */
 export async function writeNewDailyScores(ctx: AppContext, rows: readonly DailyScoreRow[]): Promise<void> {
   const pglite = ctx.database.pglite;
   if (!pglite) return insertDailyScoresBulk(ctx.db, rows);
@@ -75,23 +78,28 @@ export async function writeNewDailyScores(ctx: AppContext, rows: readonly DailyS
         r.sentiment,
         r.momentum,
         quote(r.formula_version),
+        r.score_low ?? '',
+        r.score_high ?? '',
+        r.grade ? quote(r.grade) : '',
       ].join(','),
     )
     .join('\n');
   await pglite.query(
-    `COPY daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version)
+    `COPY daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version,
+                       score_low, score_high, grade)
      FROM '/dev/blob' WITH (FORMAT csv)`,
     [],
     { blob: new Blob([csv]) },
   );
 }
 
-/** Workspaces with snapshots and no stored daily score yet. */
+/** Workspaces with snapshots and no stored daily score of the current formula yet. */
 export async function workspacesWithoutDailyScores(ctx: AppContext): Promise<string[]> {
   const todo = await sql<{ id: string }>`
     SELECT w.id FROM workspaces w
     WHERE EXISTS (SELECT 1 FROM metric_snapshots s WHERE s.workspace_id = w.id)
-      AND NOT EXISTS (SELECT 1 FROM daily_scores d WHERE d.workspace_id = w.id)
+      AND NOT EXISTS (SELECT 1 FROM daily_scores d
+                      WHERE d.workspace_id = w.id AND d.formula_version = ${CURRENT_FORMULA})
     ORDER BY w.id`.execute(ctx.db);
   return todo.rows.map((r) => r.id);
 }

@@ -3,10 +3,17 @@ import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError } from '../core/errors.ts';
 import { workspaceNotFound } from '../workspaces/tenancy.ts';
-import { DEFAULT_LOOKBACK_DAYS, scoreWorkspace } from './engine/index.ts';
+import {
+  DEFAULT_LOOKBACK_DAYS,
+  scoreWorkspaceV2,
+  STALE_AFTER_DAYS,
+  type AuthenticityFlag,
+  type Interval,
+} from './engine/index.ts';
+import { storedGradeBefore } from './daily-scores.ts';
 import { loadSnapshotsForScoring } from './snapshots.ts';
-import { addDays, utcDay } from '../core/days.ts';
-import { PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
+import { addDays, daysBetween, utcDay } from '../core/days.ts';
+import { type Pillar, PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
 import type { CompositeGrade } from './engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
 
@@ -19,19 +26,52 @@ export interface ScoreView {
   workspace_id: string;
   tier: Plan;
   source: 'audit' | 'realtime';
+  /** Formula v2 extension fields (routes.ts V2ScoreFields); absent on a v1 audit's score. */
+  interval?: Interval;
+  pillar_intervals?: Record<Pillar, Interval>;
+  stale?: boolean;
+  latest_data_day?: string | null;
+  authenticity_flags?: AuthenticityFlag[];
+}
+
+/** What both sources give: the score and, under formula v2, its extension fields. */
+interface FoundScore {
+  score: number;
+  pillars: PillarScores;
+  grade: string;
+  version: string;
+  at: Date;
+  v2?: {
+    interval: Interval;
+    pillar_intervals?: Record<Pillar, Interval>;
+    stale: boolean;
+    latest_data_day: string | null;
+    authenticity_flags: AuthenticityFlag[];
+  };
 }
 
 /** Live score from the current snapshots: the default audit window over the connected platforms. */
-async function liveScore(ctx: AppContext, workspaceId: string) {
+async function liveScore(ctx: AppContext, workspaceId: string): Promise<FoundScore | null> {
   const now = ctx.now();
   const asOf = utcDay(now);
-  const platforms = await connectedPlatforms(ctx.db, workspaceId);
+  const [platforms, previousGrade] = await Promise.all([
+    connectedPlatforms(ctx.db, workspaceId),
+    storedGradeBefore(ctx.db, workspaceId, asOf),
+  ]);
   const snapshots = await loadSnapshotsForScoring(ctx.db, workspaceId, {
     from: addDays(asOf, -(DEFAULT_LOOKBACK_DAYS - 1)),
     to: asOf,
     ...(platforms.length ? { platforms } : {}),
   });
-  const result = scoreWorkspace({ snapshots, platforms, asOf, lookbackDays: DEFAULT_LOOKBACK_DAYS });
+  const result = scoreWorkspaceV2({
+    snapshots,
+    platforms,
+    asOf,
+    today: asOf,
+    lookbackDays: DEFAULT_LOOKBACK_DAYS,
+    // Hysteresis against the stored daily grade (the history's last point) rather than flickering per request.
+    previousGrade,
+  });
   if (result.coverage === 0) return null;
   return {
     score: result.score,
@@ -39,6 +79,13 @@ async function liveScore(ctx: AppContext, workspaceId: string) {
     grade: result.grade,
     version: result.formulaVersion,
     at: now,
+    v2: {
+      interval: result.scoreInterval,
+      pillar_intervals: result.pillarIntervals,
+      stale: result.stale,
+      latest_data_day: result.latestDataDay,
+      authenticity_flags: result.authenticityFlags,
+    },
   };
 }
 
@@ -51,6 +98,11 @@ interface ScoreRow {
   pillars: unknown;
   formula_version: string | null;
   completed_at: Date | null;
+  score_low: number | null;
+  score_high: number | null;
+  stale: boolean | null;
+  latest_data_day: string | null;
+  authenticity_flags: unknown;
 }
 
 /**
@@ -60,10 +112,12 @@ interface ScoreRow {
  */
 const SCORE_QUERY = `
   SELECT w.id, w.plan, w.realtime_scoring,
-         a.score, a.grade, a.pillars, a.formula_version, a.completed_at
+         a.score, a.grade, a.pillars, a.formula_version, a.completed_at,
+         a.score_low, a.score_high, a.stale, a.latest_data_day::text AS latest_data_day, a.authenticity_flags
   FROM workspaces w
   LEFT JOIN LATERAL (
-    SELECT score, grade, pillars, formula_version, completed_at
+    SELECT score, grade, pillars, formula_version, completed_at,
+           score_low, score_high, stale, latest_data_day, authenticity_flags
     FROM audits
     WHERE workspace_id = w.id AND status = 'completed'
     ORDER BY completed_at DESC, id DESC
@@ -82,17 +136,36 @@ async function workspaceWithLatestAudit(
   return result.rows[0];
 }
 
-function auditScore(row: ScoreRow) {
+/**
+ * The latest audit's score. `stale` is judged against `today`, not the audit's day: this endpoint
+ * answers "the current score", and an audit whose data is now old is stale data.
+ */
+function auditScore(row: ScoreRow, today: string): FoundScore | null {
   if (row.completed_at === null) return null;
-  const stored = row.pillars as Record<string, { value: number }>;
+  const stored = row.pillars as Record<string, { value: number; interval?: Interval }>;
   const pillars = {} as PillarScores;
-  for (const k of PILLARS) pillars[k] = stored[k]!.value;
+  const intervals = {} as Record<Pillar, Interval>;
+  for (const k of PILLARS) {
+    pillars[k] = stored[k]!.value;
+    if (stored[k]!.interval) intervals[k] = stored[k]!.interval!;
+  }
   return {
     score: row.score!,
     pillars,
     grade: row.grade ?? '',
     version: row.formula_version ?? '',
     at: row.completed_at,
+    ...(row.score_low !== null && row.score_high !== null
+      ? {
+          v2: {
+            interval: { low: row.score_low, high: row.score_high },
+            ...(Object.keys(intervals).length === PILLARS.length ? { pillar_intervals: intervals } : {}),
+            stale: row.latest_data_day === null || daysBetween(row.latest_data_day, today) > STALE_AFTER_DAYS,
+            latest_data_day: row.latest_data_day,
+            authenticity_flags: (row.authenticity_flags as AuthenticityFlag[] | null) ?? [],
+          },
+        }
+      : {}),
   };
 }
 
@@ -113,7 +186,7 @@ export async function currentScore(
   if (!ws) throw workspaceNotFound(id);
   const realtime = ws.realtime_scoring && planAtLeast(principal.plan, 'agency');
   const live = realtime ? await liveScore(ctx, ws.id) : null;
-  const found = live ?? auditScore(ws);
+  const found = live ?? auditScore(ws, utcDay(ctx.now()));
   if (!found) {
     throw new DomainError(
       'no_score_available',
@@ -130,5 +203,16 @@ export async function currentScore(
     workspace_id: ws.id,
     tier: ws.plan as Plan,
     source: live ? 'realtime' : 'audit',
+    ...(found.v2
+      ? {
+          interval: found.v2.interval,
+          ...(includePillars && found.v2.pillar_intervals
+            ? { pillar_intervals: found.v2.pillar_intervals }
+            : {}),
+          stale: found.v2.stale,
+          latest_data_day: found.v2.latest_data_day,
+          authenticity_flags: found.v2.authenticity_flags,
+        }
+      : {}),
   };
 }

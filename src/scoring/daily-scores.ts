@@ -1,7 +1,15 @@
 import type { Insertable, Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
-import { dailyScoreSeries, DEFAULT_LOOKBACK_DAYS, FORMULA_VERSION } from './engine/index.ts';
+import {
+  dailyScoreSeriesV2,
+  DEFAULT_LOOKBACK_DAYS,
+  FORMULA_VERSION_V2,
+  gradeWithHysteresis,
+  scoreWorkspaceV2,
+  type CompositeGrade,
+  type WorkspaceScoreV2,
+} from './engine/index.ts';
 import { loadSnapshots } from './snapshots.ts';
 import { addDays } from '../core/days.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
@@ -14,19 +22,48 @@ import type { DailySnapshot } from '../core/metric-snapshot.ts';
  */
 export const DAILY_WINDOW_DAYS = DEFAULT_LOOKBACK_DAYS;
 
-/** Rows per multi-row INSERT: 9 columns x 1000 rows stays far below PostgreSQL's 65535 parameters. */
+/**
+ * The formula new scores are computed with. Stored rows of other formulas stay as they are (a day
+ * holds one row per formula); docs/scoring.md "Formula v2 in the API".
+ */
+export const CURRENT_FORMULA = FORMULA_VERSION_V2;
+/** Every formula a stored score can carry (the daily_scores CHECK spells the same). */
+export const FORMULA_VERSIONS = ['v1', 'v2'] as const;
+export type StoredFormula = (typeof FORMULA_VERSIONS)[number];
+
+/** Rows per multi-row INSERT: 12 columns x 1000 rows stays far below PostgreSQL's 65535 parameters. */
 export const DAILY_SCORE_BATCH = 1000;
 
 export type DailyScoreRow = Insertable<DailyScoresTable>;
 
-/** Daily score rows for [from, to] from a workspace's snapshots; days with no data in their window are left out. */
+export interface ComputeDailyOptions {
+  /** Stored grade of the day before `from`, so hysteresis carries across recomputes. */
+  previousGrade?: CompositeGrade | null;
+  /** Give the last row its 90% interval (default true; false for a batch that is not the last). */
+  lastInterval?: boolean;
+}
+
+/**
+ * Daily score rows for [from, to] from a workspace's snapshots under the current formula; days with
+ * no data in their window are left out. The series runs without intervals (the jackknife costs ~9x);
+ * the last stored day gets its 90% interval, which is what score.changed compares against next time.
+ */
 export function computeDailyScores(
   workspaceId: string,
   snapshots: readonly DailySnapshot[],
   from: string,
   to: string,
+  options: ComputeDailyOptions = {},
 ): DailyScoreRow[] {
-  const points = dailyScoreSeries({ snapshots, platforms: [], from, to, windowDays: DAILY_WINDOW_DAYS });
+  const points = dailyScoreSeriesV2({
+    snapshots,
+    platforms: [],
+    from,
+    to,
+    windowDays: DAILY_WINDOW_DAYS,
+    previousGrade: options.previousGrade ?? null,
+    intervals: false,
+  });
   const rows: DailyScoreRow[] = [];
   for (const p of points) {
     if (!(p.coverage > 0)) continue;
@@ -35,27 +72,65 @@ export function computeDailyScores(
       day: p.day,
       score: p.score,
       ...p.pillars,
-      formula_version: FORMULA_VERSION,
+      formula_version: CURRENT_FORMULA,
+      score_low: null,
+      score_high: null,
+      grade: p.grade,
     });
+  }
+  const last = rows.at(-1);
+  if (last && options.lastInterval !== false) {
+    const scored = scoreWorkspaceV2({
+      snapshots,
+      platforms: [],
+      asOf: last.day,
+      lookbackDays: DAILY_WINDOW_DAYS,
+    });
+    last.score_low = scored.scoreInterval.low;
+    last.score_high = scored.scoreInterval.high;
   }
   return rows;
 }
 
-/** Inserts or replaces daily scores in multi-row batches. */
+/**
+ * The stored daily row of a score already computed with the daily definition (a 90-day window over every
+ * platform with data, as of its day): the same row computeDailyScores gives for that day, without
+ * scoring the day again (an audit with default options).
+ */
+export function dailyRowOf(
+  workspaceId: string,
+  scored: WorkspaceScoreV2,
+  previousGrade: CompositeGrade | null,
+): DailyScoreRow {
+  return {
+    workspace_id: workspaceId,
+    day: scored.asOf,
+    score: scored.score,
+    ...scored.pillars,
+    formula_version: CURRENT_FORMULA,
+    score_low: scored.scoreInterval.low,
+    score_high: scored.scoreInterval.high,
+    grade: gradeWithHysteresis(scored.score, previousGrade),
+  };
+}
+
+/** Inserts or replaces daily scores (of their own formula) in multi-row batches. */
 export async function writeDailyScores(db: Kysely<DB>, rows: readonly DailyScoreRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += DAILY_SCORE_BATCH) {
     await db
       .insertInto('daily_scores')
       .values(rows.slice(i, i + DAILY_SCORE_BATCH))
       .onConflict((oc) =>
-        oc.columns(['workspace_id', 'day']).doUpdateSet({
+        oc.columns(['workspace_id', 'formula_version', 'day']).doUpdateSet({
           score: sql`excluded.score`,
           presence: sql`excluded.presence`,
           reach: sql`excluded.reach`,
           impact: sql`excluded.impact`,
           sentiment: sql`excluded.sentiment`,
           momentum: sql`excluded.momentum`,
-          formula_version: sql`excluded.formula_version`,
+          score_low: sql`excluded.score_low`,
+          score_high: sql`excluded.score_high`,
+          grade: sql`excluded.grade`,
         }),
       )
       .execute();
@@ -69,6 +144,24 @@ export interface RecomputeOptions {
    * means nothing moved (nothing is read or written). Default: all of [from, to].
    */
   fromDay?: string | null;
+}
+
+/** The stored current-formula grade of the workspace's latest day before `day` (hysteresis carry-over). */
+export async function storedGradeBefore(
+  db: Kysely<DB>,
+  workspaceId: string,
+  day: string,
+): Promise<CompositeGrade | null> {
+  const row = await db
+    .selectFrom('daily_scores')
+    .select('grade')
+    .where('workspace_id', '=', workspaceId)
+    .where('formula_version', '=', CURRENT_FORMULA)
+    .where('day', '<', day)
+    .orderBy('day', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return (row?.grade as CompositeGrade | null | undefined) ?? null;
 }
 
 /**
@@ -85,11 +178,11 @@ export async function recomputeDailyScores(
   if (options.fromDay === null) return 0;
   if (options.fromDay !== undefined && options.fromDay > from) from = options.fromDay;
   if (from > to) return 0;
-  const snapshots = await loadSnapshots(db, workspaceId, {
-    from: addDays(from, -(DAILY_WINDOW_DAYS - 1)),
-    to,
-  });
-  const rows = computeDailyScores(workspaceId, snapshots, from, to);
+  const [snapshots, previousGrade] = await Promise.all([
+    loadSnapshots(db, workspaceId, { from: addDays(from, -(DAILY_WINDOW_DAYS - 1)), to }),
+    storedGradeBefore(db, workspaceId, from),
+  ]);
+  const rows = computeDailyScores(workspaceId, snapshots, from, to, { previousGrade });
   await writeDailyScores(db, rows);
   return rows.length;
 }
@@ -101,13 +194,15 @@ export const DAILY_SCORE_BULK = 5000;
 export async function insertDailyScoresBulk(db: Kysely<DB>, rows: readonly DailyScoreRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += DAILY_SCORE_BULK) {
     const chunk = rows.slice(i, i + DAILY_SCORE_BULK);
-    const col = <K extends keyof DailyScoreRow>(k: K) => chunk.map((r) => r[k]);
+    const col = <K extends keyof DailyScoreRow>(k: K) => chunk.map((r) => r[k] ?? null);
     await sql`
-      INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version)
+      INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum,
+                                formula_version, score_low, score_high, grade)
       SELECT * FROM unnest(
         ${col('workspace_id')}::text[], ${col('day')}::date[], ${col('score')}::real[], ${col('presence')}::real[],
         ${col('reach')}::real[], ${col('impact')}::real[], ${col('sentiment')}::real[], ${col('momentum')}::real[],
-        ${col('formula_version')}::text[])
-      ON CONFLICT (workspace_id, day) DO NOTHING`.execute(db);
+        ${col('formula_version')}::text[], ${col('score_low')}::real[], ${col('score_high')}::real[],
+        ${col('grade')}::text[])
+      ON CONFLICT (workspace_id, formula_version, day) DO NOTHING`.execute(db);
   }
 }

@@ -6,6 +6,7 @@ import { signedDelta } from './engine/index.ts';
 import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
 import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
+import { CURRENT_FORMULA, type StoredFormula } from './daily-scores.ts';
 
 export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -43,6 +44,7 @@ export interface HistoryPoint {
 export interface HistoryView {
   workspace_id: string;
   granularity: Granularity;
+  formula_version: StoredFormula;
   data: HistoryPoint[];
   delta: { score: string; period: string };
 }
@@ -58,9 +60,9 @@ interface Row {
 }
 
 /**
- * Stored daily scores in [from, to]. Weekly and monthly points are the last stored day of each
- * ISO week (Monday-Sunday) or calendar month: the score as it stood when the period closed,
- * dated by that day. Never recomputed per request.
+ * Stored daily scores of one formula in [from, to]. Weekly and monthly points are the last stored
+ * day of each ISO week (Monday-Sunday) or calendar month: the score as it stood when the period
+ * closed, dated by that day. Never recomputed per request; formulas are never mixed in one series.
  */
 async function points(
   db: Kysely<DB>,
@@ -68,11 +70,13 @@ async function points(
   from: string,
   to: string,
   granularity: Granularity,
+  formula: StoredFormula,
 ) {
   const base = db
     .selectFrom('daily_scores')
     .select(['day', 'score', ...PILLARS])
     .where('workspace_id', '=', workspaceId)
+    .where('formula_version', '=', formula)
     .where('day', '>=', from)
     .where('day', '<=', to);
   if (granularity === 'daily') return (await base.orderBy('day').execute()) as Row[];
@@ -82,7 +86,7 @@ async function points(
     SELECT * FROM (
       SELECT DISTINCT ON (${bucket}) day, score, presence, reach, impact, sentiment, momentum
       FROM daily_scores
-      WHERE workspace_id = ${workspaceId} AND day >= ${from} AND day <= ${to}
+      WHERE workspace_id = ${workspaceId} AND formula_version = ${formula} AND day >= ${from} AND day <= ${to}
       ORDER BY ${bucket}, day DESC
     ) closing ORDER BY day
   `.execute(db);
@@ -92,7 +96,13 @@ async function points(
 export async function scoreHistory(
   db: Kysely<DB>,
   principal: WorkspacePrincipal,
-  query: { workspace_id?: string; start_date?: string; end_date?: string; granularity: Granularity },
+  query: {
+    workspace_id?: string;
+    start_date?: string;
+    end_date?: string;
+    granularity: Granularity;
+    formula_version?: StoredFormula;
+  },
   now: Date,
 ): Promise<HistoryView> {
   const end =
@@ -115,9 +125,13 @@ export async function scoreHistory(
     );
   }
   const ws = await resolveWorkspace(db, principal, query.workspace_id);
-  const rows = await points(db, ws.id, start.day, end.day, query.granularity);
+  const formula = query.formula_version ?? CURRENT_FORMULA;
+  const rows = await points(db, ws.id, start.day, end.day, query.granularity, formula);
   if (rows.length === 0) {
-    throw new DomainError('no_data', `Workspace ${ws.id} has no score data from ${start.day} to ${end.day}.`);
+    throw new DomainError(
+      'no_data',
+      `Workspace ${ws.id} has no formula ${formula} score data from ${start.day} to ${end.day}.`,
+    );
   }
   const data = rows.map((r) => ({
     date: r.day,
@@ -129,6 +143,7 @@ export async function scoreHistory(
   return {
     workspace_id: ws.id,
     granularity: query.granularity,
+    formula_version: formula,
     data,
     delta: { score: signedDelta(last.score, first.score), period: `${first.date} to ${last.date}` },
   };

@@ -14,6 +14,8 @@ import {
 } from '../infra/http/schemas.ts';
 import { currentScore } from './current-score.ts';
 import { GRANULARITIES, scoreHistory } from './history.ts';
+import { V2ScoreFields } from './schemas.ts';
+import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
 
 const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
 
@@ -37,13 +39,18 @@ export const Score = Type.Object(
     }),
     pillars: Type.Optional(Pillars),
     grade: Grade,
-    formula_version: Type.String({ maxLength: 20, pattern: '^v\\d+$', description: 'e.g. v1' }),
+    formula_version: Type.String({
+      maxLength: 20,
+      pattern: '^v\\d+$',
+      description: 'v2 for new scores; the latest audit keeps the formula it was scored with (v1 or v2)',
+    }),
     calculated_at: Timestamp,
     workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
     tier: Type.Enum([...PLANS], { description: "the workspace's plan" }),
     source: Type.Enum(['audit', 'realtime'], {
       description: 'audit (latest completed audit) or realtime (live calculation)',
     }),
+    ...V2ScoreFields,
   },
   { $id: 'Score' },
 );
@@ -52,6 +59,9 @@ export const ScoreHistory = Type.Object(
   {
     workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
     granularity: Type.Enum([...GRANULARITIES]),
+    formula_version: Type.Enum([...FORMULA_VERSIONS], {
+      description: 'extension: the formula of every point (a series never mixes formulas)',
+    }),
     data: Type.Array(
       Type.Object({ date: DateOnly, score: PillarScore, pillars: Pillars }, { $id: 'ScorePoint' }),
       { maxItems: 3700, description: 'oldest first' },
@@ -130,7 +140,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['scores'],
         summary: 'Score history',
         description:
-          'Stored daily scores in [start_date, end_date]; weekly and monthly points are the last stored day of each ISO week or month.',
+          'Stored daily scores of one formula (default the current, v2) in [start_date, end_date]; weekly and monthly points are the last stored day of each ISO week or month.',
         querystring: Type.Object(
           {
             workspace_id: WorkspaceId,
@@ -151,6 +161,11 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
               }),
             ),
             granularity: withDefault(Type.Enum([...GRANULARITIES], { default: 'weekly' })),
+            formula_version: Type.Optional(
+              Type.Enum([...FORMULA_VERSIONS], {
+                description: `extension: the formula whose stored scores to return; default ${CURRENT_FORMULA} (the current one). Stored v1 scores stay readable with v1.`,
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -158,6 +173,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
           200: json(ScoreHistory, 'Score points in the range, oldest first', {
             workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
             granularity: 'weekly',
+            formula_version: 'v2',
             data: [
               { date: '2026-11-08', score: 66.9, pillars: { ...PILLARS_EXAMPLE, reach: 64.0 } },
               { date: '2026-11-15', score: 67.6, pillars: { ...PILLARS_EXAMPLE, reach: 65.3 } },

@@ -1,6 +1,6 @@
 // Per-entity values of TACSI cohorts, computed in SQL: one row per consumer brand workspace per
-// period, the mean of its daily scores in the period (a day's score for daily cells). Only this
-// module reads raw scores, and only the publisher calls it; no feed ever does.
+// period, the mean of its daily scores of the methodology's formula in the period (a day's score for
+// daily cells). Only this module reads raw scores, and only the publisher calls it; no feed ever does.
 import { sql, type Kysely } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
 import { pillarScoresOf, type Pillar } from '../core/catalog.ts';
@@ -9,6 +9,13 @@ import type { Cadence, EntityScores } from './privacy/index.ts';
 
 /** The pseudo-sector of the all-consumer composite. */
 export const HEADLINE = 'headline';
+
+/**
+ * The score formula each methodology reads (docs/tacsi.md "Formula per methodology"). A methodology
+ * never averages two formulas: v2 scores sit at another level (its median account scores 50), so
+ * the series break of formula v2 coincides with the methodology break at TACSI_M2_FROM.
+ */
+export const METHODOLOGY_FORMULA = { 'tacsi-m1': 'v1', 'tacsi-m2': 'v2' } as const;
 
 export interface CohortRow {
   sector: string;
@@ -65,6 +72,7 @@ export async function loadCohortRows(
       FROM daily_scores d
       JOIN workspaces w ON w.id = d.workspace_id
      WHERE w.account_type = 'brand' AND w.sector_slug IN (${sql.join(sectors)})
+       AND d.formula_version = ${METHODOLOGY_FORMULA['tacsi-m1']}
        AND d.day BETWEEN ${periodStart(cadence, firstEnd)}::date AND ${lastEnd}::date
      GROUP BY w.sector_slug, d.workspace_id, ${periodEnd}
   `.execute(db);
@@ -83,7 +91,7 @@ export async function consumerSectors(db: Kysely<DB>): Promise<string[]> {
 }
 
 /**
- * tacsi-m2 cohorts: like loadCohortRows, but each daily score counts in the sector the workspace
+ * tacsi-m2 cohorts: like loadCohortRows, but over formula v2 scores, and each daily score counts in the sector the workspace
  * belonged to on that day (workspace_sector_history), so an entity that changed sector is in each
  * sector's cells only for the days it was a member, and is charged there (cap-guard.ts).
  * `indexValue` is the mean stored score; tacsi-m2 ignores it (its index is the pillars' composite).
@@ -108,6 +116,8 @@ export async function loadMemberCohortRows(
       JOIN workspaces w ON w.id = h.workspace_id AND w.account_type = 'brand'
       JOIN daily_scores d ON d.workspace_id = h.workspace_id
        AND d.day >= h.valid_from AND (h.valid_until IS NULL OR d.day < h.valid_until)
+       -- v2 scores only: a member without one for a day is not counted for that day.
+       AND d.formula_version = ${METHODOLOGY_FORMULA['tacsi-m2']}
      WHERE h.sector_slug IN (${sql.join(sectors)})
        AND (h.valid_until IS NULL OR h.valid_until > ${periodStart(cadence, firstEnd)}::date)
        AND h.valid_from <= ${lastEnd}::date

@@ -1,5 +1,6 @@
 // GET /v1/tacsi/methodology: the published privacy parameters of every methodology, derived from
 // the same objects the publisher uses, so the figures a subscriber reads cannot drift from the code.
+import { METHODOLOGY_FORMULA } from './cohorts.ts';
 import { FORWARD_SIGNAL_METHOD, FORWARD_SIGNAL_MIN_WEEKS } from './forward-signal.ts';
 import {
   COHORT_BAND_EDGES,
@@ -15,6 +16,13 @@ import {
 
 const round = (x: number, digits = 6) => Number(x.toFixed(digits));
 
+/** The score formula a methodology reads; every published methodology has one. */
+function formulaOf(version: string): string {
+  const formula = (METHODOLOGY_FORMULA as Record<string, string>)[version];
+  if (!formula) throw new RangeError(`methodology ${version} names no score formula`);
+  return formula;
+}
+
 function bands(minCohort: number): string[] {
   return [...COHORT_BAND_EDGES]
     .filter((edge) => edge >= minCohort)
@@ -27,6 +35,7 @@ function gaussian(m: GaussianMethodology) {
   const w = m.windowRho;
   return {
     version: m.version,
+    formulaVersion: formulaOf(m.version),
     mechanism: m.mechanism,
     accounting: m.accounting,
     unitOfPrivacy: 'one brand workspace (all of its scores)',
@@ -91,6 +100,7 @@ export function methodologyFeed(m2From: string, today: string) {
     methodologies: [
       ...Object.values(METHODOLOGIES).map((m) => ({
         version: m.version,
+        formulaVersion: formulaOf(m.version),
         mechanism: 'discrete-laplace',
         accounting: 'pure epsilon-DP, basic composition',
         scoreBounds: { min: m.scoreBounds[0], max: m.scoreBounds[1] },

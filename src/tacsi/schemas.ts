@@ -122,6 +122,10 @@ export const DailyFeed = Type.Object(
 const LaplaceMethodology = Type.Object(
   {
     version: Type.String(),
+    formulaVersion: Type.String({
+      description:
+        'extension: the Brand Credit Score formula whose stored daily scores this methodology averages (tacsi-m1: v1, tacsi-m2: v2); the series break of formula v2 coincides with the methodology break',
+    }),
     mechanism: Type.Literal('discrete-laplace'),
     accounting: Type.String(),
     scoreBounds: Type.Object({ min: Num, max: Num }),
@@ -148,6 +152,10 @@ const LaplaceMethodology = Type.Object(
 const GaussianMethodology = Type.Object(
   {
     version: Type.String(),
+    formulaVersion: Type.String({
+      description:
+        'extension: the Brand Credit Score formula whose stored daily scores this methodology averages (tacsi-m1: v1, tacsi-m2: v2); the series break of formula v2 coincides with the methodology break',
+    }),
     mechanism: Type.Literal('discrete-gaussian'),
     accounting: Type.String(),
     unitOfPrivacy: Type.String(),

@@ -142,8 +142,20 @@ describe('audit lifecycle', () => {
       expect(p.change).toBe('+0.0');
       expect(['green', 'yellow', 'red']).toContain(p.grade);
       expect(p.value).toBeUndefined();
+      // Formula v2 extension: each pillar's 90% interval holds its value.
+      expect(p.interval.low).toBeLessThanOrEqual(p.interval.high);
     }
-    expect(audit.recommendations.length).toBeGreaterThan(0);
+    expect(audit.formula_version).toBe('v2');
+    expect(audit.interval.low).toBeLessThanOrEqual(audit.score);
+    expect(audit.interval.high).toBeGreaterThanOrEqual(audit.score);
+    expect(audit.stale).toBe(false);
+    expect(audit.latest_data_day).toBe(new Date().toISOString().slice(0, 10));
+    expect(Array.isArray(audit.authenticity_flags)).toBe(true);
+    // Formula v2: exactly the pillars whose whole 90% interval lies below the median (50) are recommended.
+    const below = Object.entries<any>(audit.pillars)
+      .filter(([, p]) => p.interval.high < 50)
+      .map(([k]) => k);
+    expect(audit.recommendations.map((r: any) => r.pillar).sort()).toEqual(below.sort());
     expect(audit.recommendations.map((r: any) => r.priority)).toEqual(
       audit.recommendations.map((_: any, i: number) => i + 1),
     );
@@ -168,7 +180,7 @@ describe('audit lifecycle', () => {
       .where('workspace_id', '=', workspace.id)
       .where('day', '=', today)
       .executeTakeFirst();
-    expect(daily?.formula_version).toBe('v1');
+    expect(daily?.formula_version).toBe('v2');
     const events = await t.db
       .selectFrom('events')
       .selectAll()
@@ -221,7 +233,10 @@ describe('audit lifecycle', () => {
       .where('workspace_id', '=', workspace.id)
       .orderBy('created_at')
       .execute();
-    const moved = Math.abs(after.score - before.score) >= 1 || after.grade !== before.grade;
+    // Formula v2: a change is a move of at least 1.0 outside the previous score's 90% interval.
+    const moved =
+      Math.abs(after.score - before.score) >= 1 &&
+      (after.score < before.interval.low || after.score > before.interval.high);
     expect(events.filter((e) => e.type === 'score.changed')).toHaveLength(moved ? 1 : 0);
     expect(moved).toBe(true);
     const changed = events.find((e) => e.type === 'score.changed')!.data as any;

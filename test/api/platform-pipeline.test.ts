@@ -8,7 +8,7 @@ import { startTestService, workspaceWithKey, type TestService } from '../helpers
 /**
  * The whole pipeline through HTTP and the simulator: connect -> consent -> callback -> first sync ->
  * snapshots -> daily scores -> score; simulated days pass -> the next sync moves the score ->
- * score.changed (the event webhooks fan out from).
+ * no score.changed for a stationary account (formula v2: only a move beyond the interval fires).
  */
 let sim: Simulator;
 let t: TestService;
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe('connect, sync, score', () => {
-  it('a connection made through the simulator feeds snapshots, daily scores, the score and score.changed', async () => {
+  it('a connection made through the simulator feeds snapshots, daily scores and the score', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
     // Real-time scoring: the score follows the synced data without an audit.
     await t.db
@@ -108,11 +108,8 @@ describe('connect, sync, score', () => {
       .where('workspace_id', '=', workspace.id)
       .where('type', '=', 'score.changed')
       .execute();
-    expect(changed).toHaveLength(1);
-    expect(changed[0]!.data).toMatchObject({
-      workspace_id: workspace.id,
-      source: 'sync',
-      platform: 'instagram',
-    });
+    // The simulated account is stationary: catching up moves the score, but not beyond its 90%
+    // interval, so formula v2 reports no change (a real move fires: test/api/formula-v2.test.ts).
+    expect(changed).toHaveLength(0);
   });
 });

@@ -11,7 +11,6 @@ import {
   type SyncJob,
 } from '../../src/ingest/schedule.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
-import { compositeGrade } from '../../src/scoring/engine/index.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { platformStandIn } from '../helpers/platform-standin.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
@@ -154,7 +153,7 @@ describe('scheduled sync', () => {
     }
   });
 
-  it('fires score.changed from a sync when the daily score moves by at least 1.0 point, not below', async () => {
+  it('fires score.changed from a sync only when the daily score moves outside its 90% interval, by 1.0 or more', async () => {
     const w = await workspaceWithKey(t.db, { plan: 'agency' });
     const id = await oauthConnection(w.workspace.id, 'instagram');
     const job: SyncJob = { connectionId: id, round: NOW.toISOString(), attempt: 1 };
@@ -163,17 +162,20 @@ describe('scheduled sync', () => {
     expect(await events(w.workspace.id, 'score.changed')).toHaveLength(0);
     const today = await t.db
       .selectFrom('daily_scores')
-      .select('score')
+      .select(['score', 'score_low', 'score_high', 'formula_version'])
       .where('workspace_id', '=', w.workspace.id)
       .where('day', '=', '2025-03-04')
       .executeTakeFirstOrThrow();
+    // The last day of a recompute is stored with its interval: what the next sync compares against.
+    expect(today.formula_version).toBe('v2');
+    expect(today.score_low).not.toBeNull();
     const s = today.score;
-    // The stored score is moved, and the day's snapshot too: a sync rescores only from a changed
-    // snapshot, so it restores both (and the score back to s).
-    const setToday = async (score: number) => {
+    // Stands for an earlier stored score and its interval, with the day's snapshot moved too: a sync
+    // rescores only from a changed snapshot, so it restores both (and the score back to s).
+    const setToday = async (score: number, low: number, high: number) => {
       await t.db
         .updateTable('daily_scores')
-        .set({ score })
+        .set({ score, score_low: low, score_high: high })
         .where('workspace_id', '=', w.workspace.id)
         .where('day', '=', '2025-03-04')
         .execute();
@@ -185,14 +187,16 @@ describe('scheduled sync', () => {
         .execute();
     };
 
-    // 0.9 below (same grade): the sync restores s, a move under the threshold.
-    const below = s - 0.9;
-    expect(compositeGrade(below)).toBe(compositeGrade(s));
-    await setToday(below);
+    // 3 points away but inside the earlier score's interval: noise, no event.
+    await setToday(s - 3, s - 6, s + 0.5);
+    expect(await runSyncJob(t.ctx, job)).toBe('synced');
+    expect(await events(w.workspace.id, 'score.changed')).toHaveLength(0);
+    // Outside a narrow interval but by less than 1.0: no event either.
+    await setToday(s - 0.9, s - 0.95, s - 0.85);
     expect(await runSyncJob(t.ctx, job)).toBe('synced');
     expect(await events(w.workspace.id, 'score.changed')).toHaveLength(0);
 
-    await setToday(s - 10);
+    await setToday(s - 10, s - 12, s - 8);
     expect(await runSyncJob(t.ctx, job)).toBe('synced');
     const changed = await events(w.workspace.id, 'score.changed');
     expect(changed).toHaveLength(1);

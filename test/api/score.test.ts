@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
-import { scoreWorkspace } from '../../src/scoring/engine/index.ts';
+import { scoreWorkspaceV2 } from '../../src/scoring/engine/index.ts';
 import { loadSnapshots, loadSnapshotsForScoring } from '../../src/scoring/snapshots.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
@@ -51,7 +51,7 @@ describe('GET /v1/score', () => {
     expect(score).toMatchObject({
       score: audit.score,
       grade: audit.grade,
-      formula_version: 'v1',
+      formula_version: 'v2',
       calculated_at: audit.completed_at,
       workspace_id: workspace.id,
       tier: 'pro',
@@ -147,8 +147,8 @@ describe('GET /v1/score', () => {
     expect(byKey).toEqual([...byKey].sort(keyOrder));
     expect(byKey).toEqual([...byDay].sort(keyOrder));
     const input = { platforms: [], asOf, lookbackDays: 30 };
-    expect(scoreWorkspace({ ...input, snapshots: byKey })).toEqual(
-      scoreWorkspace({ ...input, snapshots: byDay }),
+    expect(scoreWorkspaceV2({ ...input, snapshots: byKey })).toEqual(
+      scoreWorkspaceV2({ ...input, snapshots: byDay }),
     );
   });
 });
@@ -171,7 +171,7 @@ describe('GET /v1/score/history', () => {
       impact: 20,
       sentiment: 60,
       momentum: 50 - i / 2,
-      formula_version: 'v1',
+      formula_version: 'v2',
     }));
     await t.db.insertInto('daily_scores').values(rows).execute();
   });
@@ -238,7 +238,7 @@ describe('GET /v1/score/history', () => {
           impact: 50,
           sentiment: 50,
           momentum: 50,
-          formula_version: 'v1',
+          formula_version: 'v2',
         })),
       )
       .execute();

@@ -232,6 +232,8 @@ describe('TACSI entitlements', () => {
     }
     expect(body.cutOver).toEqual({ version: 'tacsi-m2', periodsEndingOnOrAfter: t.ctx.config.tacsiM2From });
     expect(body.methodologies.map((m: { version: string }) => m.version)).toEqual(['tacsi-m1', 'tacsi-m2']);
+    // Each methodology names the score formula it averages: the series break is the methodology break.
+    expect(body.methodologies.map((m: { formulaVersion: string }) => m.formulaVersion)).toEqual(['v1', 'v2']);
     expect(body.methodologies[1]).toMatchObject({
       mechanism: 'discrete-gaussian',
       accounting: 'zCDP',

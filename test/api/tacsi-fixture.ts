@@ -117,7 +117,10 @@ export async function seedTacsiFixture(
         momentum: clamp(score + PILLAR_OFFSETS.momentum),
       };
       byDay.set(day, values);
+      // A deployment after the formula v2 recompute: the v1 rows tacsi-m1 reads and the v2 rows tacsi-m2
+      // reads (the same values here; test/api/tacsi-m2-publish.test.ts tells the formulas apart).
       rows.push({ workspace_id: w.id, day, ...values, formula_version: 'v1' });
+      rows.push({ workspace_id: w.id, day, ...values, formula_version: 'v2' });
     }
   }
   await insertChunked(rows, 1000, (chunk) => db.insertInto('daily_scores').values(chunk).execute());

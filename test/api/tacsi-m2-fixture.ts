@@ -58,7 +58,7 @@ export async function insertScores(
   await sql`
     INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version)
     SELECT id, day, round((0.2 * presence + 0.2 * reach + 0.25 * impact + 0.2 * sentiment + 0.15 * momentum)::numeric, 2)::real,
-           presence, reach, impact, sentiment, momentum, 'v1'
+           presence, reach, impact, sentiment, momentum, 'v2'
       FROM (
         SELECT w.id, d::date AS day, ${pillar(0)} AS presence, ${pillar(1)} AS reach, ${pillar(2)} AS impact,
                ${pillar(3)} AS sentiment, ${pillar(4)} AS momentum
@@ -66,7 +66,7 @@ export async function insertScores(
           CROSS JOIN generate_series(${first}::date, ${last}::date, interval '1 day') AS d
          WHERE w.sector_slug = ${sector} ${only}
       ) AS v
-    ON CONFLICT (workspace_id, day) DO UPDATE SET presence = EXCLUDED.presence, reach = EXCLUDED.reach,
+    ON CONFLICT (workspace_id, formula_version, day) DO UPDATE SET presence = EXCLUDED.presence, reach = EXCLUDED.reach,
       impact = EXCLUDED.impact, sentiment = EXCLUDED.sentiment, momentum = EXCLUDED.momentum, score = EXCLUDED.score
   `.execute(db);
 }

@@ -2,6 +2,7 @@
 // weekly derived from daily or noised directly, the monthly histogram, the derived headline), the rho
 // ledger written before release, the cut-over, the annual cap and sector changers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { setSector } from '../../src/admin/workspaces.ts';
 import { newId } from '../../src/infra/ids.ts';
 import { addDays } from '../../src/core/days.ts';
@@ -196,6 +197,13 @@ describe('cut-over', () => {
         '2025-01-06',
         '2025-01-26',
       );
+      // The same days under formula v1, 30 points higher: each methodology must read only its own
+      // formula (tacsi-m1: v1, tacsi-m2: v2), never a mix (docs/tacsi.md "Formula per methodology").
+      await sql`
+        INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version)
+        SELECT workspace_id, day, least(100, score + 30), least(100, presence + 30), least(100, reach + 30),
+               least(100, impact + 30), least(100, sentiment + 30), least(100, momentum + 30), 'v1'
+          FROM daily_scores WHERE formula_version = 'v2'`.execute(other.db);
       await publishCells(other.ctx, {
         cadence: 'weekly',
         periodEnds: ['2025-01-12', '2025-01-19', '2025-01-26'],
@@ -211,6 +219,14 @@ describe('cut-over', () => {
         { period_end: '2025-01-19', methodology_version: 'tacsi-m1' },
         { period_end: '2025-01-26', methodology_version: 'tacsi-m2' },
       ]);
+      const levels = await other.db
+        .selectFrom('tacsi_cells')
+        .select(['methodology_version', 'index_value'])
+        .execute();
+      for (const c of levels) {
+        if (c.methodology_version === 'tacsi-m1') expect(c.index_value).toBeGreaterThan(70);
+        else expect(c.index_value).toBeLessThan(60);
+      }
       expect(await other.db.selectFrom('tacsi_privacy_ledger').select('period_end').execute()).toHaveLength(
         2,
       );

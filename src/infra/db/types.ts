@@ -158,6 +158,12 @@ export interface AuditsTable {
   recommendations: ColumnType<unknown, string | null, string | null> | null;
   industry_benchmark: ColumnType<unknown, string | null, string | null> | null;
   formula_version: string | null;
+  /** Formula v2 extension fields (migration 0060); null on v1 audits. */
+  score_low: ColumnType<number | null, number | null | undefined, number | null>;
+  score_high: ColumnType<number | null, number | null | undefined, number | null>;
+  stale: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  latest_data_day: ColumnType<DateString | null, string | null | undefined, string | null>;
+  authenticity_flags: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface ScoreLogTable {
@@ -184,7 +190,21 @@ export interface DailyScoresTable {
   impact: number;
   sentiment: number;
   momentum: number;
+  /** Part of the key (migration 0060): a day holds one row per formula. */
   formula_version: string;
+  /** v2: the composite's 90% interval where it was computed (the last day of a recompute), else null. */
+  score_low?: number | null;
+  score_high?: number | null;
+  /** v2: the composite grade with hysteresis along the stored series; null on v1 rows. */
+  grade?: string | null;
+}
+
+/** Progress of `brandhealth scores recompute` (migration 0060). */
+export interface DailyScoreRecomputesTable {
+  run_key: string;
+  workspace_id: string;
+  done_through: DateString;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export type CampaignStatus = 'draft' | 'active' | 'completed' | 'cancelled';
@@ -363,6 +383,7 @@ export interface DB {
   audits: AuditsTable;
   score_log: ScoreLogTable;
   daily_scores: DailyScoresTable;
+  daily_score_recomputes: DailyScoreRecomputesTable;
   campaigns: CampaignsTable;
   campaign_phases: CampaignPhasesTable;
   events: EventsTable;

@@ -40,6 +40,7 @@ export {
   COMPOSITE_GRADE_CUTOFFS_V2,
   PILLAR_GRADE_CUTOFFS_V2,
   FORMULA_VERSION_V2,
+  STALE_AFTER_DAYS,
   type WorkspaceScoreV2,
   type DailyScorePointV2,
   type ScoreWorkspaceV2Input,

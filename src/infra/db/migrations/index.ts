@@ -8,6 +8,7 @@ import * as m0032 from './0032_work_ownership.ts';
 import * as m0040 from './0040_audit_durations.ts';
 import * as m0050 from './0050_platform_oauth.ts';
 import * as m0051 from './0051_platform_sync.ts';
+import * as m0060 from './0060_formula_v2.ts';
 import * as m0061 from './0061_sentiment_provenance.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0040_audit_durations': m0040,
   '0050_platform_oauth': m0050,
   '0051_platform_sync': m0051,
+  '0060_formula_v2': m0060,
   '0061_sentiment_provenance': m0061,
 };

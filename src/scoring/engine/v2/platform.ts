@@ -142,6 +142,139 @@ export function buildDaySeries(
   return out;
 }
 
+/** Medians of one window that evaluatePlatform would otherwise compute from scratch. */
+export interface WindowHints {
+  /** Median (NaN when none) of the views of observed days that report views. */
+  views: number;
+  /** Median of the (valence-adjusted) engagement and of the approval of observed days. */
+  engagement: number;
+  approval: number;
+  /** Median and MAD of the daily log follower changes between consecutive usable days (0 when none). */
+  changeMedian: number;
+  changeMad: number;
+}
+
+/** A sorted multiset of numbers: insert and remove by binary search, median in O(1). */
+class SortedValues {
+  readonly #v: number[] = [];
+  #at(x: number): number {
+    let lo = 0;
+    let hi = this.#v.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (this.#v[m]! < x) lo = m + 1;
+      else hi = m;
+    }
+    return lo;
+  }
+  add(x: number): void {
+    this.#v.splice(this.#at(x), 0, x);
+  }
+  remove(x: number): void {
+    this.#v.splice(this.#at(x), 1);
+  }
+  get size(): number {
+    return this.#v.length;
+  }
+  /** The same value as median() of the same numbers: the mean of the two middle ones for an even count. */
+  median(): number {
+    const n = this.#v.length;
+    if (n === 0) return NaN;
+    const m = n >> 1;
+    return n % 2 ? this.#v[m]! : (this.#v[m - 1]! + this.#v[m]!) / 2;
+  }
+  /** Median absolute deviation from `center`, by quickselect over the deviations. */
+  mad(center: number): number {
+    const dev = new Float64Array(this.#v.length);
+    for (let i = 0; i < dev.length; i++) dev[i] = Math.abs(this.#v[i]! - center);
+    return medianInPlace(dev, dev.length);
+  }
+}
+
+/**
+ * The medians of a window sliding one day at a time over a DaySeries (dailyScoreSeriesV2): each step
+ * adds the day entering and removes the day leaving, instead of re-reading and re-sorting the whole
+ * window for every day. evaluatePlatform gives the same result with or without them (tested).
+ */
+export class WindowMedians {
+  readonly #d: DaySeries;
+  readonly #views = new SortedValues();
+  readonly #engagement = new SortedValues();
+  readonly #approval = new SortedValues();
+  readonly #changes = new SortedValues();
+  /** Index of the previous usable follower day of each index (-1 when none). */
+  readonly #prevUsable: Int32Array;
+  readonly #nextUsable: Int32Array;
+  #a = 0;
+  #b = -1;
+
+  constructor(d: DaySeries) {
+    this.#d = d;
+    this.#prevUsable = new Int32Array(d.length).fill(-1);
+    this.#nextUsable = new Int32Array(d.length).fill(-1);
+    let last = -1;
+    for (let i = 0; i < d.length; i++) {
+      this.#prevUsable[i] = last;
+      if (this.#usable(i)) {
+        if (last >= 0) this.#nextUsable[last] = i;
+        last = i;
+      }
+    }
+  }
+
+  #usable(i: number): boolean {
+    return this.#d.observed[i] === 1 && Number.isFinite(this.#d.followers[i]!);
+  }
+
+  /** The same expression as evaluatePlatform's, so the values are identical. */
+  #change(p: number, q: number): number {
+    const f = this.#d.followers;
+    return (Math.log(f[q]!) - Math.log(f[p]!)) / (q - p);
+  }
+
+  #enter(i: number): void {
+    const d = this.#d;
+    if (!d.observed[i]) return;
+    if (d.views[i]! > 0) this.#views.add(d.views[i]!);
+    this.#engagement.add(d.engagement[i]!);
+    this.#approval.add(d.approval[i]!);
+    const p = this.#prevUsable[i]!;
+    if (this.#usable(i) && p >= this.#a) this.#changes.add(this.#change(p, i));
+  }
+
+  #leave(i: number): void {
+    const d = this.#d;
+    if (!d.observed[i]) return;
+    if (d.views[i]! > 0) this.#views.remove(d.views[i]!);
+    this.#engagement.remove(d.engagement[i]!);
+    this.#approval.remove(d.approval[i]!);
+    const q = this.#nextUsable[i]!;
+    if (this.#usable(i) && q >= 0 && q <= this.#b) this.#changes.remove(this.#change(i, q));
+  }
+
+  /** Moves the window to day indices [a, b] (forward only) and returns its medians. */
+  moveTo(a: number, b: number): WindowHints {
+    if (a < this.#a || b < this.#b) throw new RangeError('WindowMedians only moves forward');
+    // Extend the right edge first, then drop the left: a pair (p, q) is in the window iff a <= p and q <= b.
+    while (this.#b < b) {
+      this.#b++;
+      this.#enter(this.#b);
+    }
+    while (this.#a < a) {
+      this.#leave(this.#a);
+      this.#a++;
+    }
+    const med = this.#changes.size ? this.#changes.median() : 0;
+    return {
+      views: this.#views.median(),
+      engagement: this.#engagement.median(),
+      approval: this.#approval.median(),
+      changeMedian: med,
+      changeMad: this.#changes.size ? this.#changes.mad(med) : 0,
+    };
+  }
+}
+
 export interface PlatformEvaluation {
   platform: Platform;
   tier: AccountTier;
@@ -153,12 +286,56 @@ export interface PlatformEvaluation {
   flags: AuthenticityFlag[];
 }
 
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  // A typed array sorts numerically without a comparator: several times faster on this hot path.
-  const a = Float64Array.from(xs).sort();
-  const m = a.length >> 1;
-  return a.length % 2 ? a[m]! : (a[m - 1]! + a[m]!) / 2;
+/**
+ * In-place selection (Hoare's quickselect with median-of-three pivots): after the call a[k] holds
+ * the k-th smallest of a[0..n) and everything before it is <= a[k]. O(n) on average, where a sort
+ * was O(n log n) and, per window and day, most of the engine's time (docs/performance.md).
+ */
+function selectK(a: Float64Array, n: number, k: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    const mid = (lo + hi) >> 1;
+    // Median of three as the pivot: sorted input (common: block means, views) stays linear.
+    const x = a[lo]!;
+    const y = a[mid]!;
+    const z = a[hi]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k]!;
+}
+
+/** Median of a[0..n) (reorders a); the mean of the two middle values for even n. NaN when n = 0. */
+function medianInPlace(a: Float64Array, n: number): number {
+  if (n === 0) return NaN;
+  const m = n >> 1;
+  const upper = selectK(a, n, m);
+  if (n % 2) return upper;
+  // a[0..m) now holds the lower half: its largest value is the other middle one.
+  let lower = a[0]!;
+  for (let i = 1; i < m; i++) if (a[i]! > lower) lower = a[i]!;
+  return (lower + upper) / 2;
+}
+
+/** Median of xs (not modified). Inputs here are finite, so it equals the sorted definition exactly. */
+export function median(xs: ArrayLike<number>): number {
+  return medianInPlace(Float64Array.from(xs as ArrayLike<number>), xs.length);
 }
 
 /**
@@ -200,11 +377,12 @@ function postDayBlock(
 
 /** Theil-Sen slope (median of pairwise slopes) of y over x. */
 export function theilSen(x: readonly number[], y: readonly number[]): number {
-  const slopes: number[] = [];
+  const slopes = new Float64Array((x.length * (x.length - 1)) / 2);
+  let n = 0;
   for (let i = 0; i < x.length; i++)
     for (let j = i + 1; j < x.length; j++)
-      if (x[j]! !== x[i]!) slopes.push((y[j]! - y[i]!) / (x[j]! - x[i]!));
-  return slopes.length ? median(slopes) : 0;
+      if (x[j]! !== x[i]!) slopes[n++] = (y[j]! - y[i]!) / (x[j]! - x[i]!);
+  return n ? medianInPlace(slopes, n) : 0;
 }
 
 function sentimentScoreFromNet(net: number): number {
@@ -225,7 +403,10 @@ export function evaluatePlatform(
   end: number,
   skipFrom = 1,
   skipTo = 0,
+  /** The window's medians kept by a sliding WindowMedians (daily series); only without a skip. */
+  hints?: WindowHints,
 ): PlatformEvaluation | null {
+  const slid = hints !== undefined && skipFrom > skipTo ? hints : undefined;
   const a = Math.max(0, start - d.origin);
   const b = Math.min(d.length - 1, end - d.origin);
   const idx: number[] = [];
@@ -236,23 +417,28 @@ export function evaluatePlatform(
   if (idx.length === 0) return null;
   const flags: AuthenticityFlag[] = [];
   const endIdx = end - d.origin;
-  const weightOf = (i: number) => Math.pow(2, -(endIdx - i) / HALF_LIFE_DAYS);
+  // Recency weights of the window's days, computed once per evaluation (not per use).
+  // (Indexed from `a`: the series' day arrays are much longer than one window.)
+  const weights = new Float64Array(b - a + 1);
+  for (let i = a; i <= b; i++) weights[i - a] = Math.pow(2, -(endIdx - i) / HALF_LIFE_DAYS);
+  const weightOf = (i: number) => weights[i - a]!;
 
   // --- Followers: bad values (0, NaN) are skipped; spikes beyond the account's own history are
   // taken out of the organic audience (purchases do not count as growth or size).
   const fIdx = idx.filter((i) => Number.isFinite(d.followers[i]!));
-  const organicLog = new Map<number, number>();
+  // Organic log followers by window day (index i - a): NaN where the day has no usable follower count.
+  const organicLog = new Float64Array(b - a + 1).fill(NaN);
   if (fIdx.length > 0) {
     const changes: number[] = [];
     for (let k = 1; k < fIdx.length; k++) {
       const gap = fIdx[k]! - fIdx[k - 1]!;
       changes.push((Math.log(d.followers[fIdx[k]!]!) - Math.log(d.followers[fIdx[k - 1]!]!)) / gap);
     }
-    const med = changes.length ? median(changes) : 0;
-    const mad = changes.length ? median(changes.map((c) => Math.abs(c - med))) : 0;
+    const med = changes.length ? (slid ? slid.changeMedian : median(changes)) : 0;
+    const mad = changes.length ? (slid ? slid.changeMad : median(changes.map((c) => Math.abs(c - med)))) : 0;
     const limit = med + Math.max(FOLLOWER_SPIKE_MARGIN.floor, FOLLOWER_SPIKE_MARGIN.madMultiple * mad);
     let removed = 0;
-    organicLog.set(fIdx[0]!, Math.log(d.followers[fIdx[0]!]!));
+    organicLog[fIdx[0]! - a] = Math.log(d.followers[fIdx[0]!]!);
     for (let k = 1; k < fIdx.length; k++) {
       const gap = fIdx[k]! - fIdx[k - 1]!;
       const c = changes[k - 1]!;
@@ -265,22 +451,26 @@ export function evaluatePlatform(
           detail: `Followers grew ${(100 * Math.expm1(c * gap)).toFixed(1)}% in ${gap} day(s), against a typical ${(100 * Math.expm1(med)).toFixed(2)}% a day; the jump is not counted.`,
         });
       }
-      organicLog.set(fIdx[k]!, Math.log(d.followers[fIdx[k]!]!) - removed);
+      organicLog[fIdx[k]! - a] = Math.log(d.followers[fIdx[k]!]!) - removed;
     }
   }
-  const orgLogs = fIdx.map((i) => organicLog.get(i)!);
+  const orgLogs = fIdx.map((i) => organicLog[i - a]!);
   const followersAt = (i: number): number => {
-    const v = organicLog.get(i);
-    if (v !== undefined) return Math.exp(v);
-    // Nearest usable observation (a day with a bad follower value borrows its neighbour's).
-    let best = NaN;
-    let dist = Infinity;
-    for (const j of fIdx)
-      if (Math.abs(j - i) < dist) {
-        dist = Math.abs(j - i);
-        best = Math.exp(organicLog.get(j)!);
-      }
-    return best;
+    const v = organicLog[i - a]!;
+    if (!Number.isNaN(v)) return Math.exp(v);
+    // Nearest usable observation (a day with a bad follower value borrows its neighbour's; the
+    // earlier one on a tie). Binary search over fIdx, which is sorted.
+    if (fIdx.length === 0) return NaN;
+    let lo = 0;
+    let hi = fIdx.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (fIdx[m]! < i) lo = m + 1;
+      else hi = m;
+    }
+    const after = lo < fIdx.length ? fIdx[lo]! : Infinity;
+    const before = lo > 0 ? fIdx[lo - 1]! : -Infinity;
+    return Math.exp(organicLog[(i - before <= after - i ? before : after) - a]!);
   };
   const tail = orgLogs.slice(-3);
   const head = orgLogs.slice(0, 3);
@@ -290,7 +480,7 @@ export function evaluatePlatform(
   // --- Views: reported days, winsorised at WINSOR_MULTIPLE x median reported day.
   const reported = idx.filter((i) => d.views[i]! > 0);
   const viewsReported = reported.length >= Math.max(1, MIN_REPORTED_SHARE * idx.length);
-  const medViews = median(reported.map((i) => d.views[i]!));
+  const medViews = slid ? slid.views : median(reported.map((i) => d.views[i]!));
   const capViews = WINSOR_MULTIPLE * medViews;
   const views = (i: number) => Math.min(d.views[i]!, capViews);
   if (reported.length > 0) {
@@ -350,12 +540,13 @@ export function evaluatePlatform(
   }
   const credited = (i: number) =>
     podBlock > 0 && d.posts[i]! > 0 ? Math.max(0, d.engagement[i]! - podBlock) : d.engagement[i]!;
-  const medEng = median(idx.map(credited));
+  // Without a pod block, credited engagement is the raw engagement the sliding window keeps.
+  const medEng = slid && podBlock === 0 ? slid.engagement : median(idx.map(credited));
   const capEng = medEng > 0 ? WINSOR_MULTIPLE * medEng : Infinity;
   const eng = (i: number) => Math.min(credited(i), capEng);
   const approved = (i: number) =>
     podBlock > 0 && d.posts[i]! > 0 ? Math.max(0, d.approval[i]! - podBlock) : d.approval[i]!;
-  const medApp = median(idx.map(approved));
+  const medApp = slid && podBlock === 0 ? slid.approval : median(idx.map(approved));
   const capApp = medApp > 0 ? WINSOR_MULTIPLE * medApp : Infinity;
   const approval = (i: number) => Math.min(approved(i), capApp);
 

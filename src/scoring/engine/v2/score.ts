@@ -3,7 +3,14 @@
  * intervals by a delete-a-block jackknife over days, grades calibrated to population shares with
  * hysteresis, the stale flag and interval-gated recommendations.
  */
-import { buildDaySeries, evaluatePlatform, type DaySeries, type PlatformEvaluation } from './platform.ts';
+import {
+  buildDaySeries,
+  evaluatePlatform,
+  WindowMedians,
+  type DaySeries,
+  type PlatformEvaluation,
+  type WindowHints,
+} from './platform.ts';
 import type {
   AuthenticityFlag,
   AuthenticityFlagCode,
@@ -129,12 +136,13 @@ function aggregate(
   end: number,
   skipFrom = 1,
   skipTo = 0,
+  hints?: Map<Platform, WindowHints>,
 ): Workspace {
   const evs: PlatformEvaluation[] = [];
   const missing: Platform[] = [];
   for (const p of platforms) {
     const s = series.get(p);
-    const ev = s ? evaluatePlatform(s, start, end, skipFrom, skipTo) : null;
+    const ev = s ? evaluatePlatform(s, start, end, skipFrom, skipTo, hints?.get(p)) : null;
     if (ev) evs.push(ev);
     else missing.push(p);
   }
@@ -170,8 +178,9 @@ function scoreWithIntervals(
   start: number,
   end: number,
   withIntervals = true,
+  hints?: Map<Platform, WindowHints>,
 ): Scored {
-  const ws = aggregate(series, platforms, start, end);
+  const ws = aggregate(series, platforms, start, end, 1, 0, hints);
   const len = end - start + 1;
   const blocks = Math.min(JACKKNIFE_BLOCKS, len);
   const reps: Workspace[] = [];
@@ -298,11 +307,25 @@ export function dailyScoreSeriesV2(input: DailyScoreSeriesV2Input): DailyScorePo
   const windowDays = windowLength(input.windowDays, 28);
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
-  const series = buildDaySeries(snapshots, platforms, from - windowDays + 1, to);
+  const origin = from - windowDays + 1;
+  const series = buildDaySeries(snapshots, platforms, origin, to);
+  // Sliding windows: each platform's window medians move one day per step (linear in the days)
+  // rather than being recomputed from the whole window every day.
+  const sliding = new Map<Platform, WindowMedians>();
+  for (const [p, d] of series) sliding.set(p, new WindowMedians(d));
+  const hints = new Map<Platform, WindowHints>();
   const out: DailyScorePointV2[] = [];
   let grade = input.previousGrade ?? null;
   for (let day = from; day <= to; day++) {
-    const s = scoreWithIntervals(series, platforms, day - windowDays + 1, day, input.intervals !== false);
+    for (const [p, w] of sliding) hints.set(p, w.moveTo(day - from, day - origin));
+    const s = scoreWithIntervals(
+      series,
+      platforms,
+      day - windowDays + 1,
+      day,
+      input.intervals !== false,
+      hints,
+    );
     const score = round1(s.ws.composite);
     grade = gradeWithHysteresis(score, grade);
     const latest = latestDay(s.ws);
