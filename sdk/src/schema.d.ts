@@ -1475,6 +1475,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the Brand Audits of a workspace, newest first (extension)
+         * @description Every audit of the workspace this key may see, newest first, in any status unless `status` filters it: its id, status, when it was started and finished, its options and, once completed, its score and grade. The result itself (pillars, recommendations, benchmark) is read with GET /v1/audit/{audit_id}. Audits an agency ran for a client stay that agency's: after the client moves to another agency they are listed to neither the client nor its new agency.
+         */
+        get: operations["listAudits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/campaigns": {
         parameters: {
             query?: never;
@@ -3300,6 +3320,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tacsi/sectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sectors this key is licensed for, and through which feeds (any subscriber key; extension)
+         * @description Every sector this subscriber key may read today with the feeds and pillars it may read there, decided by the same rules as the feeds. Sectors it may not read are absent, never described. A subscriber without a valid licence gets an empty list; a workspace key or a key without the read scope gets the uniform 403 Not Licensed of the other TACSI feeds.
+         */
+        get: operations["listLicensedSectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3321,6 +3361,150 @@ export interface components {
             }[];
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "audits": [
+         *         {
+         *           "audit_id": "aud_01JD3Q5XK2V8M4T6R9B7C1N0PZ",
+         *           "status": "completed",
+         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+         *           "created_at": "2026-11-22T10:00:00.000Z",
+         *           "platforms_included": [
+         *             "instagram",
+         *             "tiktok"
+         *           ],
+         *           "lookback_days": 90,
+         *           "estimated_completion": null,
+         *           "completed_at": "2026-11-22T10:00:01.204Z",
+         *           "failed_at": null,
+         *           "score": 68.4,
+         *           "grade": "strong",
+         *           "formula_version": "v1",
+         *           "failure_reason": null
+         *         },
+         *         {
+         *           "audit_id": "aud_01JCZ7W3B9D1F3H5K7M9P1R3T5",
+         *           "status": "failed",
+         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+         *           "created_at": "2026-11-15T09:30:00.000Z",
+         *           "platforms_included": [
+         *             "instagram"
+         *           ],
+         *           "lookback_days": 30,
+         *           "estimated_completion": null,
+         *           "completed_at": null,
+         *           "failed_at": "2026-11-15T09:30:02.118Z",
+         *           "score": null,
+         *           "grade": null,
+         *           "formula_version": null,
+         *           "failure_reason": "No metric data in the lookback window."
+         *         }
+         *       ],
+         *       "total": 2,
+         *       "limit": 20,
+         *       "offset": 0
+         *     }
+         */
+        AuditList: {
+            /** @description newest first (created_at, then audit_id) */
+            audits: {
+                audit_id: string;
+                /** @enum {unknown} */
+                status: "processing" | "completed" | "failed";
+                workspace_id: string;
+                /** Format: date-time */
+                created_at: string;
+                platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
+                lookback_days: number;
+                /** @description while processing: when it should complete; otherwise null */
+                estimated_completion: string | null;
+                /** @description completed audits only */
+                completed_at: string | null;
+                /** @description failed audits only */
+                failed_at: string | null;
+                /** @description completed audits only: the composite Brand Credit Score, 0-100 */
+                score: number | null;
+                /** @description completed audits only: elite, strong, moderate, weak or critical */
+                grade: string | null;
+                /** @description completed audits only */
+                formula_version: string | null;
+                /** @description failed audits only */
+                failure_reason: string | null;
+            }[];
+            /** @description audits matching the filter */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        AuditListItem: {
+            audit_id: string;
+            /** @enum {unknown} */
+            status: "processing" | "completed" | "failed";
+            workspace_id: string;
+            /** Format: date-time */
+            created_at: string;
+            platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
+            lookback_days: number;
+            /** @description while processing: when it should complete; otherwise null */
+            estimated_completion: string | null;
+            /** @description completed audits only */
+            completed_at: string | null;
+            /** @description failed audits only */
+            failed_at: string | null;
+            /** @description completed audits only: the composite Brand Credit Score, 0-100 */
+            score: number | null;
+            /** @description completed audits only: elite, strong, moderate, weak or critical */
+            grade: string | null;
+            /** @description completed audits only */
+            formula_version: string | null;
+            /** @description failed audits only */
+            failure_reason: string | null;
+        };
+        /**
+         * @example {
+         *       "sectors": [
+         *         {
+         *           "slug": "food-and-beverage",
+         *           "name": "Food & Beverage",
+         *           "feeds": [
+         *             "weekly",
+         *             "history",
+         *             "pillars",
+         *             "daily"
+         *           ],
+         *           "pillars": [
+         *             "impact",
+         *             "momentum",
+         *             "presence",
+         *             "reach",
+         *             "sentiment"
+         *           ]
+         *         },
+         *         {
+         *           "slug": "consumer-electronics",
+         *           "name": "Consumer Electronics",
+         *           "feeds": [
+         *             "pillars"
+         *           ],
+         *           "pillars": [
+         *             "sentiment"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        LicensedSectors: {
+            /** @description the headline first when held, then sectors by slug; sectors not licensed are absent */
+            sectors: {
+                /** @description the `sector` parameter of the feeds; `headline` with the Full Database */
+                slug: string;
+                name: string;
+                /** @description the feeds this key may read for the sector */
+                feeds: ("weekly" | "history" | "pillars" | "daily")[];
+                /** @description the pillars its pillar feed answers (empty without the pillars feed) */
+                pillars: ("impact" | "momentum" | "presence" | "reach" | "sentiment")[];
+            }[];
         };
         CompletedAudit: {
             audit_id: string;
@@ -3535,4 +3719,151 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listAudits: {
+        parameters: {
+            query: {
+                /** @description default: the key owner's workspace */
+                workspace_id?: string;
+                /** @description default: every status */
+                status?: "processing" | "completed" | "failed";
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLicensedSectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LicensedSectors"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
