@@ -148,7 +148,7 @@ describe('pagination', () => {
     const bh = client(key);
     await insertFinishedAudits(t.db, workspace.id, 3, 'completed', new Date('2026-03-01T00:00:00Z'));
     await insertFinishedAudits(t.db, workspace.id, 2, 'failed', new Date('2026-04-01T00:00:00Z'));
-    const onePage = unwrap(await bh.GET('/v1/audits', { params: { query: { limit: 100 } } }));
+    const onePage = unwrap(await bh.GET('/v1/audits', { params: { query: { limit: 100, offset: 0 } } }));
     expect(onePage.total).toBe(5);
     const all = onePage.audits.map((a) => a.audit_id);
 
