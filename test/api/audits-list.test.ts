@@ -162,11 +162,11 @@ describe('GET /v1/audits', () => {
 
   it('is a read-scope, Pro-and-above, workspace endpoint', async () => {
     const free = await workspaceWithKey(t.db, { plan: 'free' });
-    expectProblem(await get(free.key, '/v1/audits'), 403);
+    expectProblem(await get(free.key, '/v1/audits'), 403, 'Plan Required');
     const writeOnly = await createApiKey(t.db, { workspaceId: pro.workspace.id }, { scopes: ['write'] });
     expectProblem(await get(writeOnly.key, '/v1/audits'), 403);
     const subscriber = await createApiKey(t.db, { subscriberId: await createSubscriber(t.db, 'Sub') });
-    expectProblem(await get(subscriber.key, '/v1/audits'), 403);
+    expectProblem(await get(subscriber.key, '/v1/audits'), 403, 'Forbidden');
     expectProblem(await t.request({ method: 'GET', url: '/v1/audits' }), 401);
   });
 });
