@@ -85,30 +85,6 @@ export function explain(error: unknown): { summary: string; detail: string; requ
   return { summary: 'Something went wrong.', detail: error instanceof Error ? error.message : String(error) };
 }
 
-/** Audits run in this tab (the API has no list of audits): newest first, per workspace. */
-export interface KnownAudit {
-  audit_id: string;
-  workspace_id: string;
-  started_at: string;
-}
-const AUDITS_SLOT = 'bh.audits';
-
-export function knownAudits(workspaceId: string): KnownAudit[] {
-  try {
-    const all = JSON.parse(sessionStorage.getItem(AUDITS_SLOT) ?? '[]') as KnownAudit[];
-    return all.filter((a) => a.workspace_id === workspaceId);
-  } catch {
-    return [];
-  }
-}
-export function rememberAudit(audit: KnownAudit): void {
-  const all = JSON.parse(sessionStorage.getItem(AUDITS_SLOT) ?? '[]') as KnownAudit[];
-  sessionStorage.setItem(
-    AUDITS_SLOT,
-    JSON.stringify([audit, ...all.filter((a) => a.audit_id !== audit.audit_id)].slice(0, 50)),
-  );
-}
-
 /**
  * A CSV export: asked for with `Accept: text/csv` and saved as a file. The key goes in the header; the
  * download is made from the response in memory (a blob URL), never from a URL carrying the key.

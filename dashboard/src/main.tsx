@@ -162,7 +162,7 @@ function App() {
       </>
     );
   } else if (tacsi) {
-    body = current === 'tacsi' ? <TacsiView client={session.client} /> : <NotAvailable />;
+    body = current === 'tacsi' ? <TacsiView client={session.client} route={route} /> : <NotAvailable />;
   } else if (session.kind === 'workspace' && def) {
     body = <def.view session={session} workspaceId={workspaceId} route={route} />;
   } else {

@@ -25,6 +25,7 @@ try {
 }
 
 // Pagination as async iterators.
+for await (const past of bh.audits({ status: 'completed' })) console.log(past.completed_at, past.score);
 const agency = createBrandHealthClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.agency });
 let campaigns = 0;
 for await (const _ of agency.campaigns()) campaigns++;
@@ -33,6 +34,8 @@ for await (const _ of agency.scoreLog({ since: new Date(Date.now() - 7 * 86_400_
 console.log(`agency: ${campaigns} campaigns, ${rows} score-log rows in the last 7 days`);
 
 const research = createBrandHealthClient({ baseUrl: sandbox.baseUrl, apiKey: sandbox.keys.tacsiFull });
+const { sectors } = unwrap(await research.GET('/v1/tacsi/sectors'));
+console.log(`licensed: ${sectors.map((s) => `${s.slug} (${s.feeds.join(', ')})`).join('; ')}`);
 for await (const week of research.tacsiHistory({ sector: 'fashion-apparel', from: '2026-10-01' })) {
   console.log(
     `TACSI fashion-apparel ${week.periodEnd}: ${week.indexValue} ±${week.marginOfError.indexValue}`,

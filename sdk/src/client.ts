@@ -16,6 +16,8 @@ type Query<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extend
   : never;
 
 export type Campaign = Ok<'/v1/campaigns', 'get'>['campaigns'][number];
+export type AuditSummary = Ok<'/v1/audits', 'get'>['audits'][number];
+export type LicensedSector = Ok<'/v1/tacsi/sectors', 'get'>['sectors'][number];
 export type TacsiHistoryRow = Ok<'/v1/tacsi/history', 'get'>['rows'][number];
 export type ScoreLogRow = Ok<'/v1/export/scores', 'get'>['scores'][number];
 export type AuditStart = Ok<'/v1/audit/run', 'post'>;
@@ -119,6 +121,14 @@ export interface BrandHealthClient extends Client<paths, JsonMedia> {
     filters?: Omit<Query<'/v1/campaigns', 'get'>, 'limit' | 'offset'> & { pageSize?: number },
     options?: PageOptions,
   ): AsyncGenerator<Campaign>;
+  /**
+   * Every audit of a workspace matching the filters (summaries, not results), newest first,
+   * following offset pages; an audit started meanwhile shifts the pages but is not yielded twice.
+   */
+  audits(
+    filters?: Omit<Query<'/v1/audits', 'get'>, 'limit' | 'offset'> & { pageSize?: number },
+    options?: PageOptions,
+  ): AsyncGenerator<AuditSummary>;
   /** Every weekly TACSI row of a sector, newest first, following the `before` cursor. */
   tacsiHistory(
     query: Query<'/v1/tacsi/history', 'get'>,
@@ -173,6 +183,27 @@ export function createBrandHealthClient(options: BrandHealthOptions): BrandHealt
       offset += page.campaigns.length;
       // Offset pages over a list that can grow: stop at the total, or at an empty page.
       if (page.campaigns.length === 0 || offset >= page.total) return;
+    }
+  }
+
+  async function* audits(
+    filters: Omit<Query<'/v1/audits', 'get'>, 'limit' | 'offset'> & { pageSize?: number } = {},
+    { signal }: PageOptions = {},
+  ): AsyncGenerator<AuditSummary> {
+    const { pageSize = 100, ...query } = filters;
+    const seen = new Set<string>();
+    for (let offset = 0; ;) {
+      const page = unwrap(
+        await api.GET('/v1/audits', { params: { query: { ...query, limit: pageSize, offset } }, signal }),
+      );
+      for (const audit of page.audits) {
+        // A new audit moves every older one an offset down: the next page repeats one already given.
+        if (seen.has(audit.audit_id)) continue;
+        seen.add(audit.audit_id);
+        yield audit;
+      }
+      offset += page.audits.length;
+      if (page.audits.length === 0 || offset >= page.total) return;
     }
   }
 
@@ -256,7 +287,7 @@ export function createBrandHealthClient(options: BrandHealthOptions): BrandHealt
     return waitForAudit(started.audit_id, options);
   }
 
-  return Object.assign(api, { campaigns, tacsiHistory, scoreLog, runAudit, waitForAudit });
+  return Object.assign(api, { campaigns, audits, tacsiHistory, scoreLog, runAudit, waitForAudit });
 }
 
 export { ProblemError };

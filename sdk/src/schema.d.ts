@@ -213,7 +213,7 @@ export interface paths {
         };
         /**
          * Score history
-         * @description Stored daily scores in [start_date, end_date]; weekly and monthly points are the last stored day of each ISO week or month.
+         * @description Stored daily scores of one formula (default the current, v2) in [start_date, end_date]; weekly and monthly points are the last stored day of each ISO week or month.
          */
         get: operations["getScoreHistory"];
         put?: never;
@@ -256,6 +256,26 @@ export interface paths {
          * @description A completed audit, or a failed one (status "failed" with failure_reason). 425 Too Early with Retry-After while it is processing.
          */
         get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the Brand Audits of a workspace, newest first (extension)
+         * @description Every audit of the workspace this key may see, newest first, in any status unless `status` filters it: its id, status, when it was started and finished, its options and, once completed, its score and grade. The result itself (pillars, recommendations, benchmark) is read with GET /v1/audit/{audit_id}. Audits an agency ran for a client stay that agency's: after the client moves to another agency they are listed to neither the client nor its new agency.
+         */
+        get: operations["listAudits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -532,6 +552,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tacsi/sectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sectors this key is licensed for, and through which feeds (any subscriber key; extension)
+         * @description Every sector this subscriber key may read today with the feeds and pillars it may read there, decided by the same rules as the feeds. Sectors it may not read are absent, never described. A subscriber without a valid licence gets an empty list; a workspace key or a key without the read scope gets the uniform 403 Not Licensed of the other TACSI feeds.
+         */
+        get: operations["listLicensedSectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "audit.completed": {
@@ -660,6 +700,150 @@ export interface components {
             }[];
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "audits": [
+         *         {
+         *           "audit_id": "aud_01JD3Q5XK2V8M4T6R9B7C1N0PZ",
+         *           "status": "completed",
+         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+         *           "created_at": "2026-11-22T10:00:00.000Z",
+         *           "platforms_included": [
+         *             "instagram",
+         *             "tiktok"
+         *           ],
+         *           "lookback_days": 90,
+         *           "estimated_completion": null,
+         *           "completed_at": "2026-11-22T10:00:01.204Z",
+         *           "failed_at": null,
+         *           "score": 68.4,
+         *           "grade": "strong",
+         *           "formula_version": "v1",
+         *           "failure_reason": null
+         *         },
+         *         {
+         *           "audit_id": "aud_01JCZ7W3B9D1F3H5K7M9P1R3T5",
+         *           "status": "failed",
+         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+         *           "created_at": "2026-11-15T09:30:00.000Z",
+         *           "platforms_included": [
+         *             "instagram"
+         *           ],
+         *           "lookback_days": 30,
+         *           "estimated_completion": null,
+         *           "completed_at": null,
+         *           "failed_at": "2026-11-15T09:30:02.118Z",
+         *           "score": null,
+         *           "grade": null,
+         *           "formula_version": null,
+         *           "failure_reason": "No metric data in the lookback window."
+         *         }
+         *       ],
+         *       "total": 2,
+         *       "limit": 20,
+         *       "offset": 0
+         *     }
+         */
+        AuditList: {
+            /** @description newest first (created_at, then audit_id) */
+            audits: {
+                audit_id: string;
+                /** @enum {unknown} */
+                status: "processing" | "completed" | "failed";
+                workspace_id: string;
+                /** Format: date-time */
+                created_at: string;
+                platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
+                lookback_days: number;
+                /** @description while processing: when it should complete; otherwise null */
+                estimated_completion: string | null;
+                /** @description completed audits only */
+                completed_at: string | null;
+                /** @description failed audits only */
+                failed_at: string | null;
+                /** @description completed audits only: the composite Brand Credit Score, 0-100 */
+                score: number | null;
+                /** @description completed audits only: elite, strong, moderate, weak or critical */
+                grade: string | null;
+                /** @description completed audits only */
+                formula_version: string | null;
+                /** @description failed audits only */
+                failure_reason: string | null;
+            }[];
+            /** @description audits matching the filter */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        AuditListItem: {
+            audit_id: string;
+            /** @enum {unknown} */
+            status: "processing" | "completed" | "failed";
+            workspace_id: string;
+            /** Format: date-time */
+            created_at: string;
+            platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
+            lookback_days: number;
+            /** @description while processing: when it should complete; otherwise null */
+            estimated_completion: string | null;
+            /** @description completed audits only */
+            completed_at: string | null;
+            /** @description failed audits only */
+            failed_at: string | null;
+            /** @description completed audits only: the composite Brand Credit Score, 0-100 */
+            score: number | null;
+            /** @description completed audits only: elite, strong, moderate, weak or critical */
+            grade: string | null;
+            /** @description completed audits only */
+            formula_version: string | null;
+            /** @description failed audits only */
+            failure_reason: string | null;
+        };
+        /**
+         * @example {
+         *       "sectors": [
+         *         {
+         *           "slug": "food-and-beverage",
+         *           "name": "Food & Beverage",
+         *           "feeds": [
+         *             "weekly",
+         *             "history",
+         *             "pillars",
+         *             "daily"
+         *           ],
+         *           "pillars": [
+         *             "impact",
+         *             "momentum",
+         *             "presence",
+         *             "reach",
+         *             "sentiment"
+         *           ]
+         *         },
+         *         {
+         *           "slug": "consumer-electronics",
+         *           "name": "Consumer Electronics",
+         *           "feeds": [
+         *             "pillars"
+         *           ],
+         *           "pillars": [
+         *             "sentiment"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        LicensedSectors: {
+            /** @description the headline first when held, then sectors by slug; sectors not licensed are absent */
+            sectors: {
+                /** @description the `sector` parameter of the feeds; `headline` with the Full Database */
+                slug: string;
+                name: string;
+                /** @description the feeds this key may read for the sector */
+                feeds: ("weekly" | "history" | "pillars" | "daily")[];
+                /** @description the pillars its pillar feed answers (empty without the pillars feed) */
+                pillars: ("impact" | "momentum" | "presence" | "reach" | "sentiment")[];
+            }[];
         };
         Health: {
             /** @enum {unknown} */
@@ -865,7 +1049,7 @@ export interface components {
              * @enum {unknown}
              */
             grade: "elite" | "strong" | "moderate" | "weak" | "critical";
-            /** @description e.g. v1 */
+            /** @description v2 for new scores; the latest audit keeps the formula it was scored with (v1 or v2) */
             formula_version: string;
             /** Format: date-time */
             calculated_at: string;
@@ -880,6 +1064,68 @@ export interface components {
              * @enum {unknown}
              */
             source: "audit" | "realtime";
+            /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+            interval?: {
+                /** @description lower bound, 0-100 */
+                low: number;
+                /** @description upper bound, 0-100 */
+                high: number;
+            };
+            /** @description extension (formula v2): 90% interval of each pillar */
+            pillar_intervals?: {
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                presence: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                reach: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                impact: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                sentiment: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                momentum: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+            };
+            /** @description extension (formula v2): the latest snapshot is more than 3 days old (see latest_data_day) */
+            stale?: boolean;
+            /** @description extension (formula v2): the latest day with a snapshot over the scored platforms */
+            latest_data_day?: string | null;
+            /** @description extension (formula v2): evidence for a human to look at, not a verdict; the score already leaves the flagged data out */
+            authenticity_flags?: {
+                /**
+                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored
+                 * @enum {unknown}
+                 */
+                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported";
+                platform: string;
+                /** @description the day the evidence points at; null for the whole window */
+                day: string | null;
+                /** @description one sentence with the figures */
+                detail: string;
+            }[];
         };
         /** @description pillar scores, 0-100 */
         Pillars: {
@@ -893,6 +1139,11 @@ export interface components {
             workspace_id: string;
             /** @enum {unknown} */
             granularity: "daily" | "weekly" | "monthly";
+            /**
+             * @description extension: the formula of every point (a series never mixes formulas)
+             * @enum {unknown}
+             */
+            formula_version: "v1" | "v2";
             /** @description oldest first */
             data: components["schemas"]["ScorePoint"][];
             delta: {
@@ -938,7 +1189,32 @@ export interface components {
              * @enum {unknown}
              */
             grade: "elite" | "strong" | "moderate" | "weak" | "critical";
+            /** @description v2 for new audits; v1 audits keep v1 */
             formula_version: string;
+            /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+            interval?: {
+                /** @description lower bound, 0-100 */
+                low: number;
+                /** @description upper bound, 0-100 */
+                high: number;
+            };
+            /** @description extension (formula v2): the latest snapshot is more than 3 days old (see latest_data_day) */
+            stale?: boolean;
+            /** @description extension (formula v2): the latest day with a snapshot over the scored platforms */
+            latest_data_day?: string | null;
+            /** @description extension (formula v2): evidence for a human to look at, not a verdict; the score already leaves the flagged data out */
+            authenticity_flags?: {
+                /**
+                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored
+                 * @enum {unknown}
+                 */
+                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported";
+                platform: string;
+                /** @description the day the evidence points at; null for the whole window */
+                day: string | null;
+                /** @description one sentence with the figures */
+                detail: string;
+            }[];
             pillars: {
                 /** @description one pillar of an audit */
                 presence: {
@@ -947,10 +1223,17 @@ export interface components {
                     /** @description signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first */
                     change: string;
                     /**
-                     * @description green (>= 65), yellow (>= 40) or red
+                     * @description v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
+                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    interval?: {
+                        /** @description lower bound, 0-100 */
+                        low: number;
+                        /** @description upper bound, 0-100 */
+                        high: number;
+                    };
                 };
                 /** @description one pillar of an audit */
                 reach: {
@@ -959,10 +1242,17 @@ export interface components {
                     /** @description signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first */
                     change: string;
                     /**
-                     * @description green (>= 65), yellow (>= 40) or red
+                     * @description v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
+                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    interval?: {
+                        /** @description lower bound, 0-100 */
+                        low: number;
+                        /** @description upper bound, 0-100 */
+                        high: number;
+                    };
                 };
                 /** @description one pillar of an audit */
                 impact: {
@@ -971,10 +1261,17 @@ export interface components {
                     /** @description signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first */
                     change: string;
                     /**
-                     * @description green (>= 65), yellow (>= 40) or red
+                     * @description v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
+                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    interval?: {
+                        /** @description lower bound, 0-100 */
+                        low: number;
+                        /** @description upper bound, 0-100 */
+                        high: number;
+                    };
                 };
                 /** @description one pillar of an audit */
                 sentiment: {
@@ -983,10 +1280,17 @@ export interface components {
                     /** @description signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first */
                     change: string;
                     /**
-                     * @description green (>= 65), yellow (>= 40) or red
+                     * @description v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
+                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    interval?: {
+                        /** @description lower bound, 0-100 */
+                        low: number;
+                        /** @description upper bound, 0-100 */
+                        high: number;
+                    };
                 };
                 /** @description one pillar of an audit */
                 momentum: {
@@ -995,10 +1299,17 @@ export interface components {
                     /** @description signed change against the previous completed audit, e.g. "+4.2"; "+0.0" on the first */
                     change: string;
                     /**
-                     * @description green (>= 65), yellow (>= 40) or red
+                     * @description v1: green (>= 65), yellow (>= 40) or red; v2: green (>= 60), yellow (>= 40) or red
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
+                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    interval?: {
+                        /** @description lower bound, 0-100 */
+                        low: number;
+                        /** @description upper bound, 0-100 */
+                        high: number;
+                    };
                 };
             };
             recommendations: {
@@ -1369,6 +1680,8 @@ export interface components {
             };
             methodologies: ({
                 version: string;
+                /** @description extension: the Brand Credit Score formula whose stored daily scores this methodology averages (tacsi-m1: v1, tacsi-m2: v2); the series break of formula v2 coincides with the methodology break */
+                formulaVersion: string;
                 /** @enum {string} */
                 mechanism: "discrete-laplace";
                 accounting: string;
@@ -1393,6 +1706,8 @@ export interface components {
                 annualRhoEquivalent: number;
             } | {
                 version: string;
+                /** @description extension: the Brand Credit Score formula whose stored daily scores this methodology averages (tacsi-m1: v1, tacsi-m2: v2); the series break of formula v2 coincides with the methodology break */
+                formulaVersion: string;
                 /** @enum {string} */
                 mechanism: "discrete-gaussian";
                 accounting: string;
@@ -3639,6 +3954,8 @@ export interface operations {
                  */
                 end_date?: string;
                 granularity?: "daily" | "weekly" | "monthly";
+                /** @description extension: the formula whose stored scores to return; default v2 (the current one). Stored v1 scores stay readable with v1. */
+                formula_version?: "v1" | "v2";
             };
             header?: never;
             path?: never;
@@ -3662,6 +3979,7 @@ export interface operations {
                      * @example {
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *       "granularity": "weekly",
+                     *       "formula_version": "v2",
                      *       "data": [
                      *         {
                      *           "date": "2026-11-08",
@@ -4478,6 +4796,214 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAudits: {
+        parameters: {
+            query: {
+                /** @description default: the key owner's workspace */
+                workspace_id?: string;
+                /** @description default: every status */
+                status?: "processing" | "completed" | "failed";
+                limit: number;
+                offset: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditList"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Rate Limited (honour Retry-After) */
@@ -8159,6 +8685,7 @@ export interface operations {
                      *       "methodologies": [
                      *         {
                      *           "version": "tacsi-m1",
+                     *           "formulaVersion": "v1",
                      *           "mechanism": "discrete-laplace",
                      *           "accounting": "pure epsilon-DP, basic composition",
                      *           "scoreBounds": {
@@ -8191,6 +8718,7 @@ export interface operations {
                      *         },
                      *         {
                      *           "version": "tacsi-m2",
+                     *           "formulaVersion": "v2",
                      *           "mechanism": "discrete-gaussian",
                      *           "accounting": "zCDP",
                      *           "unitOfPrivacy": "one brand workspace (all of its scores)",
@@ -8373,6 +8901,182 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLicensedSectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LicensedSectors"];
+                };
             };
             /** @description Invalid request (a parameter is named in `errors`) */
             400: {

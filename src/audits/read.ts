@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
-import type { DB } from '../infra/db/types.ts';
+import type { AuditStatus, DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
 import type { AuthenticityFlag, Interval, Recommendation } from '../scoring/engine/index.ts';
 import type { IndustryBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
-import { PILLARS } from '../core/catalog.ts';
+import { PILLARS, type Platform } from '../core/catalog.ts';
 
 export interface CompletedAuditView {
   audit_id: string;
@@ -106,5 +106,96 @@ export async function readAudit(
     pillars,
     recommendations: audit.recommendations as Recommendation[],
     industry_benchmark: audit.industry_benchmark as IndustryBenchmark,
+  };
+}
+
+export interface AuditListItemView {
+  audit_id: string;
+  status: AuditStatus;
+  workspace_id: string;
+  created_at: string;
+  platforms_included: Platform[];
+  lookback_days: number;
+  estimated_completion: string | null;
+  completed_at: string | null;
+  failed_at: string | null;
+  score: number | null;
+  grade: string | null;
+  formula_version: string | null;
+  failure_reason: string | null;
+}
+
+export interface AuditListView {
+  audits: AuditListItemView[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * The audits of one workspace the key may see, newest first. The tenant boundary is in the query:
+ * the workspace must be visible to the key (`visibleTo`, so an invisible id lists nothing) and each
+ * audit's creator must still manage it (`currentlyManaged`), as for GET /v1/audit/{id}, so a
+ * client never lists the audits its old agency ran and that agency no longer sees the client's.
+ */
+export async function listAudits(
+  db: Kysely<DB>,
+  principal: WorkspacePrincipal,
+  workspaceId: string,
+  filter: { status: AuditStatus | undefined; limit: number; offset: number },
+): Promise<AuditListView> {
+  let base = db
+    .selectFrom('audits')
+    .innerJoin('workspaces', 'workspaces.id', 'audits.workspace_id')
+    .where('audits.workspace_id', '=', workspaceId)
+    .where(visibleTo(principal.workspaceId))
+    .where(currentlyManaged('audits.created_by'));
+  if (filter.status) base = base.where('audits.status', '=', filter.status);
+  const [rows, count] = await Promise.all([
+    base
+      .select([
+        'audits.id',
+        'audits.status',
+        'audits.workspace_id',
+        'audits.created_at',
+        'audits.platforms',
+        'audits.lookback_days',
+        'audits.estimated_completion',
+        'audits.completed_at',
+        'audits.score',
+        'audits.grade',
+        'audits.formula_version',
+        'audits.failure_reason',
+      ])
+      .orderBy('audits.created_at', 'desc')
+      .orderBy('audits.id', 'desc')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    audits: rows.map((a) => {
+      const finishedAt = (a.completed_at ?? a.created_at).toISOString();
+      return {
+        audit_id: a.id,
+        status: a.status,
+        workspace_id: a.workspace_id,
+        created_at: a.created_at.toISOString(),
+        platforms_included: a.platforms,
+        lookback_days: a.lookback_days,
+        estimated_completion: a.status === 'processing' ? a.estimated_completion.toISOString() : null,
+        completed_at: a.status === 'completed' ? finishedAt : null,
+        // As GET /v1/audit/{id} reports it.
+        failed_at: a.status === 'failed' ? finishedAt : null,
+        score: a.status === 'completed' ? a.score : null,
+        grade: a.status === 'completed' ? a.grade : null,
+        formula_version: a.status === 'completed' ? a.formula_version : null,
+        failure_reason: a.status === 'failed' ? (a.failure_reason ?? 'The audit failed.') : null,
+      };
+    }),
+    total: Number(count.n),
+    limit: filter.limit,
+    offset: filter.offset,
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { invalidParameter } from '../core/errors.ts';
@@ -11,10 +11,18 @@ import {
   problemResponse,
   TooEarlyProblem,
 } from '../infra/http/schemas.ts';
-import { readAudit } from './read.ts';
-import { AuditStart, CompletedAudit, FailedAudit, StartAuditBody } from './schemas.ts';
+import { listAudits, readAudit } from './read.ts';
+import {
+  AuditList,
+  AuditListQuery,
+  AuditStart,
+  CompletedAudit,
+  FailedAudit,
+  StartAuditBody,
+} from './schemas.ts';
 import { startAudit } from './start.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
+import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 function platformNames(values: string[] | undefined): Platform[] | undefined {
   if (!values) return undefined;
@@ -62,6 +70,8 @@ const COMPLETED_AUDIT_EXAMPLE = {
 
 export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Shared, so the document names the list (#/components/schemas/AuditList) with its example.
+  app.addSchema(AuditList);
 
   app.post(
     '/v1/audit/run',
@@ -145,5 +155,34 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) =>
       readAudit(app.ctx.db, workspacePrincipal(request), request.params.audit_id, app.ctx.now()),
+  );
+
+  app.get(
+    '/v1/audits',
+    {
+      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      schema: {
+        tags: ['audits'],
+        operationId: 'listAudits',
+        summary: 'List the Brand Audits of a workspace, newest first (extension)',
+        description:
+          'Every audit of the workspace this key may see, newest first, in any status unless `status` filters it: ' +
+          'its id, status, when it was started and finished, its options and, once completed, its score and grade. ' +
+          'The result itself (pillars, recommendations, benchmark) is read with GET /v1/audit/{audit_id}. Audits ' +
+          "an agency ran for a client stay that agency's: after the client moves to another agency they are listed " +
+          'to neither the client nor its new agency.',
+        querystring: AuditListQuery,
+        response: {
+          200: Type.Unsafe<Static<typeof AuditList>>({ $ref: 'AuditList#' }),
+          ...errorResponses(403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const principal = workspacePrincipal(request);
+      const ws = await resolveWorkspace(app.ctx.db, principal, request.query.workspace_id);
+      const { status, limit, offset } = request.query;
+      return listAudits(app.ctx.db, principal, ws.id, { status, limit, offset });
+    },
   );
 }

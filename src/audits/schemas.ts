@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { PILLARS } from '../core/catalog.ts';
 import {
   Grade,
@@ -160,4 +160,95 @@ export const FailedAudit = Type.Object(
     failure_reason: Type.String(),
   },
   { $id: 'FailedAudit', description: 'An audit that could not complete; it used no quota' },
+);
+
+const AUDIT_STATUSES = ['processing', 'completed', 'failed'] as const;
+const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
+
+/**
+ * One audit in GET /v1/audits (extension): what identifies and summarises it, never its result
+ * (pillars, recommendations, benchmark), which GET /v1/audit/{audit_id} answers. Every field is
+ * always present; those of another status are null, so one shape serves every status.
+ */
+export const AuditListItem = Type.Object(
+  {
+    audit_id: Type.String(),
+    status: Type.Enum(AUDIT_STATUSES),
+    workspace_id: Type.String(),
+    created_at: Timestamp,
+    platforms_included: Type.Array(PlatformName),
+    lookback_days: Type.Integer(),
+    estimated_completion: Nullable(Timestamp, 'while processing: when it should complete; otherwise null'),
+    completed_at: Nullable(Timestamp, 'completed audits only'),
+    failed_at: Nullable(Timestamp, 'failed audits only'),
+    score: Nullable(Type.Number(), 'completed audits only: the composite Brand Credit Score, 0-100'),
+    grade: Nullable(Type.String(), 'completed audits only: elite, strong, moderate, weak or critical'),
+    formula_version: Nullable(Type.String(), 'completed audits only'),
+    failure_reason: Nullable(Type.String(), 'failed audits only'),
+  },
+  { $id: 'AuditListItem' },
+);
+
+export const AuditListQuery = Type.Object(
+  {
+    workspace_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "default: the key owner's workspace" }),
+    ),
+    status: Type.Optional(Type.Enum(AUDIT_STATUSES, { description: 'default: every status' })),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const AuditList = Type.Object(
+  {
+    audits: Type.Array(AuditListItem, { description: 'newest first (created_at, then audit_id)' }),
+    total: Type.Integer({ description: 'audits matching the filter' }),
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+  },
+  {
+    $id: 'AuditList',
+    examples: [
+      {
+        audits: [
+          {
+            audit_id: 'aud_01JD3Q5XK2V8M4T6R9B7C1N0PZ',
+            status: 'completed',
+            workspace_id: 'ws_01JD3Q2M8F5E7H9K1N3P5R7T9V',
+            created_at: '2026-11-22T10:00:00.000Z',
+            platforms_included: ['instagram', 'tiktok'],
+            lookback_days: 90,
+            estimated_completion: null,
+            completed_at: '2026-11-22T10:00:01.204Z',
+            failed_at: null,
+            score: 68.4,
+            grade: 'strong',
+            formula_version: 'v1',
+            failure_reason: null,
+          },
+          {
+            audit_id: 'aud_01JCZ7W3B9D1F3H5K7M9P1R3T5',
+            status: 'failed',
+            workspace_id: 'ws_01JD3Q2M8F5E7H9K1N3P5R7T9V',
+            created_at: '2026-11-15T09:30:00.000Z',
+            platforms_included: ['instagram'],
+            lookback_days: 30,
+            estimated_completion: null,
+            completed_at: null,
+            failed_at: '2026-11-15T09:30:02.118Z',
+            score: null,
+            grade: null,
+            formula_version: null,
+            failure_reason: 'No metric data in the lookback window.',
+          },
+        ],
+        total: 2,
+        limit: 20,
+        offset: 0,
+      },
+    ],
+  },
 );

@@ -15,13 +15,13 @@ import type { Principal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
 import { HEADLINE } from './cohorts.ts';
-import { TACSI_PILLARS } from './privacy/index.ts';
+import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
 
-export type TacsiFeed = 'weekly' | 'history' | 'pillars' | 'daily' | 'methodology';
+export type TacsiFeed = 'weekly' | 'history' | 'pillars' | 'daily' | 'methodology' | 'sectors';
 
 export interface FeedRequest {
   feed: TacsiFeed;
-  /** Well-formed slug (shape already validated) or 'headline'; unused by the methodology feed. */
+  /** Well-formed slug (shape already validated) or 'headline'; unused by methodology and sectors. */
   sector?: string;
   pillar?: string;
 }
@@ -176,8 +176,10 @@ export function isLicensed(access: AccessSnapshot, request: FeedRequest): boolea
     pillars: knownPillar && (headline ? fullDatabase : pillarFeed || sectorFeed || fullDatabase),
     daily: headline ? fullDatabase : (sectorFeed && dailyAddon) || fullDatabase,
     methodology: true,
+    sectors: true,
   };
-  const sectorOk = request.feed === 'methodology' || (knownSector && !lockedOut);
+  const anySector = request.feed === 'methodology' || request.feed === 'sectors';
+  const sectorOk = anySector || (knownSector && !lockedOut);
   return access.isSubscriber && access.canRead && sectorOk && rules[request.feed];
 }
 
@@ -192,6 +194,47 @@ export async function assertLicensed(
   principal: Principal,
   today: string,
   request: FeedRequest,
-): Promise<void> {
-  if (!isLicensed(await access.load(principal, today), request)) throw notLicensed();
+): Promise<AccessSnapshot> {
+  const snapshot = await access.load(principal, today);
+  if (!isLicensed(snapshot, request)) throw notLicensed();
+  return snapshot;
+}
+
+// Alphabetical, as the feeds' pillar objects are.
+const BY_NAME = [...TACSI_PILLARS].sort();
+
+export type SectorFeed = Exclude<TacsiFeed, 'methodology' | 'sectors'>;
+
+export interface LicensedSector {
+  slug: string;
+  feeds: SectorFeed[];
+  pillars: TacsiPillar[];
+}
+
+/**
+ * What a subscriber may read today, sector by sector (the headline first when held): each answer
+ * asked of `isLicensed` itself, so the list cannot disagree with the feeds. Sectors it may not read
+ * (unlicensed, locked out by another's exclusivity) are absent, never listed as refused.
+ */
+export function licensedSectors(access: AccessSnapshot): LicensedSector[] {
+  const slugs = access.rows.filter((r) => r.source === 'sector').map((r) => r.sector ?? '');
+  const out: LicensedSector[] = [];
+  for (const sector of [HEADLINE, ...[...new Set(slugs)].sort()]) {
+    const pillars = BY_NAME.filter((pillar) => isLicensed(access, { feed: 'pillars', sector, pillar }));
+    const feeds = (['weekly', 'history', 'pillars', 'daily'] as const).filter((feed) =>
+      feed === 'pillars' ? pillars.length > 0 : isLicensed(access, { feed, sector }),
+    );
+    if (feeds.length) out.push({ slug: sector, feeds, pillars });
+  }
+  return out;
+}
+
+/** Display names of the given sector slugs; the headline is named here, as no sector row holds it. */
+export async function sectorNames(db: Kysely<DB>, slugs: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>([[HEADLINE, 'Headline (all consumer sectors)']]);
+  const wanted = slugs.filter((s) => s !== HEADLINE);
+  if (wanted.length === 0) return names;
+  const rows = await db.selectFrom('sectors').select(['slug', 'name']).where('slug', 'in', wanted).execute();
+  for (const r of rows) names.set(r.slug, r.name);
+  return names;
 }

@@ -5,7 +5,13 @@ import { anyPrincipal } from '../infra/auth/auth-plugin.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
 import { DateOnly, errorResponses, json } from '../infra/http/schemas.ts';
-import { AccessCache, assertLicensed, type FeedRequest } from './entitlements.ts';
+import {
+  AccessCache,
+  assertLicensed,
+  licensedSectors,
+  sectorNames,
+  type FeedRequest,
+} from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
@@ -62,6 +68,8 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const cache = feedCache(app.ctx);
   const access = new AccessCache(app.ctx.db, app.ctx.config.authCacheTtlMs);
+  // Shared, so the document names it (#/components/schemas/LicensedSectors) with its example.
+  app.addSchema(S.LicensedSectors);
 
   /**
    * Entitlement first (on every request; the subscriber's rows come from memory within the auth cache
@@ -313,6 +321,42 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         async () => methodologyFeed(cut, today),
         null,
       );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/sectors',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'listLicensedSectors',
+        summary:
+          'The sectors this key is licensed for, and through which feeds (any subscriber key; extension)',
+        description:
+          'Every sector this subscriber key may read today with the feeds and pillars it may read there, decided by ' +
+          'the same rules as the feeds. Sectors it may not read are absent, never described. A subscriber without ' +
+          'a valid licence gets an empty list; a workspace key or a key without the read scope gets the uniform ' +
+          '403 Not Licensed of the other TACSI feeds.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: Type.Unsafe<Static<typeof S.LicensedSectors>>({ $ref: 'LicensedSectors#' }),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      // The same check, and so the same denial, as every other feed; then the list from the same rows.
+      const snapshot = await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), {
+        feed: 'sectors',
+      });
+      const licensed = licensedSectors(snapshot);
+      const names = await sectorNames(
+        app.ctx.db,
+        licensed.map((s) => s.slug),
+      );
+      reply.header('Cache-Control', 'private, no-cache');
+      return { sectors: licensed.map((s) => ({ ...s, name: names.get(s.slug) ?? s.slug })) };
     },
   );
 }

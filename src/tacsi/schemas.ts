@@ -222,3 +222,45 @@ export const MethodologyFeed = Type.Object(
   },
   { $id: 'TacsiMethodologyFeed' },
 );
+
+/** GET /v1/tacsi/sectors (extension): the sectors this key may read today, and through which feeds. */
+export const LicensedSectors = Type.Object(
+  {
+    sectors: Type.Array(
+      Type.Object({
+        slug: Type.String({
+          description: 'the `sector` parameter of the feeds; `headline` with the Full Database',
+        }),
+        name: Type.String(),
+        feeds: Type.Array(Type.Enum(['weekly', 'history', 'pillars', 'daily']), {
+          description: 'the feeds this key may read for the sector',
+        }),
+        pillars: Type.Array(Type.Enum(['impact', 'momentum', 'presence', 'reach', 'sentiment']), {
+          description: 'the pillars its pillar feed answers (empty without the pillars feed)',
+        }),
+      }),
+      { description: 'the headline first when held, then sectors by slug; sectors not licensed are absent' },
+    ),
+  },
+  {
+    $id: 'LicensedSectors',
+    examples: [
+      {
+        sectors: [
+          {
+            slug: 'food-and-beverage',
+            name: 'Food & Beverage',
+            feeds: ['weekly', 'history', 'pillars', 'daily'],
+            pillars: ['impact', 'momentum', 'presence', 'reach', 'sentiment'],
+          },
+          {
+            slug: 'consumer-electronics',
+            name: 'Consumer Electronics',
+            feeds: ['pillars'],
+            pillars: ['sentiment'],
+          },
+        ],
+      },
+    ],
+  },
+);

@@ -16,6 +16,7 @@ const ENDPOINTS: Array<{
   { method: 'GET', url: '/v1/score/history', plan: 'pro', denial: 'Plan Required' },
   { method: 'POST', url: '/v1/audit/run', plan: 'pro', payload: {}, denial: 'Plan Required' },
   { method: 'GET', url: '/v1/audit/aud_01ABCDEFGHJKMNPQRSTVWXYZ01', plan: 'pro', denial: 'Plan Required' },
+  { method: 'GET', url: '/v1/audits', plan: 'pro', denial: 'Plan Required' }, // extension
   { method: 'GET', url: '/v1/platforms', plan: 'pro', denial: 'Plan Required' },
   { method: 'GET', url: '/v1/workspace', plan: 'pro', denial: 'Plan Required' },
   {
@@ -49,6 +50,7 @@ const TACSI = [
   '/v1/tacsi/history?sector=fashion',
   '/v1/tacsi/pillars?sector=fashion&pillar=reach',
   '/v1/tacsi/daily?sector=fashion',
+  '/v1/tacsi/sectors', // extension
 ];
 const PLANS: Plan[] = ['free', 'pro', 'agency', 'enterprise'];
 const RANK: Record<Plan, number> = { free: 0, pro: 1, agency: 2, enterprise: 3 };

@@ -143,8 +143,21 @@ describe.runIf(available)('the web dashboard in a real browser', () => {
     await page.getByTestId('history-chart').locator('svg').waitFor();
     await expectAccessible(page, 'history');
 
-    // Run an audit and watch it complete: the SDK polls, waiting as Retry-After says.
+    // Past audits come from GET /v1/audits: the sandbox's seeded audits are listed before any is run here.
+    type Listed = { audits: Array<{ audit_id: string; status: string; completed_at: string | null }> };
+    const apiAudits = async () => {
+      const res = await fetch(`${base}/v1/audits?limit=100`, {
+        headers: { authorization: `Bearer ${m.keys.pro}` },
+      });
+      return ((await res.json()) as Listed).audits;
+    };
+    const seeded = await apiAudits();
+    expect(seeded.length).toBeGreaterThan(0);
     await go(page, 'Audits');
+    const pastLinks = () => page.getByTestId('audit-list').locator('tbody a').allInnerTexts();
+    await expect.poll(pastLinks).toEqual(seeded.slice(0, 10).map((a) => a.audit_id));
+
+    // Run an audit and watch it complete: the SDK polls, waiting as Retry-After says.
     await page.getByRole('button', { name: 'Run audit' }).click();
     await page.locator('progress').waitFor();
     await page.getByTestId('audit-done').waitFor({ timeout: 120_000 });
@@ -154,15 +167,27 @@ describe.runIf(available)('the web dashboard in a real browser', () => {
     await page.getByRole('heading', { name: 'Recommendations' }).waitFor();
     await expectAccessible(page, 'audit detail');
     await shot(page, 'audit');
+    const ran = decodeURIComponent(new URL(page.url()).hash.split('/').at(-1)!);
+    expect(ran).toMatch(/^aud_/);
     await go(page, 'Audits');
-    expect(await page.getByTestId('audit-list').getByRole('link').count()).toBe(1);
+    await expect.poll(async () => (await pastLinks())[0]).toBe(ran);
+    expect(await pastLinks()).toHaveLength(Math.min(10, seeded.length + 1));
 
-    // The history now marks the audit; the workspace shows its recommendations.
+    // The history marks every completed audit of the last year; the workspace shows the latest's
+    // recommendations, with a link to it.
+    const yearAgo = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
+    const marked = (await apiAudits()).filter(
+      (a) => a.status === 'completed' && a.completed_at!.slice(0, 10) >= yearAgo,
+    ).length;
+    expect(marked).toBeGreaterThan(1);
     await go(page, 'History');
-    await page.getByText(/1 audit\(s\) marked/).waitFor();
+    await page.getByText(`${marked} audit(s) marked`).waitFor();
     await shot(page, 'history');
     await go(page, 'Workspace');
     await page.getByTestId('recommendations').locator('li').first().waitFor();
+    expect(
+      await page.getByRole('region', { name: 'Latest recommendations' }).locator('a').getAttribute('href'),
+    ).toBe(`#/audits/${ran}`);
     await page.close();
   }, 240_000);
 
@@ -282,18 +307,19 @@ describe.runIf(available)('the web dashboard in a real browser', () => {
     expect(await navLinks(page)).toEqual(['TACSI index']);
     await page.goto(`${base}/app/#/workspace`);
     await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
-    await page.goto(`${base}/app/#/tacsi`);
-    const sector = page.getByLabel(/^Sector/);
-
-    // Unlicensed: the uniform denial, nothing else.
-    await sector.fill(m.tacsi.unlicensedSector);
-    await page.getByRole('button', { name: 'Show' }).click();
+    // The licensed sectors are listed (GET /v1/tacsi/sectors), and nothing else.
+    const sectorLinks = (p: Page) => p.getByTestId('tacsi-sectors').getByRole('link').allInnerTexts();
+    await page.goto(`${base}/app/#/tacsi/${m.tacsi.unlicensedSector}`);
+    await page.getByTestId('tacsi-sectors').waitFor();
+    expect(await sectorLinks(page)).toEqual(['Fashion & Apparel']);
+    // Another sector asked for by address: the uniform denial, nothing else.
     await page.getByTestId('tacsi-denied').waitFor();
     expect(await page.getByTestId('tacsi-index').count()).toBe(0);
     expect(await page.getByTestId('tacsi-archive').count()).toBe(0);
+    expect(await page.locator('main').innerText()).not.toMatch(/Food|Home|Consumer Electronics|Luxury/);
 
-    await sector.fill(m.tacsi.licensedSector);
-    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByTestId('tacsi-sectors').getByRole('link', { name: 'Fashion & Apparel' }).click();
+    expect(page.url()).toContain(`#/tacsi/${m.tacsi.licensedSector}`);
     await page.getByTestId('tacsi-index').locator('svg').waitFor();
     expect(await page.getByTestId('tacsi-denied').count()).toBe(0);
     // A sector feed has no daily add-on: no daily chart.
@@ -311,11 +337,18 @@ describe.runIf(available)('the web dashboard in a real browser', () => {
     await expectAccessible(page, 'tacsi');
     await page.close();
 
-    // The Daily add-on shows the daily series.
+    // The Daily add-on's sector opens first, with the daily series.
     const daily = await signIn(m.keys.tacsiDaily);
-    await daily.getByLabel(/^Sector/).fill(m.tacsi.dailySector);
-    await daily.getByRole('button', { name: 'Show' }).click();
+    await daily.getByTestId('tacsi-sectors').waitFor();
+    expect(await sectorLinks(daily)).toEqual(['Food & Beverage']);
     await daily.getByTestId('tacsi-daily').locator('svg').waitFor();
+    // A pillar feed: that pillar's chart only.
+    const pillar = await signIn(m.keys.tacsiPillar);
+    await pillar.getByTestId('tacsi-sectors').waitFor();
+    expect(await sectorLinks(pillar)).toEqual(['Consumer Electronics']);
+    await pillar.getByRole('heading', { name: 'Sentiment', level: 3 }).waitFor();
+    expect(await pillar.getByTestId('tacsi-index').count()).toBe(0);
+    await pillar.close();
     await shot(daily, 'tacsi');
     await daily.close();
   }, 180_000);

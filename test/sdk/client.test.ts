@@ -143,6 +143,35 @@ describe('pagination', () => {
     expect(new Set(names)).toEqual(new Set(['C0', 'C1', 'C2', 'C3', 'C4', 'C5', 'C6']));
   });
 
+  it('audits: follows offset pages newest first, and an audit started meanwhile repeats none', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'pro' });
+    const bh = client(key);
+    await insertFinishedAudits(t.db, workspace.id, 3, 'completed', new Date('2026-03-01T00:00:00Z'));
+    await insertFinishedAudits(t.db, workspace.id, 2, 'failed', new Date('2026-04-01T00:00:00Z'));
+    const onePage = unwrap(await bh.GET('/v1/audits', { params: { query: { limit: 100, offset: 0 } } }));
+    expect(onePage.total).toBe(5);
+    const all = onePage.audits.map((a) => a.audit_id);
+
+    const mark = sent.length;
+    const ids: string[] = [];
+    for await (const audit of bh.audits({ pageSize: 2 })) {
+      ids.push(audit.audit_id);
+      // After the first page, a newer audit shifts every offset by one.
+      if (ids.length === 2) {
+        await insertFinishedAudits(t.db, workspace.id, 1, 'completed', new Date('2026-05-01T00:00:00Z'));
+      }
+    }
+    expect(ids).toEqual(all);
+    expect(sentSince(mark).map((r) => new URL(r.url).search)).toEqual([
+      '?limit=2&offset=0',
+      '?limit=2&offset=2',
+      '?limit=2&offset=4',
+    ]);
+    const failed: string[] = [];
+    for await (const audit of bh.audits({ status: 'failed' })) failed.push(audit.status);
+    expect(failed).toEqual(['failed', 'failed']);
+  });
+
   it('TACSI history: follows the before cursor through the whole archive', async () => {
     await createSector(t.db, 'sdk-archive', 'SDK archive');
     const weeks = await insertSyntheticWeeklyCells(t.db, 'sdk-archive', '2025-03-16', 300);

@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { PILLARS, knownAudits, rememberAudit } from '../api.ts';
+import { PILLARS, unwrap } from '../api.ts';
 import type { AuditResult, AuditStart } from '../../../sdk/src/client.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
 import { ErrorBox, Loaded, Section, cap, useAsync, when } from '../ui.tsx';
+
+const PAGE = 10;
+type StatusFilter = '' | 'completed' | 'failed' | 'processing';
 
 export function AuditsView(props: ViewProps) {
   const id = props.route[0] === 'audits' ? props.route[1] : undefined;
@@ -18,10 +21,8 @@ function AuditList({ session, workspaceId }: ViewProps) {
   const [progress, setProgress] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<AuditResult | null>(null);
-  const [list, setList] = useState(() => knownAudits(wsId));
   const abort = useRef<AbortController | null>(null);
   useEffect(() => () => abort.current?.abort(), []);
-  useEffect(() => setList(knownAudits(wsId)), [wsId]);
 
   useEffect(() => {
     if (!running) return;
@@ -30,6 +31,9 @@ function AuditList({ session, workspaceId }: ViewProps) {
     const timer = setInterval(() => setProgress(Math.min(0.95, (Date.now() - startedAt) / total)), 250);
     return () => clearInterval(timer);
   }, [running]);
+
+  // Bumped when an audit starts or ends, so the list of past audits is read again.
+  const [pastTick, setPastTick] = useState(0);
 
   const run = async (e: Event) => {
     e.preventDefault();
@@ -45,17 +49,13 @@ function AuditList({ session, workspaceId }: ViewProps) {
           signal: abort.current.signal,
           onStart: (start) => {
             setRunning(start);
-            rememberAudit({
-              audit_id: start.audit_id,
-              workspace_id: start.workspace_id,
-              started_at: new Date().toISOString(),
-            });
-            setList(knownAudits(wsId));
+            setPastTick((n) => n + 1);
           },
         },
       );
       setProgress(1);
       setDone(result);
+      setPastTick((n) => n + 1);
     } catch (err) {
       setError(err);
     } finally {
@@ -102,21 +102,119 @@ function AuditList({ session, workspaceId }: ViewProps) {
         )}
         {error !== null && <ErrorBox error={error} />}
       </Section>
-      <Section title="Past audits">
-        {list.length === 0 ? (
-          <p>No audit run from this browser tab yet. An audit's detail stays available by its link.</p>
-        ) : (
-          <ul data-testid="audit-list">
-            {list.map((a) => (
-              <li key={a.audit_id}>
-                <a href={`#/audits/${encodeURIComponent(a.audit_id)}`}>{a.audit_id}</a>{' '}
-                <span class="muted">started {when(a.started_at)}</span>
-              </li>
-            ))}
-          </ul>
-        )}
-      </Section>
+      <PastAudits key={wsId} session={session} workspaceId={workspaceId} tick={pastTick} />
     </>
+  );
+}
+
+/** The workspace's audits from GET /v1/audits, newest first, a page at a time. */
+function PastAudits({
+  session,
+  workspaceId,
+  tick,
+}: Pick<ViewProps, 'session' | 'workspaceId'> & { tick: number }) {
+  const [status, setStatus] = useState<StatusFilter>('');
+  const [offset, setOffset] = useState(0);
+  const [page] = useAsync(
+    (signal) =>
+      session.client
+        .GET('/v1/audits', {
+          params: {
+            query: {
+              ...(workspaceId ? { workspace_id: workspaceId } : {}),
+              ...(status ? { status } : {}),
+              limit: PAGE,
+              offset,
+            },
+          },
+          signal,
+        })
+        .then(unwrap),
+    [workspaceId, status, offset, tick],
+  );
+  return (
+    <Section title="Past audits">
+      <p class="row">
+        <label>
+          Show{' '}
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.currentTarget.value as StatusFilter);
+              setOffset(0);
+            }}
+          >
+            <option value="">All audits</option>
+            <option value="completed">Completed</option>
+            <option value="failed">Failed</option>
+            <option value="processing">Running</option>
+          </select>
+        </label>
+      </p>
+      <Loaded data={page}>
+        {(p) =>
+          p.total === 0 ? (
+            <p>{status ? 'No audit in this state.' : 'No audit has been run for this workspace yet.'}</p>
+          ) : (
+            <>
+              <div class="scroll">
+                <table data-testid="audit-list">
+                  <thead>
+                    <tr>
+                      <th scope="col">Started</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Result</th>
+                      <th scope="col">Platforms</th>
+                      <th scope="col">Audit</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {p.audits.map((a) => (
+                      <tr key={a.audit_id}>
+                        <td>{when(a.created_at)}</td>
+                        <td>{a.status === 'processing' ? 'running' : a.status}</td>
+                        <td>
+                          {a.status === 'completed' && a.score !== null
+                            ? `${a.score.toFixed(1)} (${a.grade})`
+                            : a.status === 'failed'
+                              ? a.failure_reason
+                              : `due ${when(a.estimated_completion)}`}
+                        </td>
+                        <td>{a.platforms_included.map(cap).join(', ')}</td>
+                        <td>
+                          <a href={`#/audits/${encodeURIComponent(a.audit_id)}`}>{a.audit_id}</a>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <p class="row">
+                <span class="muted">
+                  {p.offset + 1}–{p.offset + p.audits.length} of {p.total}
+                </span>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={p.offset === 0}
+                  onClick={() => setOffset(Math.max(0, p.offset - PAGE))}
+                >
+                  Newer
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={p.offset + p.audits.length >= p.total}
+                  onClick={() => setOffset(p.offset + PAGE)}
+                >
+                  Older
+                </button>
+              </p>
+            </>
+          )
+        }
+      </Loaded>
+    </Section>
   );
 }
 

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { PILLARS, knownAudits, unwrap } from '../api.ts';
+import { PILLARS, unwrap } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
 import { Loaded, Section, cap, useAsync } from '../ui.tsx';
@@ -23,17 +23,19 @@ export function HistoryView({ session, workspaceId }: ViewProps) {
         ...(applied.end ? { end_date: applied.end } : {}),
       };
       const history = unwrap(await client.GET('/v1/score/history', { params: { query }, signal }));
-      // Audits run in this tab, with their completion day (the API has no list of audits).
-      const audits = await Promise.all(
-        knownAudits(workspaceId ?? session.workspace.id).map(async (a) => {
-          const r = await client.GET('/v1/audit/{audit_id}', {
-            params: { path: { audit_id: a.audit_id } },
-            signal,
-          });
-          return r.response.ok && r.data?.status === 'completed' ? r.data.completed_at.slice(0, 10) : null;
-        }),
-      );
-      return { history, audits: audits.filter((d): d is string => d !== null) };
+      // The completed audits of the range, by completion day: newest first, so stop past its start.
+      const from = applied.start || (history.data[0]?.date ?? '');
+      const to = applied.end || '9999-12-31';
+      const audits: string[] = [];
+      for await (const a of client.audits(
+        { ...(workspaceId ? { workspace_id: workspaceId } : {}), status: 'completed' },
+        { signal },
+      )) {
+        const done = a.completed_at?.slice(0, 10);
+        if (!done || a.created_at.slice(0, 10) < from) break;
+        if (done >= from && done <= to) audits.push(done);
+      }
+      return { history, audits };
     },
     [workspaceId, applied],
   );

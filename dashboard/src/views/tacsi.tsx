@@ -1,11 +1,10 @@
 import { useState } from 'preact/hooks';
-import { PILLARS, ProblemError, unwrap, type Client } from '../api.ts';
-import type { Ok } from '../../../sdk/src/client.ts';
+import { ProblemError, unwrap, type Client } from '../api.ts';
+import type { LicensedSector, Ok } from '../../../sdk/src/client.ts';
 import { COLORS, Chart, bandSeries } from '../chart.tsx';
 import { Loaded, Section, cap, useAsync } from '../ui.tsx';
 
 type History = Ok<'/v1/tacsi/history', 'get'>;
-const SECTORS_SLOT = 'bh.tacsi.sectors';
 
 /** A feed the key is not licensed for answers the uniform 403: shown as absent, never explained. */
 async function maybe<T>(p: Promise<T>): Promise<T | 'denied' | 'unpublished'> {
@@ -27,55 +26,64 @@ function axisOption(extra: object) {
   };
 }
 
-export function TacsiView({ client }: { client: Client }) {
-  const [remembered, setRemembered] = useState<string[]>(() =>
-    JSON.parse(sessionStorage.getItem(SECTORS_SLOT) ?? '[]'),
+/** The API's one sentence for any feed this key may not read: the same for every reason. */
+function Denied() {
+  return (
+    <div class="error" role="alert" data-testid="tacsi-denied">
+      <p>
+        <strong>This key is not licensed for the requested TACSI feed.</strong>
+      </p>
+    </div>
   );
-  const [input, setInput] = useState(remembered[0] ?? '');
-  const [sector, setSector] = useState(remembered[0] ?? '');
+}
+
+/**
+ * The sectors come from GET /v1/tacsi/sectors (what this key may read, nothing else); the chosen one is
+ * in the address (#/tacsi/<slug>). A slug not in the list, typed into the address, gets the denial.
+ */
+export function TacsiView({ client, route }: { client: Client; route: string[] }) {
+  const [sectors] = useAsync((signal) => client.GET('/v1/tacsi/sectors', { signal }).then(unwrap), []);
   const [method] = useAsync((signal) => client.GET('/v1/tacsi/methodology', { signal }).then(unwrap), []);
+  const asked = route[1];
 
   return (
     <>
       <h1>TACSI sector index</h1>
-      <form
-        class="controls card"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setSector(input.trim().toLowerCase());
+      <Loaded data={sectors}>
+        {({ sectors: list }) => {
+          const chosen = asked ?? list[0]?.slug;
+          const licensed = list.find((x) => x.slug === chosen);
+          return (
+            <>
+              <nav class="card" aria-label="Licensed sectors">
+                <h2>Your licensed sectors</h2>
+                {list.length === 0 ? (
+                  <p>This key holds no TACSI licence valid today.</p>
+                ) : (
+                  <ul class="sectors" data-testid="tacsi-sectors">
+                    {list.map((x) => (
+                      <li key={x.slug}>
+                        <a
+                          href={`#/tacsi/${encodeURIComponent(x.slug)}`}
+                          aria-current={x.slug === chosen ? 'page' : undefined}
+                        >
+                          {x.name}
+                        </a>{' '}
+                        <span class="muted">{feedsText(x)}</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </nav>
+              {licensed ? (
+                <SectorView key={licensed.slug} client={client} sector={licensed} />
+              ) : (
+                chosen !== undefined && <Denied />
+              )}
+            </>
+          );
         }}
-      >
-        <label>
-          Sector (as in your licence, e.g. fashion-apparel)
-          <input
-            required
-            pattern="[a-z0-9\-]+"
-            value={input}
-            onInput={(e) => setInput(e.currentTarget.value)}
-            list="tacsi-sectors"
-          />
-        </label>
-        <datalist id="tacsi-sectors">
-          {remembered.map((s) => (
-            <option value={s} key={s} />
-          ))}
-        </datalist>
-        <button type="submit">Show</button>
-      </form>
-      {sector && (
-        <SectorView
-          key={sector}
-          client={client}
-          sector={sector}
-          onLicensed={() => {
-            if (!remembered.includes(sector)) {
-              const next = [sector, ...remembered].slice(0, 20);
-              sessionStorage.setItem(SECTORS_SLOT, JSON.stringify(next));
-              setRemembered(next);
-            }
-          }}
-        />
-      )}
+      </Loaded>
       <Section title="Methodology">
         <Loaded data={method}>
           {(m) => (
@@ -111,30 +119,36 @@ export function TacsiView({ client }: { client: Client }) {
   );
 }
 
-function SectorView({
-  client,
-  sector,
-  onLicensed,
-}: {
-  client: Client;
-  sector: string;
-  onLicensed: () => void;
-}) {
+function feedsText(x: LicensedSector): string {
+  const feeds: string[] = x.feeds.filter((f) => f !== 'pillars');
+  if (x.pillars.length) feeds.push(x.pillars.length === 5 ? 'all pillars' : `pillar ${x.pillars.join(', ')}`);
+  return feeds.join(' · ');
+}
+
+function SectorView({ client, sector: licence }: { client: Client; sector: LicensedSector }) {
+  const sector = licence.slug;
   const [feeds] = useAsync(
     async (signal) => {
       const q = { sector };
+      const has = (feed: LicensedSector['feeds'][number]) => licence.feeds.includes(feed);
+      // Only the feeds the licence lists; a 403 can still come if the licence changed since.
       const [weekly, history, daily, ...pillars] = await Promise.all([
-        maybe(client.GET('/v1/tacsi/weekly', { params: { query: q }, signal }).then(unwrap)),
-        maybe(client.GET('/v1/tacsi/history', { params: { query: q }, signal }).then(unwrap)),
-        maybe(client.GET('/v1/tacsi/daily', { params: { query: q }, signal }).then(unwrap)),
-        ...PILLARS.map((pillar) =>
+        has('weekly')
+          ? maybe(client.GET('/v1/tacsi/weekly', { params: { query: q }, signal }).then(unwrap))
+          : 'denied',
+        has('history')
+          ? maybe(client.GET('/v1/tacsi/history', { params: { query: q }, signal }).then(unwrap))
+          : 'denied',
+        has('daily')
+          ? maybe(client.GET('/v1/tacsi/daily', { params: { query: q }, signal }).then(unwrap))
+          : 'denied',
+        ...licence.pillars.map((pillar) =>
           maybe(
             client.GET('/v1/tacsi/pillars', { params: { query: { sector, pillar } }, signal }).then(unwrap),
           ),
         ),
       ]);
       const any = [weekly, history, daily, ...pillars].some((f) => f !== 'denied');
-      if (any) onLicensed();
       return { any, weekly, history, daily, pillars };
     },
     [sector],
@@ -143,16 +157,11 @@ function SectorView({
     <Loaded data={feeds}>
       {(f) =>
         !f.any ? (
-          <div class="error" role="alert" data-testid="tacsi-denied">
-            <p>
-              <strong>This key is not licensed for the requested TACSI feed.</strong>
-            </p>
-            <p>Check the sector's spelling, or ask about adding it to your licence.</p>
-          </div>
+          <Denied />
         ) : (
           <div data-testid="tacsi-sector">
             {typeof f.weekly === 'object' && (
-              <Section title={`Latest week: ${sector}`}>
+              <Section title={`Latest week: ${licence.name}`}>
                 <p class="big">
                   {f.weekly.indexValue.toFixed(1)}{' '}
                   <span class="muted">± {f.weekly.marginOfError.indexValue} (95%)</span>

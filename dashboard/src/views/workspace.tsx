@@ -1,4 +1,4 @@
-import { PILLARS, knownAudits, unwrap } from '../api.ts';
+import { PILLARS, unwrap } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
 import { Loaded, Section, cap, useAsync, when } from '../ui.tsx';
@@ -39,15 +39,22 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
     (signal) => client.GET('/v1/platforms', { params: { query: q }, signal }).then(unwrap),
     [workspaceId],
   );
-  const latest = knownAudits(workspaceId ?? session.workspace.id)[0];
+  // The latest completed audit's recommendations (a failed or running audit has none).
   const [audit] = useAsync(
-    async (signal) =>
-      latest
-        ? client
-            .GET('/v1/audit/{audit_id}', { params: { path: { audit_id: latest.audit_id } }, signal })
-            .then(unwrap)
-        : null,
-    [latest?.audit_id],
+    async (signal) => {
+      const latest = unwrap(
+        await client.GET('/v1/audits', {
+          params: { query: { ...q, status: 'completed', limit: 1, offset: 0 } },
+          signal,
+        }),
+      ).audits[0];
+      if (!latest) return null;
+      const result = unwrap(
+        await client.GET('/v1/audit/{audit_id}', { params: { path: { audit_id: latest.audit_id } }, signal }),
+      );
+      return result.status === 'completed' ? result : null;
+    },
+    [workspaceId],
   );
 
   return (
@@ -123,17 +130,21 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
               <p>
                 Run an audit (under <a href="#/audits">Audits</a>) to get ranked recommendations.
               </p>
-            ) : a.status === 'failed' ? (
-              <p>The latest audit failed: {a.failure_reason}</p>
             ) : (
-              <ol class="recs" data-testid="recommendations">
-                {a.recommendations.map((r) => (
-                  <li key={r.priority}>
-                    <strong>{cap(r.pillar)}</strong>: {r.action}{' '}
-                    <span class="muted">({r.expected_impact})</span>
-                  </li>
-                ))}
-              </ol>
+              <>
+                <p class="muted">
+                  From the audit of{' '}
+                  <a href={`#/audits/${encodeURIComponent(a.audit_id)}`}>{when(a.completed_at)}</a>.
+                </p>
+                <ol class="recs" data-testid="recommendations">
+                  {a.recommendations.map((r) => (
+                    <li key={r.priority}>
+                      <strong>{cap(r.pillar)}</strong>: {r.action}{' '}
+                      <span class="muted">({r.expected_impact})</span>
+                    </li>
+                  ))}
+                </ol>
+              </>
             )
           }
         </Loaded>
