@@ -701,150 +701,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /**
-         * @example {
-         *       "audits": [
-         *         {
-         *           "audit_id": "aud_01JD3Q5XK2V8M4T6R9B7C1N0PZ",
-         *           "status": "completed",
-         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
-         *           "created_at": "2026-11-22T10:00:00.000Z",
-         *           "platforms_included": [
-         *             "instagram",
-         *             "tiktok"
-         *           ],
-         *           "lookback_days": 90,
-         *           "estimated_completion": null,
-         *           "completed_at": "2026-11-22T10:00:01.204Z",
-         *           "failed_at": null,
-         *           "score": 68.4,
-         *           "grade": "strong",
-         *           "formula_version": "v1",
-         *           "failure_reason": null
-         *         },
-         *         {
-         *           "audit_id": "aud_01JCZ7W3B9D1F3H5K7M9P1R3T5",
-         *           "status": "failed",
-         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
-         *           "created_at": "2026-11-15T09:30:00.000Z",
-         *           "platforms_included": [
-         *             "instagram"
-         *           ],
-         *           "lookback_days": 30,
-         *           "estimated_completion": null,
-         *           "completed_at": null,
-         *           "failed_at": "2026-11-15T09:30:02.118Z",
-         *           "score": null,
-         *           "grade": null,
-         *           "formula_version": null,
-         *           "failure_reason": "No metric data in the lookback window."
-         *         }
-         *       ],
-         *       "total": 2,
-         *       "limit": 20,
-         *       "offset": 0
-         *     }
-         */
-        AuditList: {
-            /** @description newest first (created_at, then audit_id) */
-            audits: {
-                audit_id: string;
-                /** @enum {unknown} */
-                status: "processing" | "completed" | "failed";
-                workspace_id: string;
-                /** Format: date-time */
-                created_at: string;
-                platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
-                lookback_days: number;
-                /** @description while processing: when it should complete; otherwise null */
-                estimated_completion: string | null;
-                /** @description completed audits only */
-                completed_at: string | null;
-                /** @description failed audits only */
-                failed_at: string | null;
-                /** @description completed audits only: the composite Brand Credit Score, 0-100 */
-                score: number | null;
-                /** @description completed audits only: elite, strong, moderate, weak or critical */
-                grade: string | null;
-                /** @description completed audits only */
-                formula_version: string | null;
-                /** @description failed audits only */
-                failure_reason: string | null;
-            }[];
-            /** @description audits matching the filter */
-            total: number;
-            limit: number;
-            offset: number;
-        };
-        AuditListItem: {
-            audit_id: string;
-            /** @enum {unknown} */
-            status: "processing" | "completed" | "failed";
-            workspace_id: string;
-            /** Format: date-time */
-            created_at: string;
-            platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
-            lookback_days: number;
-            /** @description while processing: when it should complete; otherwise null */
-            estimated_completion: string | null;
-            /** @description completed audits only */
-            completed_at: string | null;
-            /** @description failed audits only */
-            failed_at: string | null;
-            /** @description completed audits only: the composite Brand Credit Score, 0-100 */
-            score: number | null;
-            /** @description completed audits only: elite, strong, moderate, weak or critical */
-            grade: string | null;
-            /** @description completed audits only */
-            formula_version: string | null;
-            /** @description failed audits only */
-            failure_reason: string | null;
-        };
-        /**
-         * @example {
-         *       "sectors": [
-         *         {
-         *           "slug": "food-and-beverage",
-         *           "name": "Food & Beverage",
-         *           "feeds": [
-         *             "weekly",
-         *             "history",
-         *             "pillars",
-         *             "daily"
-         *           ],
-         *           "pillars": [
-         *             "impact",
-         *             "momentum",
-         *             "presence",
-         *             "reach",
-         *             "sentiment"
-         *           ]
-         *         },
-         *         {
-         *           "slug": "consumer-electronics",
-         *           "name": "Consumer Electronics",
-         *           "feeds": [
-         *             "pillars"
-         *           ],
-         *           "pillars": [
-         *             "sentiment"
-         *           ]
-         *         }
-         *       ]
-         *     }
-         */
-        LicensedSectors: {
-            /** @description the headline first when held, then sectors by slug; sectors not licensed are absent */
-            sectors: {
-                /** @description the `sector` parameter of the feeds; `headline` with the Full Database */
-                slug: string;
-                name: string;
-                /** @description the feeds this key may read for the sector */
-                feeds: ("weekly" | "history" | "pillars" | "daily")[];
-                /** @description the pillars its pillar feed answers (empty without the pillars feed) */
-                pillars: ("impact" | "momentum" | "presence" | "reach" | "sentiment")[];
-            }[];
-        };
         Health: {
             /** @enum {unknown} */
             status: "ok" | "unavailable";
@@ -1363,6 +1219,82 @@ export interface components {
             workspace_id: string;
             failure_reason: string;
         };
+        /**
+         * @example {
+         *       "audits": [
+         *         {
+         *           "audit_id": "aud_01JD3Q5XK2V8M4T6R9B7C1N0PZ",
+         *           "status": "completed",
+         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+         *           "created_at": "2026-11-22T10:00:00.000Z",
+         *           "platforms_included": [
+         *             "instagram",
+         *             "tiktok"
+         *           ],
+         *           "lookback_days": 90,
+         *           "estimated_completion": null,
+         *           "completed_at": "2026-11-22T10:00:01.204Z",
+         *           "failed_at": null,
+         *           "score": 68.4,
+         *           "grade": "strong",
+         *           "formula_version": "v1",
+         *           "failure_reason": null
+         *         },
+         *         {
+         *           "audit_id": "aud_01JCZ7W3B9D1F3H5K7M9P1R3T5",
+         *           "status": "failed",
+         *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+         *           "created_at": "2026-11-15T09:30:00.000Z",
+         *           "platforms_included": [
+         *             "instagram"
+         *           ],
+         *           "lookback_days": 30,
+         *           "estimated_completion": null,
+         *           "completed_at": null,
+         *           "failed_at": "2026-11-15T09:30:02.118Z",
+         *           "score": null,
+         *           "grade": null,
+         *           "formula_version": null,
+         *           "failure_reason": "No metric data in the lookback window."
+         *         }
+         *       ],
+         *       "total": 2,
+         *       "limit": 20,
+         *       "offset": 0
+         *     }
+         */
+        AuditList: {
+            /** @description newest first (created_at, then audit_id) */
+            audits: components["schemas"]["AuditListItem"][];
+            /** @description audits matching the filter */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        AuditListItem: {
+            audit_id: string;
+            /** @enum {unknown} */
+            status: "processing" | "completed" | "failed";
+            workspace_id: string;
+            /** Format: date-time */
+            created_at: string;
+            platforms_included: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook")[];
+            lookback_days: number;
+            /** @description while processing: when it should complete; otherwise null */
+            estimated_completion: string | null;
+            /** @description completed audits only */
+            completed_at: string | null;
+            /** @description failed audits only */
+            failed_at: string | null;
+            /** @description completed audits only: the composite Brand Credit Score, 0-100 */
+            score: number | null;
+            /** @description completed audits only: elite, strong, moderate, weak or critical */
+            grade: string | null;
+            /** @description completed audits only */
+            formula_version: string | null;
+            /** @description failed audits only */
+            failure_reason: string | null;
+        };
         Campaign: {
             id: string;
             workspace_id: string;
@@ -1784,6 +1716,51 @@ export interface components {
                 horizon: string;
                 minArchiveWeeks: number;
             };
+        };
+        /**
+         * @example {
+         *       "sectors": [
+         *         {
+         *           "slug": "food-and-beverage",
+         *           "name": "Food & Beverage",
+         *           "feeds": [
+         *             "weekly",
+         *             "history",
+         *             "pillars",
+         *             "daily"
+         *           ],
+         *           "pillars": [
+         *             "impact",
+         *             "momentum",
+         *             "presence",
+         *             "reach",
+         *             "sentiment"
+         *           ]
+         *         },
+         *         {
+         *           "slug": "consumer-electronics",
+         *           "name": "Consumer Electronics",
+         *           "feeds": [
+         *             "pillars"
+         *           ],
+         *           "pillars": [
+         *             "sentiment"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        LicensedSectors: {
+            /** @description the headline first when held, then sectors by slug; sectors not licensed are absent */
+            sectors: {
+                /** @description the `sector` parameter of the feeds; `headline` with the Full Database */
+                slug: string;
+                name: string;
+                /** @description the feeds this key may read for the sector */
+                feeds: ("weekly" | "history" | "pillars" | "daily")[];
+                /** @description the pillars its pillar feed answers (empty without the pillars feed) */
+                pillars: ("impact" | "momentum" | "presence" | "reach" | "sentiment")[];
+            }[];
         };
     };
     responses: never;
@@ -4887,7 +4864,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of the workspace's audits, newest first */
             200: {
                 headers: {
                     /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
@@ -4899,6 +4876,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "audits": [
+                     *         {
+                     *           "audit_id": "aud_01JD3Q5XK2V8M4T6R9B7C1N0PZ",
+                     *           "status": "completed",
+                     *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+                     *           "created_at": "2026-11-22T10:00:00.000Z",
+                     *           "platforms_included": [
+                     *             "instagram",
+                     *             "tiktok"
+                     *           ],
+                     *           "lookback_days": 90,
+                     *           "estimated_completion": null,
+                     *           "completed_at": "2026-11-22T10:00:01.204Z",
+                     *           "failed_at": null,
+                     *           "score": 68.4,
+                     *           "grade": "strong",
+                     *           "formula_version": "v1",
+                     *           "failure_reason": null
+                     *         },
+                     *         {
+                     *           "audit_id": "aud_01JCZ7W3B9D1F3H5K7M9P1R3T5",
+                     *           "status": "failed",
+                     *           "workspace_id": "ws_01JD3Q2M8F5E7H9K1N3P5R7T9V",
+                     *           "created_at": "2026-11-15T09:30:00.000Z",
+                     *           "platforms_included": [
+                     *             "instagram"
+                     *           ],
+                     *           "lookback_days": 30,
+                     *           "estimated_completion": null,
+                     *           "completed_at": null,
+                     *           "failed_at": "2026-11-15T09:30:02.118Z",
+                     *           "score": null,
+                     *           "grade": null,
+                     *           "formula_version": null,
+                     *           "failure_reason": "No metric data in the lookback window."
+                     *         }
+                     *       ],
+                     *       "total": 2,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditList"];
                 };
             };
@@ -9063,7 +9084,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The sectors this key may read today, with their feeds */
             200: {
                 headers: {
                     /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
@@ -9075,6 +9096,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sectors": [
+                     *         {
+                     *           "slug": "food-and-beverage",
+                     *           "name": "Food & Beverage",
+                     *           "feeds": [
+                     *             "weekly",
+                     *             "history",
+                     *             "pillars",
+                     *             "daily"
+                     *           ],
+                     *           "pillars": [
+                     *             "impact",
+                     *             "momentum",
+                     *             "presence",
+                     *             "reach",
+                     *             "sentiment"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "slug": "consumer-electronics",
+                     *           "name": "Consumer Electronics",
+                     *           "feeds": [
+                     *             "pillars"
+                     *           ],
+                     *           "pillars": [
+                     *             "sentiment"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["LicensedSectors"];
                 };
             };

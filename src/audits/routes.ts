@@ -70,8 +70,6 @@ const COMPLETED_AUDIT_EXAMPLE = {
 
 export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  // Shared, so the document names the list (#/components/schemas/AuditList) with its example.
-  app.addSchema(AuditList);
 
   app.post(
     '/v1/audit/run',
@@ -173,7 +171,11 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
           'to neither the client nor its new agency.',
         querystring: AuditListQuery,
         response: {
-          200: Type.Unsafe<Static<typeof AuditList>>({ $ref: 'AuditList#' }),
+          200: json(
+            AuditList,
+            "A page of the workspace's audits, newest first",
+            ((AuditList as { examples?: unknown[] }).examples as Static<typeof AuditList>[])[0]!,
+          ),
           ...errorResponses(403, 404),
         },
       },

@@ -68,8 +68,6 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const cache = feedCache(app.ctx);
   const access = new AccessCache(app.ctx.db, app.ctx.config.authCacheTtlMs);
-  // Shared, so the document names it (#/components/schemas/LicensedSectors) with its example.
-  app.addSchema(S.LicensedSectors);
 
   /**
    * Entitlement first (on every request; the subscriber's rows come from memory within the auth cache
@@ -340,7 +338,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
           '403 Not Licensed of the other TACSI feeds.',
         querystring: Type.Object({}, { additionalProperties: false }),
         response: {
-          200: Type.Unsafe<Static<typeof S.LicensedSectors>>({ $ref: 'LicensedSectors#' }),
+          200: json(
+            S.LicensedSectors,
+            'The sectors this key may read today, with their feeds',
+            (
+              (S.LicensedSectors as { examples?: unknown[] }).examples as Static<typeof S.LicensedSectors>[]
+            )[0]!,
+          ),
           ...errorResponses(403),
         },
       },

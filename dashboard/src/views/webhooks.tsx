@@ -37,7 +37,7 @@ export function WebhooksView({ session }: ViewProps) {
   const remove = async (id: string) => {
     setError(null);
     try {
-      unwrap(await client.DELETE('/v1/webhooks/{id}', { params: { path: { id } } }));
+      unwrap(await client.DELETE('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: id } } }));
       if (open === id) setOpen(null);
       reload();
     } catch (err) {
@@ -140,7 +140,10 @@ function Deliveries({ session, id }: { session: ViewProps['session']; id: string
   const [data] = useAsync(
     (signal) =>
       session.client
-        .GET('/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit, offset } }, signal })
+        .GET('/v1/webhooks/{webhook_id}/deliveries', {
+          params: { path: { webhook_id: id }, query: { limit, offset } },
+          signal,
+        })
         .then(unwrap),
     [id, offset],
   );
