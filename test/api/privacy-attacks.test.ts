@@ -247,11 +247,20 @@ describe('OpenAPI', () => {
   it('names the margin of error on every TACSI cell and the benchmark basis', async () => {
     const text = (await t.request({ method: 'GET', url: '/openapi.json' })).body;
     const doc = JSON.parse(text);
-    const weekly = doc.paths['/v1/tacsi/weekly'].get.responses['200'].content['application/json'].schema;
-    expect(weekly.properties.marginOfError.properties).toHaveProperty('indexValue');
-    expect(weekly.properties.history.items.properties).toHaveProperty('marginOfError');
-    const pillars = doc.paths['/v1/tacsi/pillars'].get.responses['200'].content['application/json'].schema;
-    expect(pillars.properties.series.items.properties).toHaveProperty('marginOfError');
+    // Named schemas are $refs to #/components/schemas (a described one wrapped in allOf): follow them.
+    const at = (node: Record<string, any>): Record<string, any> =>
+      node.$ref
+        ? at(doc.components.schemas[node.$ref.replace('#/components/schemas/', '')])
+        : node.allOf?.length === 1
+          ? at(node.allOf[0])
+          : node;
+    const body = (path: string) =>
+      at(doc.paths[path].get.responses['200'].content['application/json'].schema);
+    const weekly = body('/v1/tacsi/weekly');
+    expect(at(weekly.properties.marginOfError).properties).toHaveProperty('indexValue');
+    expect(at(at(weekly.properties.history).items).properties).toHaveProperty('marginOfError');
+    const pillars = body('/v1/tacsi/pillars');
+    expect(at(at(pillars.properties.series).items).properties).toHaveProperty('marginOfError');
     expect(text).toContain('percentile_granularity');
     expect(text).toContain('margins95');
   });
