@@ -221,9 +221,18 @@ describe('platform sync', () => {
         },
         { platform: 'youtube', error: 'youtube: no YouTube channel for @ghost' },
       ]);
-      expect(server.seen.find((s) => s.path === '/v21.0/acme')!.headers.authorization).toBe(
+      // A handle-only Instagram connection: its business account is found through /me/accounts
+      // (the Graph API has no lookup by username) and its id kept for the next sync.
+      expect(server.seen.find((s) => s.path === '/v21.0/me/accounts')!.headers.authorization).toBe(
         'Bearer ig_token',
       );
+      const ig = await t.db
+        .selectFrom('platform_connections')
+        .select('account_id')
+        .where('workspace_id', '=', ws.id)
+        .where('platform', '=', 'instagram')
+        .executeTakeFirstOrThrow();
+      expect(ig.account_id).toBe('17841400000000001');
       const snaps = await t.db
         .selectFrom('metric_snapshots')
         .selectAll()
