@@ -298,9 +298,23 @@ export async function syncConnection(
 }
 
 /**
+ * A number as a `real` column gives it back: rounded to float4, then printed as PostgreSQL prints a
+ * float4 (the shortest decimal that rounds to the same float4) and parsed again.
+ */
+export function asStoredReal(x: number): number {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) return f;
+  for (let digits = 1; digits < 9; digits++) {
+    const shortest = Number(f.toPrecision(digits));
+    if (Math.fround(shortest) === f) return shortest;
+  }
+  return Number(f.toPrecision(9));
+}
+
+/**
  * The workspace's latest daily score on or before today once `written` is stored (what
  * /v1/score/history ends with): written days are never after today and replace the stored ones.
- * Scores are stored as `real`, so a written one is rounded to float4, as reading it back would.
+ * Scores are stored as `real`: a written one is taken as reading it back would give it (asStoredReal).
  */
 function latestAfterWrite(
   before: { score: number; day: string } | null,
@@ -309,7 +323,7 @@ function latestAfterWrite(
   let latest = before ? { score: before.score, day: before.day } : null;
   for (const r of written) {
     const day = String(r.day);
-    if (!latest || day >= latest.day) latest = { score: Math.fround(Number(r.score)), day };
+    if (!latest || day >= latest.day) latest = { score: asStoredReal(Number(r.score)), day };
   }
   return latest ? { ...latest, grade: compositeGrade(latest.score) } : null;
 }
