@@ -45,6 +45,8 @@ async function seed(service: Service, sim: Simulator, n: number, tag: string, no
         workspace_id: w.id,
         platform,
         handle,
+        // What the identity lookup stores at connect (the Instagram connector reads the account by it).
+        account_id: platform === 'instagram' ? `ig_${handle}` : null,
         connected_at: addDaysDate(now, -2),
         last_sync_at: addDaysDate(now, -1),
         ...sealTokens(service.ctx.keyRing, {
@@ -128,7 +130,7 @@ async function raw(
 ): Promise<number> {
   const rows = await service.ctx.db
     .selectFrom('platform_connections')
-    .select(['id', 'workspace_id', 'platform', 'handle', 'access_token', 'access_token_key_id'])
+    .select(['id', 'workspace_id', 'platform', 'handle', 'account_id', 'access_token', 'access_token_key_id'])
     .where('id', 'in', ids)
     .execute();
   const t0 = performance.now();
@@ -146,7 +148,11 @@ async function raw(
       maxBytes: 10 * 1024 * 1024,
       fetch,
     });
-    const result = await connector.fetchSnapshots(client, { handle: c.handle }, range);
+    const result = await connector.fetchSnapshots(
+      client,
+      { handle: c.handle, accountId: c.account_id },
+      range,
+    );
     await upsertSnapshots(
       service.ctx.db,
       result.snapshots.map((s) => snapshotRow(c.workspace_id, s, 'connector')),

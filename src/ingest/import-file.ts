@@ -41,7 +41,7 @@ export interface ImportReport {
   /** True when the valid rows were written; false when the import was refused or a dry run. */
   committed: boolean;
   workspaces: number;
-  /** Stored daily scores recomputed from the new snapshots. */
+  /** Stored daily scores recomputed: from each workspace's first changed snapshot day. */
   dailyScores: number;
 }
 
@@ -315,14 +315,17 @@ export async function importMetrics(
   if ((rejected.length && !options.skipInvalid) || options.dryRun) return report;
 
   await ctx.db.transaction().execute(async (trx) => {
-    await upsertSnapshots(
+    const changed = await upsertSnapshots(
       trx,
       accepted.map((a) => a.row),
     );
     for (const [id, span] of workspaces) {
-      // A snapshot on day d feeds the scores of d .. d + window - 1.
+      // A snapshot on day d feeds the scores of d .. d + window - 1; only days from the workspace's
+      // first changed snapshot can have moved (none when every row was already stored as is).
       const last = addDays(span.to, DAILY_WINDOW_DAYS - 1);
-      report.dailyScores += await recomputeDailyScores(trx, id, span.from, last < today ? last : today);
+      report.dailyScores += await recomputeDailyScores(trx, id, span.from, last < today ? last : today, {
+        fromDay: changed.get(id) ?? null,
+      });
     }
   });
   report.imported = accepted.length;

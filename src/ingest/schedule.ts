@@ -4,9 +4,15 @@ import { emitEvent } from '../events/emit.ts';
 import type { DB, SyncErrorClass } from '../infra/db/types.ts';
 import { defineJob, type JobDefinition } from '../infra/jobs/define.ts';
 import { platformEndpoints } from '../platforms/oauth-config.ts';
-import { getAccessToken, ReauthRequired, TokenRefreshFailed } from '../platforms/vault.ts';
+import {
+  accessTokenRefused,
+  getAccessToken,
+  ReauthRequired,
+  TOKEN_COLUMNS,
+  TokenRefreshFailed,
+} from '../platforms/vault.ts';
 import { ConnectorError } from './connectors/index.ts';
-import { SyncError, syncConnection, type SyncOptions } from './sync.ts';
+import { lastActiveDaySql, SyncError, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 
 /**
@@ -153,6 +159,14 @@ function classify(error: unknown, attempt: number): Failure | null {
     };
   }
   if (error instanceof ConnectorError) {
+    // A refused token with a refresh token on file (accessTokenRefused marked it expired): the next
+    // attempt refreshes it.
+    if (error.tokenRefused)
+      return {
+        errorClass: 'platform_error',
+        retryAfter: again ? backoff(attempt) : null,
+        platformDown: false,
+      };
     if (error.status === 429) {
       const wait = error.retryAfterSeconds ?? backoff(attempt);
       return { errorClass: 'rate_limited', retryAfter: again ? wait : null, platformDown: false };
@@ -270,28 +284,40 @@ export async function runSyncJob(
   job: SyncJob,
   options: Pick<SyncOptions, 'fetch' | 'timeoutMs'> = {},
 ): Promise<SyncJobOutcome> {
+  // One statement: the running mark, the connection, its tokens and its last active day.
   const connection = await ctx.db
-    .selectFrom('platform_connections')
-    .select(['id', 'workspace_id', 'platform', 'handle', 'last_sync_at', 'status'])
+    .updateTable('platform_connections')
+    .set({ sync_started_at: ctx.now() })
     .where('id', '=', job.connectionId)
+    .where('status', '=', 'connected')
+    .returning([
+      ...TOKEN_COLUMNS,
+      'workspace_id',
+      'handle',
+      'account_id',
+      'last_sync_at',
+      lastActiveDaySql(
+        sql.ref('platform_connections.workspace_id'),
+        sql.ref('platform_connections.platform'),
+      ).as('held_day'),
+    ])
     .executeTakeFirst();
-  if (!connection || connection.status !== 'connected') return 'skipped';
+  if (!connection) return 'skipped';
   const { platform } = connection;
   const circuit = breaker(ctx, platform);
   const wait = circuit.wait(Date.now());
   if (wait > 0) {
     // Not an attempt: the platform was not called.
+    await ctx.db
+      .updateTable('platform_connections')
+      .set({ sync_started_at: null })
+      .where('id', '=', connection.id)
+      .execute();
     await defer(ctx, platform, job, wait / 1000);
     return 'deferred';
   }
-  await ctx.db
-    .updateTable('platform_connections')
-    .set({ sync_started_at: ctx.now() })
-    .where('id', '=', connection.id)
-    .where('status', '=', 'connected')
-    .execute();
   try {
-    const token = await getAccessToken(ctx, connection.id);
+    const token = await getAccessToken(ctx, connection.id, connection);
     await syncConnection(ctx, connection, {
       ...options,
       tokens: { [platform]: token },
@@ -304,7 +330,14 @@ export async function runSyncJob(
     });
     circuit.success();
     return 'synced';
-  } catch (error) {
+  } catch (caught) {
+    let error = caught;
+    if (error instanceof ConnectorError && error.tokenRefused) {
+      error = await accessTokenRefused(ctx, connection).then(
+        () => caught,
+        (refused: unknown) => refused,
+      );
+    }
     if (error instanceof ReauthRequired) {
       await recordReauth(ctx, job);
       return 'reauth_required';

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type QueryCreator } from 'kysely';
 import {
   METRIC_COLUMNS,
   snapshotToRow,
@@ -19,29 +19,38 @@ export function snapshotRow(workspaceId: string, s: DailySnapshot, source: Snaps
 const METRICS = [...METRIC_COLUMNS, 'source'] as const;
 
 /**
- * Inserts snapshots, replacing the stored row of the same workspace, platform and day. A row equal
- * to the stored one is left alone, so the answer names only what changed: per workspace, the first
- * day whose snapshot was inserted or changed (the first daily score that can have moved).
+ * One multi-row upsert (at most SNAPSHOT_BATCH rows), replacing the stored row of the same workspace,
+ * platform and day. A row equal to the stored one is left alone, so RETURNING names only the rows that
+ * were inserted or changed. A query builder, so a caller can run it inside a larger statement (a CTE).
+ */
+export function upsertSnapshotsQuery(db: QueryCreator<DB>, rows: readonly SnapshotRow[]) {
+  if (rows.length > SNAPSHOT_BATCH) throw new Error(`at most ${SNAPSHOT_BATCH} snapshots per statement`);
+  const stored = sql.join(METRICS.map((c) => sql.ref(`metric_snapshots.${c}`)));
+  const incoming = sql.join(METRICS.map((c) => sql.ref(`excluded.${c}`)));
+  return db
+    .insertInto('metric_snapshots')
+    .values([...rows])
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'platform', 'day'])
+        .doUpdateSet(Object.fromEntries(METRICS.map((c) => [c, sql.ref(`excluded.${c}`)])))
+        .where(sql<boolean>`(${stored}) IS DISTINCT FROM (${incoming})`),
+    )
+    .returning(['workspace_id', 'day']);
+}
+
+/**
+ * Inserts snapshots (upsertSnapshotsQuery, in batches). The answer names only what changed: per
+ * workspace, the first day whose snapshot was inserted or changed (the first daily score that can
+ * have moved).
  */
 export async function upsertSnapshots(
   db: Kysely<DB>,
   rows: readonly SnapshotRow[],
 ): Promise<Map<string, string>> {
   const firstChanged = new Map<string, string>();
-  const stored = sql.join(METRICS.map((c) => sql.ref(`metric_snapshots.${c}`)));
-  const incoming = sql.join(METRICS.map((c) => sql.ref(`excluded.${c}`)));
   for (let i = 0; i < rows.length; i += SNAPSHOT_BATCH) {
-    const changed = await db
-      .insertInto('metric_snapshots')
-      .values(rows.slice(i, i + SNAPSHOT_BATCH))
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'platform', 'day'])
-          .doUpdateSet(Object.fromEntries(METRICS.map((c) => [c, sql.ref(`excluded.${c}`)])))
-          .where(sql<boolean>`(${stored}) IS DISTINCT FROM (${incoming})`),
-      )
-      .returning(['workspace_id', 'day'])
-      .execute();
+    const changed = await upsertSnapshotsQuery(db, rows.slice(i, i + SNAPSHOT_BATCH)).execute();
     for (const { workspace_id, day } of changed) {
       const d = String(day);
       const first = firstChanged.get(workspace_id);

@@ -1,12 +1,19 @@
-import type { Kysely } from 'kysely';
+import { sql, type Expression } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../events/emit.ts';
-import type { DB } from '../infra/db/types.ts';
-import { round1, signedDelta } from '../scoring/engine/index.ts';
-import { CURRENT_FORMULA, DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
+import { round1, signedDelta, type CompositeGrade } from '../scoring/engine/index.ts';
+import {
+  computeDailyScores,
+  CURRENT_FORMULA,
+  DAILY_WINDOW_DAYS,
+  storedGradeBefore,
+  writeDailyScores,
+  type DailyScoreRow,
+} from '../scoring/daily-scores.ts';
 import { isScoreChange, type ComparableScore } from '../scoring/score-change.ts';
+import { loadSnapshotsForScoring, packedSnapshotsQuery, unpackSnapshots } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError } from './connectors/index.ts';
-import { snapshotRow, upsertSnapshots } from './store.ts';
+import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -95,7 +102,31 @@ export interface SyncTarget {
   workspace_id: string;
   platform: Platform;
   handle: string;
+  /** The platform's own id of the account, stored at connect (null: connected before ids were stored, or by handle). */
+  account_id?: string | null;
   last_sync_at: Date | null;
+  /** The last day with activity held for it (lastActiveDaySql), when the caller read it already. */
+  held_day?: string | null;
+}
+
+/**
+ * The last day a platform reported activity for, as a scalar subquery (so a sync job reads it in the
+ * statement that claims the connection). Not simply the last row: connectors write a row for every
+ * day of the range (audience only on days the platform has nothing for yet), so a platform whose data
+ * lags (the simulator's clock, insights a day or two late) would otherwise never be re-read for the
+ * days it fills in later.
+ */
+export function lastActiveDaySql(
+  workspaceId: Expression<string> | string,
+  platform: Expression<string> | string,
+) {
+  const active = sql.join(
+    ACTIVITY_COLUMNS.map((c) => sql`s.${sql.ref(c)} > 0`),
+    sql` OR `,
+  );
+  return sql<string | null>`(SELECT s.day::text FROM metric_snapshots s
+    WHERE s.workspace_id = ${workspaceId} AND s.platform = ${platform} AND (${active})
+    ORDER BY s.day DESC LIMIT 1)`;
 }
 
 /**
@@ -111,7 +142,7 @@ export async function syncPlatform(
 ): Promise<SyncResult> {
   const connection = await ctx.db
     .selectFrom('platform_connections')
-    .select(['id', 'workspace_id', 'platform', 'handle', 'last_sync_at'])
+    .select(['id', 'workspace_id', 'platform', 'handle', 'account_id', 'last_sync_at'])
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
     .where('status', '=', 'connected')
@@ -121,45 +152,16 @@ export async function syncPlatform(
 }
 
 /**
- * The workspace's latest stored daily score of the current formula on or before `day` (what
- * /v1/score/history ends with), with its stored grade and 90% interval.
- */
-async function latestDailyScore(
-  db: Kysely<DB>,
-  workspaceId: string,
-  day: string,
-): Promise<(ComparableScore & { day: string }) | null> {
-  const row = await db
-    .selectFrom('daily_scores')
-    .select(['score', 'day', 'grade', 'score_low', 'score_high'])
-    .where('workspace_id', '=', workspaceId)
-    .where('formula_version', '=', CURRENT_FORMULA)
-    .where('day', '<=', day)
-    .orderBy('day', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (!row) return null;
-  return {
-    score: row.score,
-    grade: row.grade ?? null,
-    formulaVersion: CURRENT_FORMULA,
-    day: String(row.day),
-    interval:
-      row.score_low !== null &&
-      row.score_high !== null &&
-      row.score_low !== undefined &&
-      row.score_high !== undefined
-        ? { low: row.score_low, high: row.score_high }
-        : null,
-  };
-}
-
-/**
  * Syncs one live connection (see syncPlatform). In the same transaction, under a lock on the
  * workspace row (two platforms of one workspace syncing at once compare against each other's
  * result, not the same stale one), it clears the connection's error state and fires
  * `score.changed` when the workspace's latest daily score moved beyond its 90% interval (isScoreChange,
  * the audits' rule; docs/decisions.md "score.changed from a sync").
+ *
+ * Database round trips are most of what a sync costs beyond its fetch (docs/performance.md "Sync
+ * scenario"), so the transaction holds three statements: (1) lock the workspace, upsert the
+ * snapshots and record the sync; (2) read the latest stored score and the scoring window; (3) write
+ * the rescored days. The score after is taken from the rows just written, not read back.
  */
 export async function syncConnection(
   ctx: AppContext,
@@ -170,20 +172,15 @@ export async function syncConnection(
   const platform = connection.platform;
   const now = ctx.now();
   const today = utcDay(now);
-  // The last day the platform reported activity for. Not simply the last row: connectors write a row
-  // for every day of the range (audience only on days the platform has nothing for yet), so a platform
-  // whose data lags (the simulator's clock, insights a day or two late) would otherwise never be
-  // re-read for the days it fills in later.
-  const held = await ctx.db
-    .selectFrom('metric_snapshots')
-    .select('day')
-    .where('workspace_id', '=', workspaceId)
-    .where('platform', '=', platform)
-    .where((eb) => eb.or(ACTIVITY_COLUMNS.map((c) => eb(c, '>', 0))))
-    .orderBy('day', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const range = rangeFor(options, today, connection.last_sync_at, held ? String(held.day) : null);
+  const held =
+    connection.held_day !== undefined
+      ? connection.held_day
+      : (
+          await sql<{
+            day: string | null;
+          }>`SELECT ${lastActiveDaySql(workspaceId, platform)} AS day`.execute(ctx.db)
+        ).rows[0]!.day;
+  const range = rangeFor(options, today, connection.last_sync_at, held);
 
   const connector = CONNECTORS[platform];
   const baseUrls: Record<string, string> = {};
@@ -201,30 +198,105 @@ export async function syncConnection(
   });
   const result = await connector.fetchSnapshots(
     client,
-    { handle: connection.handle.replace(/^@/, '') },
+    { handle: connection.handle.replace(/^@/, ''), accountId: connection.account_id ?? null },
     range,
   );
 
+  // At most MAX_SYNC_DAYS rows: one upsert statement.
   const rows = result.snapshots.map((s) => snapshotRow(workspaceId, s, 'connector'));
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
-    await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
-    const before = await latestDailyScore(trx, workspaceId, today);
-    const changed = await upsertSnapshots(trx, rows);
-    await trx
-      .updateTable('platform_connections')
-      .set({
-        followers: result.followers,
-        last_sync_at: now,
-        ...SYNC_STATE_CLEAN,
-      })
-      .where('id', '=', connection.id)
-      .where('status', '=', 'connected')
-      .execute();
+    // (1) The main query reads the locked workspace row first; the upsert and the update run in the
+    // same statement (data-modifying CTEs always run to completion).
+    const written = await trx
+      .with('ws', (qc) => qc.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate())
+      .with('conn', (qc) =>
+        qc
+          .updateTable('platform_connections')
+          .set({
+            followers: result.followers,
+            last_sync_at: now,
+            ...SYNC_STATE_CLEAN,
+            // An id the connector looked up (a connection made before ids were stored) is kept.
+            ...(result.accountId && !connection.account_id ? { account_id: result.accountId } : {}),
+          })
+          .where('id', '=', connection.id)
+          .where('status', '=', 'connected')
+          .returning('id'),
+      )
+      .with('up', (qc) =>
+        rows.length
+          ? upsertSnapshotsQuery(qc, rows)
+          : qc
+              .selectFrom('metric_snapshots')
+              .select(['workspace_id', 'day'])
+              .where(sql<boolean>`false`),
+      )
+      .selectFrom('ws')
+      .select([
+        sql<string | null>`(SELECT min(up.day)::text FROM up)`.as('first_changed'),
+        sql<number>`(SELECT count(*) FROM conn)::int`.as('recorded'),
+      ])
+      .executeTakeFirst();
+    const firstChanged = written?.first_changed ?? undefined;
     const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
-    await recomputeDailyScores(trx, workspaceId, range.since, lastAffected < today ? lastAffected : today, {
-      fromDay: firstDayToScore(changed.get(workspaceId), before?.day ?? null, range.since, today),
-    });
-    const after = await latestDailyScore(trx, workspaceId, today);
+    const to = lastAffected < today ? lastAffected : today;
+
+    // (2) The score before (under the lock, before anything is rescored) and the scoring window of
+    // the likely first day to rescore: the first changed one, else today.
+    const guess = firstChanged ?? today;
+    const read = await trx
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom('daily_scores')
+          .select(
+            sql<
+              [number, string, CompositeGrade | null, number | null, number | null]
+            >`json_build_array(score, day, grade, score_low, score_high)`.as('s'),
+          )
+          .where('workspace_id', '=', workspaceId)
+          .where('formula_version', '=', CURRENT_FORMULA)
+          .where('day', '<=', today)
+          .orderBy('day', 'desc')
+          .limit(1)
+          .as('before'),
+        packedSnapshotsQuery(trx, workspaceId, {
+          from: addDays(guess, -(DAILY_WINDOW_DAYS - 1)),
+          to,
+        }).as('window'),
+      ])
+      .executeTakeFirstOrThrow();
+    const before: (ComparableScore & { day: string }) | null = read.before
+      ? {
+          score: read.before[0],
+          day: read.before[1],
+          grade: read.before[2],
+          formulaVersion: CURRENT_FORMULA,
+          interval:
+            read.before[3] !== null && read.before[4] !== null
+              ? { low: read.before[3], high: read.before[4] }
+              : null,
+        }
+      : null;
+    const fromDay = firstDayToScore(firstChanged, before?.day ?? null, range.since, today);
+    let scored: DailyScoreRow[] = [];
+    if (fromDay !== null && fromDay <= to) {
+      const windowFrom = addDays(fromDay, -(DAILY_WINDOW_DAYS - 1));
+      // Days not scored before the guess (a lagging history) need a wider window: read it.
+      const snapshots =
+        fromDay >= guess
+          ? unpackSnapshots(read.window).filter((s) => s.day >= windowFrom)
+          : await loadSnapshotsForScoring(trx, workspaceId, { from: windowFrom, to });
+      // Grade hysteresis carries over from the stored day before fromDay: the latest one when the
+      // rescore starts after it (a daily sync), else one more read.
+      const previousGrade =
+        before && before.day < fromDay ? before.grade : await storedGradeBefore(trx, workspaceId, fromDay);
+      scored = computeDailyScores(workspaceId, snapshots, fromDay, to, {
+        previousGrade: (previousGrade as CompositeGrade | null) ?? null,
+      });
+      // (3)
+      await writeDailyScores(trx, scored);
+    }
+    const after = latestAfterWrite(before, scored);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !isScoreChange(after, before)) return false;
     await emitEvent(ctx, trx, {
@@ -245,6 +317,48 @@ export async function syncConnection(
     return true;
   });
   return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged };
+}
+
+/**
+ * A number as a `real` column gives it back: rounded to float4, then printed as PostgreSQL prints a
+ * float4 (the shortest decimal that rounds to the same float4) and parsed again.
+ */
+export function asStoredReal(x: number): number {
+  const f = Math.fround(x);
+  if (!Number.isFinite(f)) return f;
+  for (let digits = 1; digits < 9; digits++) {
+    const shortest = Number(f.toPrecision(digits));
+    if (Math.fround(shortest) === f) return shortest;
+  }
+  return Number(f.toPrecision(9));
+}
+
+/**
+ * The workspace's latest daily score on or before today once `written` is stored (what
+ * /v1/score/history ends with): written days are never after today and replace the stored ones.
+ * Scores are stored as `real`: a written one is taken as reading it back would give it (asStoredReal).
+ */
+function latestAfterWrite(
+  before: (ComparableScore & { day: string }) | null,
+  written: readonly DailyScoreRow[],
+): ComparableScore | null {
+  let latest: (ComparableScore & { day: string }) | null = before;
+  for (const r of written) {
+    const day = String(r.day);
+    if (!latest || day >= latest.day) {
+      latest = {
+        day,
+        score: asStoredReal(Number(r.score)),
+        grade: (r.grade as string | null | undefined) ?? null,
+        formulaVersion: CURRENT_FORMULA,
+        interval:
+          r.score_low != null && r.score_high != null
+            ? { low: asStoredReal(Number(r.score_low)), high: asStoredReal(Number(r.score_high)) }
+            : null,
+      };
+    }
+  }
+  return latest;
 }
 
 /**

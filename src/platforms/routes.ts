@@ -23,7 +23,8 @@ export const PlatformConnection = Type.Object(
     status: Type.Enum(['connected', 'syncing', 'reauth_required', 'error', 'disconnected'], {
       description:
         'connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), ' +
-        'reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect), ' +
+        'reauth_required (the platform refused our refresh token, or an access token that cannot be refreshed: ' +
+        'reconnect with POST /v1/platforms/{platform}/connect), ' +
         'disconnected (disconnected by the brand; its history is kept, it is also in `available`)',
     }),
     last_sync: Timestamp,

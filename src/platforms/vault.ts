@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { DB } from '../infra/db/types.ts';
+import type { DB, PlatformConnectionsTable } from '../infra/db/types.ts';
 import type { KeyRing } from '../infra/crypto/keyring.ts';
 import { PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
 import type { Platform } from '../core/catalog.ts';
@@ -111,33 +111,46 @@ const inFlight = new Map<string, Promise<string>>();
  * ReauthRequired; a failing token endpoint throws TokenRefreshFailed (retry later). Two instances
  * refreshing at once are reconciled on the stored ciphertext: the loser adopts the winner's token.
  */
-export async function getAccessToken(ctx: AppContext, connectionId: string): Promise<string> {
+export async function getAccessToken(
+  ctx: AppContext,
+  connectionId: string,
+  known?: TokenRow,
+): Promise<string> {
   const running = inFlight.get(connectionId);
   if (running) return running;
-  const p = accessToken(ctx, connectionId).finally(() => inFlight.delete(connectionId));
+  const p = accessToken(ctx, connectionId, 0, known).finally(() => inFlight.delete(connectionId));
   inFlight.set(connectionId, p);
   return p;
 }
 
-async function readConnection(db: Kysely<DB>, connectionId: string) {
+/** The columns getAccessToken reads: a caller that read them already (a sync job's claim) passes them. */
+export const TOKEN_COLUMNS = [
+  'id',
+  'platform',
+  'status',
+  'access_token',
+  'access_token_key_id',
+  'refresh_token',
+  'refresh_token_key_id',
+  'token_expires_at',
+] as const;
+export type TokenRow = Pick<Selectable<PlatformConnectionsTable>, (typeof TOKEN_COLUMNS)[number]>;
+
+async function readConnection(db: Kysely<DB>, connectionId: string): Promise<TokenRow | undefined> {
   return db
     .selectFrom('platform_connections')
-    .select([
-      'id',
-      'platform',
-      'status',
-      'access_token',
-      'access_token_key_id',
-      'refresh_token',
-      'refresh_token_key_id',
-      'token_expires_at',
-    ])
+    .select(TOKEN_COLUMNS)
     .where('id', '=', connectionId)
     .executeTakeFirst();
 }
 
-async function accessToken(ctx: AppContext, connectionId: string, attempt = 0): Promise<string> {
-  const row = await readConnection(ctx.db, connectionId);
+async function accessToken(
+  ctx: AppContext,
+  connectionId: string,
+  attempt = 0,
+  known?: TokenRow,
+): Promise<string> {
+  const row = known ?? (await readConnection(ctx.db, connectionId));
   if (!row) throw new Error(`platform connection ${connectionId} does not exist`);
   if (row.status === 'reauth_required') throw new ReauthRequired(row.id, row.platform, 'refused earlier');
   if (row.status !== 'connected') throw new ReauthRequired(row.id, row.platform, 'disconnected');
@@ -195,4 +208,28 @@ async function accessToken(ctx: AppContext, connectionId: string, attempt = 0): 
   // Another instance refreshed first (or the connection changed): use what is stored now.
   if (!updated.numUpdatedRows && attempt === 0) return accessToken(ctx, connectionId, 1);
   return set.accessToken;
+}
+
+/**
+ * The platform refused an access token the vault handed out (ConnectorError.tokenRefused: expired,
+ * like Meta's ~60-day long-lived token, which cannot be refreshed, or revoked). With a refresh token
+ * the stored token is marked expired, so the next getAccessToken refreshes it. Without one nobody
+ * can renew it: the connection moves to reauth_required, as for a refused refresh, and
+ * ReauthRequired is thrown. `used` is the token row the refused token was opened from; a token
+ * replaced since (another instance refreshed) is left alone.
+ */
+export async function accessTokenRefused(ctx: AppContext, used: TokenRow): Promise<void> {
+  if (!used.access_token) return;
+  const now = ctx.now();
+  const stored = ctx.db
+    .updateTable('platform_connections')
+    .where('id', '=', used.id)
+    .where('status', '=', 'connected')
+    .where('access_token', '=', used.access_token);
+  if (used.refresh_token) {
+    await stored.set({ token_expires_at: now }).execute();
+    return;
+  }
+  await stored.set({ status: 'reauth_required', reauth_at: now }).execute();
+  throw new ReauthRequired(used.id, used.platform, 'the platform refused the access token');
 }

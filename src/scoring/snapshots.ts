@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import type { Platform } from '../core/catalog.ts';
 import {
@@ -33,7 +33,7 @@ export async function loadSnapshots(
 }
 
 /** One snapshot as loadSnapshotsForScoring receives it: platform, day, then the metrics in METRIC_FIELDS order. */
-type PackedSnapshot = [Platform, string, ...number[]];
+export type PackedSnapshot = [Platform, string, ...number[]];
 
 /**
  * The same rows for the scoring engine, in (platform, day) order, the primary key's own. They come
@@ -46,17 +46,31 @@ export async function loadSnapshotsForScoring(
   workspaceId: string,
   options: SnapshotFilter = {},
 ): Promise<DailySnapshot[]> {
+  if (options.platforms?.length === 0) return [];
+  const { rows } = await packedSnapshotsQuery(db, workspaceId, options).executeTakeFirstOrThrow();
+  return unpackSnapshots(rows);
+}
+
+/**
+ * The query behind loadSnapshotsForScoring (one row, column `rows`), so a caller can read it as a
+ * scalar subquery beside other values in one statement; decode with unpackSnapshots.
+ */
+export function packedSnapshotsQuery(
+  db: QueryCreator<DB>,
+  workspaceId: string,
+  options: SnapshotFilter = {},
+) {
   const packed = sql<PackedSnapshot[] | null>`json_agg(json_build_array(${sql.join(
     COLUMNS.map((c) => sql.ref(c)),
   )}) ORDER BY platform, day)`;
   let q = db.selectFrom('metric_snapshots').select(packed.as('rows')).where('workspace_id', '=', workspaceId);
-  if (options.platforms) {
-    if (options.platforms.length === 0) return [];
-    q = q.where('platform', 'in', [...options.platforms]);
-  }
+  if (options.platforms) q = q.where('platform', 'in', [...options.platforms]);
   if (options.from) q = q.where('day', '>=', options.from);
   if (options.to) q = q.where('day', '<=', options.to);
-  const { rows } = await q.executeTakeFirstOrThrow();
+  return q;
+}
+
+export function unpackSnapshots(rows: PackedSnapshot[] | null): DailySnapshot[] {
   if (!rows) return [];
   return rows.map((r) => snapshotFromValues(r[0], r[1], r, 2));
 }

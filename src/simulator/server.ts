@@ -73,6 +73,11 @@ export interface Simulator {
   setFaults(platform: Platform, faults: Partial<Faults>): void;
   /** Makes every refresh token of the platform (or of one handle) invalid (invalid_grant). */
   revokeRefreshTokens(platform: Platform, handle?: string): number;
+  /**
+   * Lets every access token of the platform (or of one handle) lapse now, as a Meta long-lived token
+   * does after about 60 days: API requests with it are refused (401, Graph code 190).
+   */
+  expireAccessTokens(platform: Platform, handle?: string): number;
   /** Issues tokens directly, as if a user had consented (bench and tests). */
   issueTokens(platform: Platform, handle: string): TokenAnswer;
   /** API requests answered per platform, by status. */
@@ -318,7 +323,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           ? new HttpError(401, { title: 'Unauthorized', detail: why, status: 401 })
           : new HttpError(401, { error: { message: why, code: 190, type: 'OAuthException' } });
     if (!t || t.platform !== platform) throw unauthorized('Invalid OAuth access token');
-    if (t.expiresAt <= now()) throw unauthorized('The access token has expired');
+    if (t.expiresAt <= now())
+      throw unauthorized(
+        isMeta(platform)
+          ? 'Error validating access token: Session has expired'
+          : 'The access token has expired',
+      );
     return t;
   }
 
@@ -371,7 +381,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         };
       }
       if (!edge) {
-        const a = account(platform, node === 'me' ? me.handle : node);
+        // As the Graph API: an Instagram account is addressed by its id only (no lookup by
+        // username); a Page also by its username.
+        if (platform === 'instagram' && !node.startsWith(prefix)) {
+          throw new HttpError(400, {
+            error: {
+              message: `Unsupported get request. Object with ID '${node}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+              type: 'GraphMethodException',
+              code: 100,
+              error_subcode: 33,
+            },
+          });
+        }
+        const a = node.startsWith(prefix) ? byId(node, prefix) : account(platform, node);
         return platform === 'instagram'
           ? {
               id: `${prefix}${a.handle}`,
@@ -660,6 +682,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return faults.get(platformOf(body.platform));
       case 'POST /_sim/revoke-refresh-tokens':
         return { revoked: sim.revokeRefreshTokens(platformOf(body.platform), body.handle) };
+      case 'POST /_sim/expire-access-tokens':
+        return { expired: sim.expireAccessTokens(platformOf(body.platform), body.handle) };
       case 'POST /_sim/tokens':
         return sim.issueTokens(platformOf(body.platform), String(body.handle ?? 'simbrand'));
       default:
@@ -771,6 +795,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       for (const [k, g] of refreshTokens)
         if (g.platform === platform && (!handle || g.handle === handle)) {
           refreshTokens.delete(k);
+          n++;
+        }
+      return n;
+    },
+    expireAccessTokens(platform, handle) {
+      let n = 0;
+      const at = now();
+      for (const t of accessTokens.values())
+        if (t.platform === platform && (!handle || t.handle === handle) && t.expiresAt > at) {
+          t.expiresAt = at;
           n++;
         }
       return n;

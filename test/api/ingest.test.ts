@@ -3,6 +3,7 @@ import { connectPlatform } from '../../src/admin/platforms.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { ImportFileError, importMetrics } from '../../src/ingest/import-file.ts';
 import { syncPlatform, syncWorkspace } from '../../src/ingest/sync.ts';
+import { FORMULA_VERSION } from '../../src/scoring/engine/index.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { fixtureServer, loadFixture } from '../unit/connectors-fixtures/server.ts';
 
@@ -160,6 +161,47 @@ describe('metrics import', () => {
     expect([replaced.followers, replaced.sentiment_positive]).toEqual([350, 0]);
   });
 
+  it('rescores only from the first day whose snapshot changed; an unchanged re-import rescores nothing', async () => {
+    const ws = await createWorkspace(t.db, { name: 'Re-importer', plan: 'pro' });
+    const line = (day: string, impressions: number) =>
+      `${ws.id},instagram,${day},1000,1,${impressions},40,4,2,1,0`;
+    const days = ['2025-02-01', '2025-02-02', '2025-02-03', '2025-02-04', '2025-02-05'];
+    const first = [HEADER, ...days.map((d, i) => line(d, 500 + 10 * i))];
+    const initial = await importMetrics(t.ctx, first.join('\n'), 'csv');
+    const scores = () =>
+      t.db
+        .selectFrom('daily_scores')
+        .select(['day', 'formula_version'])
+        .where('workspace_id', '=', ws.id)
+        .orderBy('day')
+        .execute();
+    const stored = await scores();
+    expect(initial.dailyScores).toBe(stored.length);
+    // A marker no computation writes: a rescored day loses it.
+    const mark = () =>
+      t.db
+        .updateTable('daily_scores')
+        .set({ formula_version: 'marker' })
+        .where('workspace_id', '=', ws.id)
+        .execute();
+
+    await mark();
+    const same = await importMetrics(t.ctx, first.join('\n'), 'csv');
+    expect(same).toMatchObject({ imported: 5, committed: true, dailyScores: 0 });
+    expect((await scores()).every((s) => s.formula_version === 'marker')).toBe(true);
+
+    // The same span with only the 4th day changed: days before it keep their stored score.
+    await mark();
+    const changed = first.map((l) => (l.includes(',2025-02-04,') ? line('2025-02-04', 9000) : l));
+    const again = await importMetrics(t.ctx, changed.join('\n'), 'csv');
+    const after = await scores();
+    expect(after.filter((s) => s.day < '2025-02-04').every((s) => s.formula_version === 'marker')).toBe(true);
+    const rescored = after.filter((s) => s.day >= '2025-02-04');
+    expect(rescored.length).toBeGreaterThan(0);
+    expect(rescored.every((s) => s.formula_version === FORMULA_VERSION)).toBe(true);
+    expect(again.dailyScores).toBe(rescored.length);
+  });
+
   it('refuses files with unknown CSV columns, and dry runs write nothing', async () => {
     const ws = await createWorkspace(t.db, { name: 'Dry', plan: 'pro' });
     await expect(importMetrics(t.ctx, `${HEADER},folowers\n`, 'csv')).rejects.toThrow(ImportFileError);
@@ -221,9 +263,18 @@ describe('platform sync', () => {
         },
         { platform: 'youtube', error: 'youtube: no YouTube channel for @ghost' },
       ]);
-      expect(server.seen.find((s) => s.path === '/v21.0/acme')!.headers.authorization).toBe(
+      // A handle-only Instagram connection: its business account is found through /me/accounts
+      // (the Graph API has no lookup by username) and its id kept for the next sync.
+      expect(server.seen.find((s) => s.path === '/v21.0/me/accounts')!.headers.authorization).toBe(
         'Bearer ig_token',
       );
+      const ig = await t.db
+        .selectFrom('platform_connections')
+        .select('account_id')
+        .where('workspace_id', '=', ws.id)
+        .where('platform', '=', 'instagram')
+        .executeTakeFirstOrThrow();
+      expect(ig.account_id).toBe('17841400000000001');
       const snaps = await t.db
         .selectFrom('metric_snapshots')
         .selectAll()

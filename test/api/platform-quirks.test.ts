@@ -27,6 +27,27 @@ afterAll(async () => {
 
 const DAY_S = 86_400;
 
+/** connect -> consent -> callback through the simulator for `login` (its handle). */
+async function connectThroughSimulator(platform: (typeof PLATFORMS)[number], login: string) {
+  const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
+  const started = await t.request({ method: 'POST', url: `/v1/platforms/${platform}/connect`, key });
+  expect(started.statusCode, started.body).toBe(200);
+  const url = new URL(started.json().authorization_url);
+  url.searchParams.set('login_hint', login);
+  const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+  const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+  expect(done.statusCode, done.body).toBe(200);
+  const { id } = await t.db
+    .selectFrom('platform_connections')
+    .select('id')
+    .where('workspace_id', '=', workspace.id)
+    .executeTakeFirstOrThrow();
+  return { workspace, key, id };
+}
+
+const connection = (id: string) =>
+  t.db.selectFrom('platform_connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
 describe('platform OAuth quirks', () => {
   it.each(PLATFORMS)('%s: connects through the simulator and syncs', async (platform) => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
@@ -85,6 +106,66 @@ describe('platform OAuth quirks', () => {
     expect(listed.json().platforms).toEqual([
       expect.objectContaining({ name: platform, status: 'connected', last_sync: NOW.toISOString() }),
     ]);
+  });
+
+  it('Instagram: syncs by the stored account id; a connection made before ids were stored finds and keeps it', async () => {
+    const { workspace, id } = await connectThroughSimulator('instagram', 'igbyid');
+    const row = await connection(id);
+    expect(row.account_id).toBe('ig_igbyid');
+    // The simulator, like the Graph API, refuses /{username}: the sync reads /{id}.
+    expect(await runSyncJob(t.ctx, { connectionId: id, round: 'a', attempt: 1 })).toBe('synced');
+
+    // As a connection made before ids were stored: the id is found through /me/accounts and kept.
+    await t.db.updateTable('platform_connections').set({ account_id: null }).where('id', '=', id).execute();
+    t.setNow(new Date(NOW.getTime() + 3600_000));
+    try {
+      expect(await runSyncJob(t.ctx, { connectionId: id, round: 'b', attempt: 1 })).toBe('synced');
+    } finally {
+      t.setNow(NOW);
+    }
+    const after = await connection(id);
+    expect(after.account_id).toBe('ig_igbyid');
+    expect(after.last_sync_at!.getTime()).toBe(NOW.getTime() + 3600_000);
+    expect(after.last_error_class).toBeNull();
+    const held = await t.db
+      .selectFrom('metric_snapshots')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(held.n)).toBeGreaterThanOrEqual(90);
+  });
+
+  it('a lapsed Meta long-lived token (no refresh token) moves the connection to reauth_required, once, with its event', async () => {
+    const { workspace, key, id } = await connectThroughSimulator('instagram', 'lapsed');
+    expect(await runSyncJob(t.ctx, { connectionId: id, round: 'a', attempt: 1 })).toBe('synced');
+    // About 60 days later the token lapses: the platform answers 401 (Graph code 190).
+    expect(sim.expireAccessTokens('instagram', 'lapsed')).toBeGreaterThan(0);
+    expect(await runSyncJob(t.ctx, { connectionId: id, round: 'b', attempt: 1 })).toBe('reauth_required');
+    expect(await runSyncJob(t.ctx, { connectionId: id, round: 'b', attempt: 2 })).toBe('skipped');
+    const row = await connection(id);
+    expect(row).toMatchObject({ status: 'reauth_required', last_error_class: 'reauth_required' });
+    expect(row.reauth_at).not.toBeNull();
+    const events = await t.db
+      .selectFrom('events')
+      .select(['type', 'data'])
+      .where('workspace_id', '=', workspace.id)
+      .where('type', '=', 'platform.reauth_required')
+      .execute();
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({
+      platform: 'instagram',
+      handle: 'lapsed',
+      reconnect: 'POST /v1/platforms/instagram/connect',
+    });
+    const listed = await t.request({ method: 'GET', url: '/v1/platforms', key });
+    expect(listed.json().platforms).toEqual([
+      expect.objectContaining({
+        name: 'instagram',
+        status: 'reauth_required',
+        last_error: expect.objectContaining({ class: 'reauth_required' }),
+      }),
+    ]);
+    for (const token of sim.issuedTokens()) expect(JSON.stringify(events)).not.toContain(token);
   });
 
   it("refuses TikTok's token request with client_id, and Meta's exchange of an unknown token", async () => {

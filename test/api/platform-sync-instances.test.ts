@@ -89,7 +89,7 @@ describe.skipIf(!usingPostgres())('scheduled sync across instances', () => {
     // Each connection's profile was read once: one sync each.
     const profile = (platform: string, path: string) =>
       standIn.requests.filter((r) => r.platform === platform && r.path === path).length;
-    expect(profile('instagram', '/instagram/graph/acme')).toBe(WORKSPACES);
+    expect(profile('instagram', '/instagram/graph/17841400000000001')).toBe(WORKSPACES);
     expect(profile('tiktok', '/tiktok/business/business/get/')).toBe(WORKSPACES);
     const { rows: jobs } = await sql<{ name: string; state: string; n: string }>`
       SELECT name, state, count(*) AS n FROM pgboss.job

@@ -261,6 +261,29 @@ describe('scheduled sync', () => {
     await takeJobsAfterDelay('instagram');
   });
 
+  it('a refused access token with a refresh token on file is refreshed on the next attempt', async () => {
+    const w = await workspaceWithKey(t.db, { plan: 'agency' });
+    const id = await oauthConnection(w.workspace.id, 'tiktok', { refresh: true });
+    standIn.faults.tiktok!.push({ status: 401 });
+    const job: SyncJob = { connectionId: id, round: 'r', attempt: 1 };
+    expect(await runSyncJob(t.ctx, job)).toBe('deferred');
+    const marked = await t.db
+      .selectFrom('platform_connections')
+      .select(['status', 'token_expires_at', 'last_error_class'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    // Not a re-authorisation: the stored token is marked expired so the retry refreshes it.
+    expect(marked).toMatchObject({ status: 'connected', last_error_class: 'platform_error' });
+    expect(marked.token_expires_at!.getTime()).toBeLessThanOrEqual(NOW.getTime());
+    await takeJobsAfterDelay('tiktok');
+    const seen = standIn.requests.length;
+    expect(await runSyncJob(t.ctx, { ...job, attempt: 2 })).toBe('synced');
+    expect(standIn.requests.slice(seen).every((r) => r.authorization === 'refreshed-tiktok-token')).toBe(
+      true,
+    );
+    expect(await events(w.workspace.id, 'platform.reauth_required')).toHaveLength(0);
+  });
+
   it('moves a connection whose refresh is refused to reauth_required, once, with its event', async () => {
     const w = await workspaceWithKey(t.db, { plan: 'agency' });
     const id = await oauthConnection(w.workspace.id, 'tiktok', {

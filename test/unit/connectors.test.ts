@@ -15,6 +15,7 @@ async function run(
   routes: Route[],
   handle: string,
   bases: (origin: string) => Record<string, string>,
+  accountId?: string,
 ) {
   const server = await fixtureServer(routes);
   close = server.close;
@@ -27,7 +28,7 @@ async function run(
     maxBytes: 1_000_000,
     fetch,
   });
-  const result = await connector.fetchSnapshots(api, { handle }, range);
+  const result = await connector.fetchSnapshots(api, { handle, accountId }, range);
   return { ...result, seen: server.seen };
 }
 
@@ -91,6 +92,30 @@ describe('platform connectors against recorded API responses', () => {
     expect(insights.query).toMatchObject({ period: 'day', since: '1740787200', until: '1741046400' });
     expect(insights.headers.authorization).toBe('Bearer tok_123');
     expect(r.seen.filter((s) => s.path.endsWith('/media'))).toHaveLength(2);
+    // No stored id: the business account is found among the token holder's Pages by username (the
+    // Graph API has no lookup by username), and reported for the connection to keep.
+    expect(r.seen[0]!.path).toBe('/v21.0/me/accounts');
+    expect(r.seen.some((s) => s.path === '/v21.0/acme')).toBe(false);
+    expect(r.accountId).toBe('17841400000000001');
+  });
+
+  it('instagram: a stored account id is read directly; an unknown handle is a clear error', async () => {
+    const byId = await run(
+      'instagram',
+      loadFixture('instagram'),
+      'acme',
+      (o) => ({ graph: `${o}/v21.0` }),
+      '17841400000000001',
+    );
+    expect(byId.seen.map((s) => s.path)).not.toContain('/v21.0/me/accounts');
+    expect(byId.seen[0]!.path).toBe('/v21.0/17841400000000001');
+    expect(byId.snapshots.map((s) => s.impressions)).toEqual([1200, 1500, 900]);
+    await close?.();
+    const missing = await run('instagram', loadFixture('instagram'), 'nobody', (o) => ({
+      graph: `${o}/v21.0`,
+    })).catch((e) => e);
+    expect(missing).toBeInstanceOf(ConnectorError);
+    expect(missing.message).toContain('no Instagram business account @nobody');
   });
 
   it('facebook: page insights with follows minus unfollows, posts with reactions, comments and shares', async () => {
@@ -208,7 +233,7 @@ describe('platform connectors against recorded API responses', () => {
     const oauth: Route[] = [
       {
         method: 'GET',
-        path: '/v21.0/acme',
+        path: '/v21.0/me/accounts',
         status: 400,
         body: {
           error: {

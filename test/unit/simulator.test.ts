@@ -100,7 +100,41 @@ describe('platform simulator', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectorError);
     expect((error as ConnectorError).status).toBe(401);
+    expect((error as ConnectorError).tokenRefused).toBe(true);
     await post('/_sim/faults', { platform: 'tiktok', faults: { tokenTtlSeconds: 3600 } });
+  });
+
+  it('lets a Meta long-lived token lapse on request: 401 with Graph code 190', async () => {
+    const { access_token } = sim.issueTokens('instagram', 'lapse');
+    const other = sim.issueTokens('instagram', 'stays').access_token;
+    const range = { since: START, until: START };
+    await CONNECTORS.instagram.fetchSnapshots(client('instagram', access_token), { handle: 'lapse' }, range);
+    const expired = await post('/_sim/expire-access-tokens', { platform: 'instagram', handle: 'lapse' });
+    // The user token and the Page token /me/accounts handed out with it (a Page token lapses with
+    // the user token it came from).
+    expect(expired).toEqual({ status: 200, body: { expired: 2 } });
+    const res = await fetch(`${sim.url}/instagram/graph/ig_lapse`, {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error).toMatchObject({ code: 190, type: 'OAuthException' });
+    const error = await CONNECTORS.instagram
+      .fetchSnapshots(client('instagram', access_token), { handle: 'lapse', accountId: 'ig_lapse' }, range)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 401, tokenRefused: true });
+    // Another account's token is untouched.
+    await CONNECTORS.instagram.fetchSnapshots(client('instagram', other), { handle: 'stays' }, range);
+  });
+
+  it('addresses an Instagram account by id only, as the Graph API does (no lookup by username)', async () => {
+    const { access_token } = sim.issueTokens('instagram', 'acme');
+    const headers = { authorization: `Bearer ${access_token}` };
+    const byName = await fetch(`${sim.url}/instagram/graph/acme?fields=id,username`, { headers });
+    expect(byName.status).toBe(400);
+    expect(((await byName.json()) as any).error).toMatchObject({ code: 100, error_subcode: 33 });
+    const byId = await fetch(`${sim.url}/instagram/graph/ig_acme?fields=id,username`, { headers });
+    expect(byId.status).toBe(200);
+    expect(await byId.json()).toMatchObject({ id: 'ig_acme', username: 'acme' });
   });
 
   it('injects 429 bursts with Retry-After, then 5xx, per platform', async () => {
@@ -217,7 +251,7 @@ describe('platform simulator', () => {
     sim.setFaults('instagram', { slowMs: 300 });
     const { access_token } = sim.issueTokens('instagram', 'slow');
     const started = Date.now();
-    const res = await fetch(`${sim.url}/instagram/graph/slow`, {
+    const res = await fetch(`${sim.url}/instagram/graph/ig_slow`, {
       headers: { authorization: `Bearer ${access_token}` },
     });
     expect(res.status).toBe(200);

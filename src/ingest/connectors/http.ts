@@ -6,17 +6,21 @@ export class ConnectorError extends Error {
   readonly status: number | null;
   /** Seconds the platform asked us to wait (Retry-After on a 429 or 503), else null. */
   readonly retryAfterSeconds: number | null;
+  /** The platform refused the access token itself (expired or revoked), not the request. */
+  readonly tokenRefused: boolean;
   constructor(
     platform: Platform,
     message: string,
     status: number | null = null,
     retryAfterSeconds: number | null = null,
+    tokenRefused = false,
   ) {
     super(`${platform}: ${message}`);
     this.name = 'ConnectorError';
     this.platform = platform;
     this.status = status;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.tokenRefused = tokenRefused;
   }
 }
 
@@ -134,6 +138,7 @@ export class ApiClient {
         `${url.pathname} answered ${res.status}: ${errorMessage(json)}`,
         res.status,
         retryAfterSeconds(res.headers.get('retry-after')),
+        tokenRefused(res.status, json),
       );
     }
     return json as T;
@@ -163,6 +168,15 @@ export class ApiClient {
     }
     return Buffer.concat(chunks).toString('utf8');
   }
+}
+
+/**
+ * Whether an error answer refuses the access token: HTTP 401 (the OAuth bearer rule, RFC 6750), or
+ * Meta's Graph error code 190 (OAuthException: expired or invalidated token), which Graph may send
+ * with 400.
+ */
+function tokenRefused(status: number, json: unknown): boolean {
+  return status === 401 || (json as { error?: { code?: unknown } })?.error?.code === 190;
 }
 
 /** The error text of the platforms' error envelopes (Graph, Google, X, TikTok). */

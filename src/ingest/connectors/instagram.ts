@@ -37,7 +37,9 @@ export const instagramConnector: PlatformConnector = {
   authHeaders: (token) => ({ authorization: `Bearer ${token}` }),
 
   async fetchSnapshots(api: ApiClient, account, range) {
-    const user = await api.get<IgUser>('graph', `/${encodeURIComponent(account.handle)}`, {
+    // The Graph API addresses an Instagram account by its id only (there is no lookup by username).
+    const id = account.accountId || (await businessAccountId(api, account.handle));
+    const user = await api.get<IgUser>('graph', `/${encodeURIComponent(id)}`, {
       fields: 'id,username,name,biography,website,profile_picture_url,followers_count,media_count',
     });
     if (!user?.id) throw new ConnectorError('instagram', `no Instagram account for ${account.handle}`);
@@ -73,6 +75,28 @@ export const instagramConnector: PlatformConnector = {
 
     const followers = count(user.followers_count);
     const profile = completeness([user.name, user.biography, user.website, user.profile_picture_url]);
-    return { snapshots: book.snapshots('instagram', followers, profile), followers };
+    return { snapshots: book.snapshots('instagram', followers, profile), followers, accountId: user.id };
   },
 };
+
+/**
+ * A connection without a stored account id (made before ids were stored, or by handle for the CLI):
+ * the Instagram business account linked to one of the token holder's Pages (Graph /me/accounts, as
+ * the connect flow reads it) whose username is the handle. The sync stores the id it finds.
+ */
+async function businessAccountId(api: ApiClient, handle: string): Promise<string> {
+  const pages = await api.get<{
+    data?: Array<{ instagram_business_account?: { id?: unknown; username?: unknown } }>;
+  }>('graph', '/me/accounts', { fields: 'instagram_business_account{id,username}', limit: 100 });
+  const wanted = handle.toLowerCase();
+  const match = (Array.isArray(pages?.data) ? pages.data : [])
+    .map((p) => p.instagram_business_account)
+    .find((ig) => ig?.id && String(ig.username ?? '').toLowerCase() === wanted);
+  if (!match) {
+    throw new ConnectorError(
+      'instagram',
+      `no Instagram business account @${handle} is linked to a Page of this token's user`,
+    );
+  }
+  return String(match.id);
+}

@@ -11,6 +11,12 @@ export interface DayRange {
 export interface ConnectorAccount {
   /** The connection's handle without a leading '@': the account identifier sent to the platform. */
   handle: string;
+  /**
+   * The platform's own id of the account, stored at connect from the identity lookup (Instagram:
+   * the business account id, which is what its Graph API addresses); null for connections made
+   * before ids were stored, or by handle alone.
+   */
+  accountId?: string | null;
 }
 
 /**
@@ -30,4 +36,6 @@ export interface ConnectorResult {
   snapshots: DailySnapshot[];
   /** Audience size now, as the platform reports it (platform_connections.followers). */
   followers: number;
+  /** The platform's id of the account when the connector had to look it up (stored on the connection). */
+  accountId?: string;
 }
