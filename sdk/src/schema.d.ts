@@ -747,7 +747,7 @@ export interface components {
             /** @enum {unknown} */
             name: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
             /**
-             * @description connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), reauth_required (the platform refused our refresh token: reconnect with POST /v1/platforms/{platform}/connect), disconnected (disconnected by the brand; its history is kept, it is also in `available`)
+             * @description connected (spec); extensions: syncing (a sync is running), error (the last attempt failed: see last_error), reauth_required (the platform refused our refresh token, or an access token that cannot be refreshed: reconnect with POST /v1/platforms/{platform}/connect), disconnected (disconnected by the brand; its history is kept, it is also in `available`)
              * @enum {unknown}
              */
             status: "connected" | "syncing" | "reauth_required" | "error" | "disconnected";
@@ -3716,20 +3716,49 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "score": 68.2,
+                     *       "score": 58.4,
                      *       "pillars": {
-                     *         "presence": 74.1,
-                     *         "reach": 66.8,
-                     *         "impact": 70.2,
-                     *         "sentiment": 63.5,
-                     *         "momentum": 67.9
+                     *         "presence": 62.1,
+                     *         "reach": 56.8,
+                     *         "impact": 60.2,
+                     *         "sentiment": 51.9,
+                     *         "momentum": 50.3
                      *       },
                      *       "grade": "strong",
-                     *       "formula_version": "v1",
+                     *       "formula_version": "v2",
                      *       "calculated_at": "2026-11-20T09:12:41.000Z",
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *       "tier": "pro",
-                     *       "source": "audit"
+                     *       "source": "audit",
+                     *       "interval": {
+                     *         "low": 55.9,
+                     *         "high": 60.8
+                     *       },
+                     *       "pillar_intervals": {
+                     *         "presence": {
+                     *           "low": 58.7,
+                     *           "high": 65.2
+                     *         },
+                     *         "reach": {
+                     *           "low": 53.1,
+                     *           "high": 60.4
+                     *         },
+                     *         "impact": {
+                     *           "low": 56,
+                     *           "high": 63.9
+                     *         },
+                     *         "sentiment": {
+                     *           "low": 47.5,
+                     *           "high": 56.2
+                     *         },
+                     *         "momentum": {
+                     *           "low": 45.8,
+                     *           "high": 54.1
+                     *         }
+                     *       },
+                     *       "stale": false,
+                     *       "latest_data_day": "2026-11-19",
+                     *       "authenticity_flags": []
                      *     }
                      */
                     "application/json": components["schemas"]["Score"];
@@ -3962,33 +3991,33 @@ export interface operations {
                      *           "date": "2026-11-08",
                      *           "score": 66.9,
                      *           "pillars": {
-                     *             "presence": 74.1,
+                     *             "presence": 62.1,
                      *             "reach": 64,
-                     *             "impact": 70.2,
-                     *             "sentiment": 63.5,
-                     *             "momentum": 67.9
+                     *             "impact": 60.2,
+                     *             "sentiment": 51.9,
+                     *             "momentum": 50.3
                      *           }
                      *         },
                      *         {
                      *           "date": "2026-11-15",
                      *           "score": 67.6,
                      *           "pillars": {
-                     *             "presence": 74.1,
+                     *             "presence": 62.1,
                      *             "reach": 65.3,
-                     *             "impact": 70.2,
-                     *             "sentiment": 63.5,
-                     *             "momentum": 67.9
+                     *             "impact": 60.2,
+                     *             "sentiment": 51.9,
+                     *             "momentum": 50.3
                      *           }
                      *         },
                      *         {
                      *           "date": "2026-11-22",
                      *           "score": 68.2,
                      *           "pillars": {
-                     *             "presence": 74.1,
-                     *             "reach": 66.8,
-                     *             "impact": 70.2,
-                     *             "sentiment": 63.5,
-                     *             "momentum": 67.9
+                     *             "presence": 62.1,
+                     *             "reach": 56.8,
+                     *             "impact": 60.2,
+                     *             "sentiment": 51.9,
+                     *             "momentum": 50.3
                      *           }
                      *         }
                      *       ],
@@ -4569,36 +4598,43 @@ export interface operations {
                      *       "status": "completed",
                      *       "completed_at": "2026-11-20T09:13:02.000Z",
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
-                     *       "score": 68.2,
+                     *       "score": 58.4,
                      *       "grade": "strong",
-                     *       "formula_version": "v1",
+                     *       "formula_version": "v2",
                      *       "pillars": {
                      *         "presence": {
-                     *           "score": 74,
+                     *           "score": 62,
                      *           "change": "+2.1",
                      *           "grade": "green"
                      *         },
                      *         "reach": {
-                     *           "score": 67,
+                     *           "score": 57,
                      *           "change": "+1.4",
-                     *           "grade": "green"
+                     *           "grade": "yellow"
                      *         },
                      *         "impact": {
-                     *           "score": 70,
+                     *           "score": 60,
                      *           "change": "+0.8",
                      *           "grade": "green"
                      *         },
                      *         "sentiment": {
-                     *           "score": 64,
+                     *           "score": 52,
                      *           "change": "-0.6",
                      *           "grade": "yellow"
                      *         },
                      *         "momentum": {
-                     *           "score": 68,
-                     *           "change": "+3.0",
-                     *           "grade": "green"
+                     *           "score": 50,
+                     *           "change": "+0.3",
+                     *           "grade": "yellow"
                      *         }
                      *       },
+                     *       "interval": {
+                     *         "low": 55.9,
+                     *         "high": 60.8
+                     *       },
+                     *       "stale": false,
+                     *       "latest_data_day": "2026-11-19",
+                     *       "authenticity_flags": [],
                      *       "recommendations": [
                      *         {
                      *           "priority": 1,
@@ -4608,8 +4644,8 @@ export interface operations {
                      *         }
                      *       ],
                      *       "industry_benchmark": {
-                     *         "your_score": 68.2,
-                     *         "industry_average": 61.7,
+                     *         "your_score": 58.4,
+                     *         "industry_average": 52.3,
                      *         "percentile": 70
                      *       }
                      *     }

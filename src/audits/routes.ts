@@ -47,16 +47,20 @@ const COMPLETED_AUDIT_EXAMPLE = {
   status: 'completed' as const,
   completed_at: '2026-11-20T09:13:02.000Z',
   workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
-  score: 68.2,
+  score: 58.4,
   grade: 'strong' as const,
-  formula_version: 'v1',
+  formula_version: 'v2',
   pillars: {
-    presence: pillar(74, '+2.1', 'green'),
-    reach: pillar(67, '+1.4', 'green'),
-    impact: pillar(70, '+0.8', 'green'),
-    sentiment: pillar(64, '-0.6', 'yellow'),
-    momentum: pillar(68, '+3.0', 'green'),
+    presence: pillar(62, '+2.1', 'green'),
+    reach: pillar(57, '+1.4', 'yellow'),
+    impact: pillar(60, '+0.8', 'green'),
+    sentiment: pillar(52, '-0.6', 'yellow'),
+    momentum: pillar(50, '+0.3', 'yellow'),
   },
+  interval: { low: 55.9, high: 60.8 },
+  stale: false,
+  latest_data_day: '2026-11-19',
+  authenticity_flags: [],
   recommendations: [
     {
       priority: 1,
@@ -65,7 +69,7 @@ const COMPLETED_AUDIT_EXAMPLE = {
       expected_impact: '+2.5 points on sentiment',
     },
   ],
-  industry_benchmark: { your_score: 68.2, industry_average: 61.7, percentile: 70 },
+  industry_benchmark: { your_score: 58.4, industry_average: 52.3, percentile: 70 },
 };
 
 export async function auditRoutes(fastify: FastifyInstance): Promise<void> {

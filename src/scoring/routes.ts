@@ -83,7 +83,7 @@ export const ScoreHistory = Type.Object(
 );
 
 const WorkspaceId = Type.Optional(WorkspaceIdInput);
-const PILLARS_EXAMPLE = { presence: 74.1, reach: 66.8, impact: 70.2, sentiment: 63.5, momentum: 67.9 };
+const PILLARS_EXAMPLE = { presence: 62.1, reach: 56.8, impact: 60.2, sentiment: 51.9, momentum: 50.3 };
 
 export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -109,14 +109,25 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         ),
         response: {
           200: json(Score, 'The current score', {
-            score: 68.2,
+            score: 58.4,
             pillars: PILLARS_EXAMPLE,
             grade: 'strong',
-            formula_version: 'v1',
+            formula_version: 'v2',
             calculated_at: '2026-11-20T09:12:41.000Z',
             workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
             tier: 'pro',
             source: 'audit',
+            interval: { low: 55.9, high: 60.8 },
+            pillar_intervals: {
+              presence: { low: 58.7, high: 65.2 },
+              reach: { low: 53.1, high: 60.4 },
+              impact: { low: 56.0, high: 63.9 },
+              sentiment: { low: 47.5, high: 56.2 },
+              momentum: { low: 45.8, high: 54.1 },
+            },
+            stale: false,
+            latest_data_day: '2026-11-19',
+            authenticity_flags: [],
           }),
           ...errorResponses(403, 404),
         },

@@ -201,8 +201,11 @@ describe('GET /v1/score under formula v2', () => {
       t.setNow(undefined);
     }
     const spec = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
-    // The Score resource is inlined in its path; the audit result is a named component.
-    const score = JSON.stringify(spec.paths['/v1/score'].get.responses['200']);
+    // The Score resource and the audit result are named components.
+    expect(JSON.stringify(spec.paths['/v1/score'].get.responses['200'])).toContain(
+      '#/components/schemas/Score"',
+    );
+    const score = JSON.stringify(spec.components.schemas.Score);
     for (const field of ['interval', 'pillar_intervals', 'stale', 'latest_data_day', 'authenticity_flags'])
       expect(score).toContain(`"${field}"`);
     const audit = JSON.stringify(spec.components.schemas.CompletedAudit);

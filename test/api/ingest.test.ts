@@ -3,7 +3,7 @@ import { connectPlatform } from '../../src/admin/platforms.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { ImportFileError, importMetrics } from '../../src/ingest/import-file.ts';
 import { syncPlatform, syncWorkspace } from '../../src/ingest/sync.ts';
-import { FORMULA_VERSION } from '../../src/scoring/engine/index.ts';
+import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { fixtureServer, loadFixture } from '../unit/connectors-fixtures/server.ts';
 
@@ -171,34 +171,30 @@ describe('metrics import', () => {
     const scores = () =>
       t.db
         .selectFrom('daily_scores')
-        .select(['day', 'formula_version'])
+        .select(['day', 'formula_version', 'grade'])
         .where('workspace_id', '=', ws.id)
         .orderBy('day')
         .execute();
     const stored = await scores();
     expect(initial.dailyScores).toBe(stored.length);
-    // A marker no computation writes: a rescored day loses it.
+    // A marker no computation writes (every computed day has a grade): a rescored day loses it.
     const mark = () =>
-      t.db
-        .updateTable('daily_scores')
-        .set({ formula_version: 'marker' })
-        .where('workspace_id', '=', ws.id)
-        .execute();
+      t.db.updateTable('daily_scores').set({ grade: null }).where('workspace_id', '=', ws.id).execute();
 
     await mark();
     const same = await importMetrics(t.ctx, first.join('\n'), 'csv');
     expect(same).toMatchObject({ imported: 5, committed: true, dailyScores: 0 });
-    expect((await scores()).every((s) => s.formula_version === 'marker')).toBe(true);
+    expect((await scores()).every((s) => s.grade === null)).toBe(true);
 
     // The same span with only the 4th day changed: days before it keep their stored score.
     await mark();
     const changed = first.map((l) => (l.includes(',2025-02-04,') ? line('2025-02-04', 9000) : l));
     const again = await importMetrics(t.ctx, changed.join('\n'), 'csv');
     const after = await scores();
-    expect(after.filter((s) => s.day < '2025-02-04').every((s) => s.formula_version === 'marker')).toBe(true);
+    expect(after.filter((s) => s.day < '2025-02-04').every((s) => s.grade === null)).toBe(true);
     const rescored = after.filter((s) => s.day >= '2025-02-04');
     expect(rescored.length).toBeGreaterThan(0);
-    expect(rescored.every((s) => s.formula_version === FORMULA_VERSION)).toBe(true);
+    expect(rescored.every((s) => s.formula_version === CURRENT_FORMULA && s.grade !== null)).toBe(true);
     expect(again.dailyScores).toBe(rescored.length);
   });
 
