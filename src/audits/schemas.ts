@@ -192,12 +192,10 @@ export const AuditListItem = Type.Object(
 
 export const AuditListQuery = Type.Object(
   {
-    workspace_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "default: the key owner's workspace" }),
-    ),
+    workspace_id: Type.Optional(WorkspaceIdInput),
     status: Type.Optional(Type.Enum(AUDIT_STATUSES, { description: 'default: every status' })),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 }),
+    limit: withDefault(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    offset: withDefault(Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 })),
   },
   { additionalProperties: false },
 );

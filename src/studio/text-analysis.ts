@@ -503,7 +503,8 @@ function charactersAdded(s: Signal, m: TextMeasurements, platform: Platform, for
     case 'emoji':
       return m.emoji < rules.emoji.min ? 2 * (rules.emoji.min - m.emoji) : 0;
     case 'links':
-      return 12; // "link in bio"
+      // "link in bio" where captions' links are not clickable; "keep to one link" only cuts.
+      return rules.linksClickable ? 0 : 12;
     default:
       return 0;
   }
