@@ -12,6 +12,7 @@ import { bodyDeadline } from './infra/http/body-deadline.ts';
 import { errorsPlugin } from './infra/http/errors-plugin.ts';
 import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
 import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
+import { drainSupport } from './infra/http/drain.ts';
 import { healthRoutes } from './infra/http/health-routes.ts';
 import { dashboardPlugin } from './infra/http/dashboard.ts';
 import { Problem } from './infra/http/schemas.ts';
@@ -123,6 +124,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     reply.header('X-Request-Id', request.id);
   });
   await bodyDeadline(app, ctx.config.requestTimeoutMs);
+  await drainSupport(app);
 
   await app.register(swagger, {
     openapi: {
