@@ -108,7 +108,10 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     http: { connectionsCheckingInterval: Math.min(30_000, ctx.config.requestTimeoutMs) },
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // A request that still arrives on an open connection while the server closes is served (with
+    // Connection: close, and before the database closes) rather than refused with Fastify's own
+    // non-problem 503 body: the instance is healthy until its last connection ends.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(nextRequestId),
