@@ -12,6 +12,7 @@ import { bodyDeadline } from './infra/http/body-deadline.ts';
 import { errorsPlugin } from './infra/http/errors-plugin.ts';
 import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
 import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
+import { drainSupport } from './infra/http/drain.ts';
 import { healthRoutes } from './infra/http/health-routes.ts';
 import { dashboardPlugin } from './infra/http/dashboard.ts';
 import { Problem } from './infra/http/schemas.ts';
@@ -107,7 +108,10 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     http: { connectionsCheckingInterval: Math.min(30_000, ctx.config.requestTimeoutMs) },
     keepAliveTimeout: 5_000,
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // A request that still arrives on an open connection while the server closes is served (with
+    // Connection: close, and before the database closes) rather than refused with Fastify's own
+    // non-problem 503 body: the instance is healthy until its last connection ends.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 200 },
     frameworkErrors,
     clientErrorHandler: clientErrorHandler(nextRequestId),
@@ -123,6 +127,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     reply.header('X-Request-Id', request.id);
   });
   await bodyDeadline(app, ctx.config.requestTimeoutMs);
+  await drainSupport(app);
 
   await app.register(swagger, {
     openapi: {

@@ -57,9 +57,10 @@ async function shutdown(signal: string) {
   const force = setTimeout(() => {
     app.log.error('shutdown took too long; exiting');
     process.exit(1);
-  }, 30_000);
+  }, config!.shutdownDrainMs + 30_000);
   force.unref();
   try {
+    await service!.drain(config!.shutdownDrainMs);
     await adminSocket?.close();
     await service!.stop();
     process.exit(0);

@@ -19,6 +19,11 @@ export interface Service {
   startWorkers(): Promise<void>;
   /** Starts the Prometheus listener on METRICS_HOST:METRICS_PORT; null when METRICS_PORT=off. */
   listenMetrics(): Promise<MetricsListener | null>;
+  /**
+   * First phase of a shutdown: keeps serving for `ms` while failing readiness and ending
+   * keep-alive connections after each response (src/infra/http/drain.ts), then resolves.
+   */
+  drain(ms: number): Promise<void>;
   /** Finishes in-flight requests and jobs, then closes the database cleanly. */
   stop(): Promise<void>;
 }
@@ -89,6 +94,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
         if (config.metricsPort === null) return null;
         metricsListener ??= await listenMetrics(ctx.metrics, config.metricsPort, config.metricsHost);
         return metricsListener;
+      },
+      async drain(ms) {
+        app.drain.active = true;
+        if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
       },
       async stop() {
         if (stopped) return;

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Readiness: database reachable and migrations applied
-         * @description Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise.
+         * @description Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise (also while the instance drains before shutting down).
          */
         get: operations["getReadiness"];
         put?: never;

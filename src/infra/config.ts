@@ -27,6 +27,7 @@ export interface Config {
   connectionTimeoutMs: number;
   /** A request whose headers and body have not all arrived this long after it started is answered 408 and closed. */
   requestTimeoutMs: number;
+  shutdownDrainMs: number;
   /** First period end published under TACSI methodology tacsi-m2; earlier periods are (and stay) tacsi-m1. */
   tacsiM2From: string;
   /** Port of the separate Prometheus listener (0 = any free port); null = no metrics listener. */
@@ -317,6 +318,13 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     30_000,
     [100, 600_000],
     'headers not received this long after the request began: 408; a body not received this long after its headers: closed',
+  ),
+  integerOption(
+    'SHUTDOWN_DRAIN_MS',
+    'shutdownDrainMs',
+    0,
+    [0, 60_000],
+    'on SIGTERM, keep serving this long with /readyz answering 503 and keep-alive connections closed after each response, then close: behind a load balancer, set above its health-check interval × fall count',
   ),
   option({
     env: 'TACSI_M2_FROM',

@@ -127,9 +127,10 @@ export interface ChildService {
  */
 export async function spawnService(
   env: Record<string, string>,
-  options: { readyTimeoutMs?: number } = {},
+  options: { readyTimeoutMs?: number; port?: number } = {},
 ): Promise<ChildService> {
-  const port = await freePort();
+  // A fixed port when a load balancer's configuration names it (a restart must come back there).
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: REPO_ROOT,
     env: {

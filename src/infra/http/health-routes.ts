@@ -38,7 +38,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         tags: ['operations'],
         summary: 'Readiness: database reachable and migrations applied',
         description:
-          'Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise.',
+          'Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise (also while the instance drains before shutting down).',
         security: [],
         response: {
           200: json(Health, 'Ready', { status: 'ok', database: 'ok', migrations: 'applied' }),
@@ -50,6 +50,11 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (_request, reply) => {
+      // Shutting down (src/infra/http/drain.ts): out of the balancer before the listener closes.
+      if (app.drain.active) {
+        reply.header('Retry-After', '5');
+        return reply.code(503).send({ status: 'unavailable' });
+      }
       try {
         await ping(app.ctx.db);
         migrated ||= await migrationsApplied(app.ctx.db);
