@@ -4886,13 +4886,16 @@ export interface operations {
     };
     listAudits: {
         parameters: {
-            query: {
-                /** @description default: the key owner's workspace */
+            query?: {
+                /**
+                 * @description default: the API key owner's workspace
+                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
+                 */
                 workspace_id?: string;
                 /** @description default: every status */
                 status?: "processing" | "completed" | "failed";
-                limit: number;
-                offset: number;
+                limit?: number;
+                offset?: number;
             };
             header?: never;
             path?: never;
