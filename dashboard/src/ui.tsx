@@ -76,3 +76,43 @@ export function day(iso: string | null | undefined): string {
 export function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
+
+/** A table's header row: one column header per entry (an entry may be markup, e.g. a screen-reader-only label). */
+export function TableHead({ cols }: { cols: ComponentChildren[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c, i) => (
+          <th key={i} scope="col">
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** One "Newer"/"Older" paging button; each list keeps its own paging state and range label. */
+export function PageButton(props: { disabled: boolean; onClick: () => void; children: ComponentChildren }) {
+  return (
+    <button type="button" class="secondary" disabled={props.disabled} onClick={props.onClick}>
+      {props.children}
+    </button>
+  );
+}
+
+/** An audit's ranked recommendations, as the audit detail and the workspace overview both show them. */
+export function Recommendations(props: {
+  items: readonly { priority: number; pillar: string; action: string; expected_impact: string }[];
+  testId?: string;
+}) {
+  return (
+    <ol class="recs" data-testid={props.testId}>
+      {props.items.map((r) => (
+        <li key={r.priority}>
+          <strong>{cap(r.pillar)}</strong>: {r.action} <span class="muted">({r.expected_impact})</span>
+        </li>
+      ))}
+    </ol>
+  );
+}

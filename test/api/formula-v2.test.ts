@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli/program.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
+import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 
@@ -40,20 +41,20 @@ async function scoreEvents(workspaceId: string) {
     .execute();
 }
 
-/** Connects instagram through the simulator's consent screen; returns the connection id. */
-async function connectThroughSimulator(key: string, workspaceId: string, handle: string): Promise<string> {
-  const started = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
-  const url = new URL(started.json().authorization_url);
-  url.searchParams.set('login_hint', handle);
-  const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-  const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
-  expect(done.statusCode, done.body).toBe(200);
-  const { id } = await t.db
-    .selectFrom('platform_connections')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirstOrThrow();
-  return id;
+/** A real-time-scored client workspace under a new agency (whose key reads the client's score). */
+async function realtimeClient(name: string) {
+  const agency = await workspaceWithKey(t.db, {
+    plan: 'agency',
+    accountType: 'agency',
+    realtimeScoring: true,
+  });
+  const client = await createWorkspace(t.db, {
+    name,
+    plan: 'pro',
+    parentId: agency.workspace.id,
+    realtimeScoring: true,
+  });
+  return { agency, client };
 }
 
 /** Runs CLI arguments on this service's context, as the admin socket does for `brandhealth`. */
@@ -69,7 +70,12 @@ describe('score.changed on the daily recompute', () => {
     t.setNow(at(START));
     try {
       const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
-      const id = await connectThroughSimulator(key, workspace.id, 'stationary');
+      const id = await connectThroughSimulator(t, {
+        key,
+        workspaceId: workspace.id,
+        platform: 'instagram',
+        login: 'stationary',
+      });
       let round = 0;
       const sync = async () =>
         expect(await runSyncJob(t.ctx, { connectionId: id, round: `r${round++}`, attempt: 1 })).toBe(
@@ -123,17 +129,7 @@ describe('score.changed on the daily recompute', () => {
 
 describe('GET /v1/score under formula v2', () => {
   it('a live score carries formula v2, 90% intervals, stale with the latest data day, and the flags', async () => {
-    const agency = await workspaceWithKey(t.db, {
-      plan: 'agency',
-      accountType: 'agency',
-      realtimeScoring: true,
-    });
-    const client = await createWorkspace(t.db, {
-      name: 'Live v2',
-      plan: 'pro',
-      parentId: agency.workspace.id,
-      realtimeScoring: true,
-    });
+    const { agency, client } = await realtimeClient('Live v2');
     await connectPlatform(t.db, { workspaceId: client.id, platform: 'youtube', handle: '@livev2' });
     await seedMetrics(t.db, client.id, { platforms: ['youtube'], seed: 5, asOf: TODAY });
     t.setNow(at(TODAY));
@@ -170,17 +166,7 @@ describe('GET /v1/score under formula v2', () => {
   });
 
   it('a bought follower jump is flagged, and the response documents every extension field', async () => {
-    const agency = await workspaceWithKey(t.db, {
-      plan: 'agency',
-      accountType: 'agency',
-      realtimeScoring: true,
-    });
-    const client = await createWorkspace(t.db, {
-      name: 'Bought',
-      plan: 'pro',
-      parentId: agency.workspace.id,
-      realtimeScoring: true,
-    });
+    const { agency, client } = await realtimeClient('Bought');
     await connectPlatform(t.db, { workspaceId: client.id, platform: 'instagram', handle: '@bought' });
     await seedMetrics(t.db, client.id, {
       platforms: ['instagram'],

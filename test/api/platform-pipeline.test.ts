@@ -3,6 +3,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
+import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
@@ -28,13 +29,8 @@ afterAll(async () => {
 
 describe('connect, sync, score', () => {
   it('a connection made through the simulator feeds snapshots, daily scores and the score', async () => {
-    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
     // Real-time scoring: the score follows the synced data without an audit.
-    await t.db
-      .updateTable('workspaces')
-      .set({ realtime_scoring: true })
-      .where('id', '=', workspace.id)
-      .execute();
+    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency', realtimeScoring: true });
     const hook = await t.request({
       method: 'POST',
       url: '/v1/webhooks',
@@ -43,17 +39,12 @@ describe('connect, sync, score', () => {
     });
     expect(hook.statusCode, hook.body).toBe(200);
 
-    const started = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
-    const url = new URL(started.json().authorization_url);
-    url.searchParams.set('login_hint', 'pipeline');
-    const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-    const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
-    expect(done.statusCode, done.body).toBe(200);
-    const { id } = await t.db
-      .selectFrom('platform_connections')
-      .select('id')
-      .where('workspace_id', '=', workspace.id)
-      .executeTakeFirstOrThrow();
+    const id = await connectThroughSimulator(t, {
+      key,
+      workspaceId: workspace.id,
+      platform: 'instagram',
+      login: 'pipeline',
+    });
 
     expect(await runSyncJob(t.ctx, { connectionId: id, round: NOW.toISOString(), attempt: 1 })).toBe(
       'synced',

@@ -4,6 +4,7 @@ import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { getAccessToken } from '../../src/platforms/vault.ts';
 import { PLATFORMS } from '../../src/core/catalog.ts';
 import { utcDay } from '../../src/core/days.ts';
+import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
@@ -27,21 +28,10 @@ afterAll(async () => {
 
 const DAY_S = 86_400;
 
-/** connect -> consent -> callback through the simulator for `login` (its handle). */
-async function connectThroughSimulator(platform: (typeof PLATFORMS)[number], login: string) {
+/** A new agency workspace connected through the simulator as `login` (its handle). */
+async function connectedWorkspace(platform: (typeof PLATFORMS)[number], login: string) {
   const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
-  const started = await t.request({ method: 'POST', url: `/v1/platforms/${platform}/connect`, key });
-  expect(started.statusCode, started.body).toBe(200);
-  const url = new URL(started.json().authorization_url);
-  url.searchParams.set('login_hint', login);
-  const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-  const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
-  expect(done.statusCode, done.body).toBe(200);
-  const { id } = await t.db
-    .selectFrom('platform_connections')
-    .select('id')
-    .where('workspace_id', '=', workspace.id)
-    .executeTakeFirstOrThrow();
+  const id = await connectThroughSimulator(t, { key, workspaceId: workspace.id, platform, login });
   return { workspace, key, id };
 }
 
@@ -109,7 +99,7 @@ describe('platform OAuth quirks', () => {
   });
 
   it('Instagram: syncs by the stored account id; a connection made before ids were stored finds and keeps it', async () => {
-    const { workspace, id } = await connectThroughSimulator('instagram', 'igbyid');
+    const { workspace, id } = await connectedWorkspace('instagram', 'igbyid');
     const row = await connection(id);
     expect(row.account_id).toBe('ig_igbyid');
     // The simulator, like the Graph API, refuses /{username}: the sync reads /{id}.
@@ -136,7 +126,7 @@ describe('platform OAuth quirks', () => {
   });
 
   it('a lapsed Meta long-lived token (no refresh token) moves the connection to reauth_required, once, with its event', async () => {
-    const { workspace, key, id } = await connectThroughSimulator('instagram', 'lapsed');
+    const { workspace, key, id } = await connectedWorkspace('instagram', 'lapsed');
     expect(await runSyncJob(t.ctx, { connectionId: id, round: 'a', attempt: 1 })).toBe('synced');
     // About 60 days later the token lapses: the platform answers 401 (Graph code 190).
     expect(sim.expireAccessTokens('instagram', 'lapsed')).toBeGreaterThan(0);

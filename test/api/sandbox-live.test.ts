@@ -43,12 +43,7 @@ async function runQueuedSyncs(): Promise<string[]> {
 
 describe('live sandbox', () => {
   it('connects through consent over HTTP; syncs show in /v1/platforms and the score moves as days pass', async () => {
-    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
-    await t.db
-      .updateTable('workspaces')
-      .set({ realtime_scoring: true })
-      .where('id', '=', workspace.id)
-      .execute();
+    const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency', realtimeScoring: true });
     // As the seeded sandbox: connections made by handle only, nothing to sync with.
     await connectPlatform(t.db, { workspaceId: workspace.id, platform: 'instagram', handle: '@LiveBrand' });
     await connectPlatform(t.db, { workspaceId: workspace.id, platform: 'tiktok', handle: 'livebrand' });

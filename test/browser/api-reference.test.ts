@@ -1,11 +1,9 @@
 import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// In CI the browser must be there (.ci/run installs it); a developer without it skips this file.
-const available = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
 // The README's screenshot is rewritten only on request (UPDATE_SCREENSHOTS=1), so a test run leaves the tree clean.
 const SCREENSHOT =
   process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/img/api-reference.png' : '.tmp/api-reference.png';
@@ -47,7 +45,7 @@ function exampleStrings(node: unknown, doc: Json, seen = new Set<unknown>()): st
   return out;
 }
 
-describe.runIf(available)('the Scalar API reference in a real browser', () => {
+describe.runIf(browserAvailable)('the Scalar API reference in a real browser', () => {
   let t: TestService;
   let browser: Browser;
   let base: string;
@@ -62,19 +60,7 @@ describe.runIf(available)('the Scalar API reference in a real browser', () => {
     t = await startTestService();
     ({ key } = await workspaceWithKey(t.db, { plan: 'pro', name: 'Reference Browser Co' }));
     base = await t.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => errors.push(e.message));

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
 import { runDemo } from '../../src/sandbox/demo.ts';
 import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 /**
@@ -15,12 +16,10 @@ import { startTestService, type TestService } from '../helpers/service.ts';
  * sandbox for the whole file (seeding is the slow part). Screenshots for the README are written to
  * docs/img only when UPDATE_SCREENSHOTS=1.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' && process.env.TEST_DB !== 'postgres';
 const AXE = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
-describe.runIf(available)('the web dashboard in a real browser', () => {
+describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   let sim: Simulator;
   let t: TestService;
   let m: SandboxManifest;
@@ -42,10 +41,7 @@ describe.runIf(available)('the web dashboard in a real browser', () => {
     m = await runDemo(t.ctx, { out });
     await t.service.startWorkers();
     base = await t.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'],
-    });
+    browser = await launchBrowser();
     // bypassCSP only so the test can inject axe-core; the page's own CSP is checked separately.
     context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true });
     context.on('request', (r) => urls.push(r.url()));

@@ -1,14 +1,11 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// In CI the browser must be there (.ci/run installs it); a developer without it skips this file.
-const available = fs.existsSync(CHROMIUM) || process.env.CI === 'true';
-
-describe.runIf(available)('the docs UI in a real browser', () => {
+describe.runIf(browserAvailable)('the docs UI in a real browser', () => {
   let t: TestService;
   let browser: Browser;
   let base: string;
@@ -16,19 +13,7 @@ describe.runIf(available)('the docs UI in a real browser', () => {
     t = await startTestService();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -6,7 +6,7 @@ import type { DB } from '../../src/infra/db/types.ts';
 import { seedMetrics } from '../api/audits.fixtures.ts';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';
 import { workspaceWithKey } from '../helpers/service.ts';
-import { http, killService, spawnService, until, type ChildService } from './support.ts';
+import { expectScoredOnce, http, killService, spawnService, until, type ChildService } from './support.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 
 // kill -9 of the real service (`node src/main.ts`) while 50 audits are processing, then a new
@@ -122,22 +122,8 @@ describe.runIf(usingPostgres())('kill -9 while 50 audits are processing', () => 
     );
     expect(await statusCounts()).toEqual({ completed: AUDITS });
 
-    // One score_log set per audit: exactly one row per platform scored.
-    const logs = await db
-      .selectFrom('score_log')
-      .select(['audit_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('audit_id', 'in', auditIds)
-      .groupBy('audit_id')
-      .execute();
-    expect(logs).toHaveLength(AUDITS);
-    for (const row of logs) expect(Number(row.n), String(row.audit_id)).toBe(PLATFORMS.length);
-    // One audit.completed event per audit.
-    const events = await db
-      .selectFrom('events')
-      .select(sql<string>`data->>'audit_id'`.as('audit_id'))
-      .where('type', '=', 'audit.completed')
-      .execute();
-    expect(events.map((e) => e.audit_id).sort()).toEqual([...auditIds].sort());
+    // One score_log set per audit (one row per platform scored) and one audit.completed event each.
+    await expectScoredOnce(db, auditIds, PLATFORMS.length);
 
     // Through the API of the new process: each audit reads back completed, and each workspace
     // has used exactly one audit of its quota.

@@ -2,14 +2,21 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_LIMITS, type Platform } from '../../src/core/catalog.ts';
 import { openDatabase, type Database } from '../../src/infra/db/database.ts';
 import { seedMetrics } from '../api/audits.fixtures.ts';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';
 import { workspaceWithKey } from '../helpers/service.ts';
-import { freePort, http, killService, spawnService, until, type ChildService } from './support.ts';
+import {
+  expectScoredOnce,
+  freePort,
+  http,
+  killService,
+  spawnService,
+  until,
+  type ChildService,
+} from './support.ts';
 
 // Three service processes (`node src/main.ts`) on one PostgreSQL database and one Redis, behind
 // haproxy (Debian's package, started here) that routes round-robin and health-checks /readyz:
@@ -180,20 +187,7 @@ describe.runIf(usingPostgres() && (HAPROXY || CI))('scale-out: three instances b
       { timeoutMs: 90_000, intervalMs: 200 },
     );
     // Exactly once: one score_log row per platform, one audit.completed event, one quota unit each.
-    const logs = await db
-      .selectFrom('score_log')
-      .select(['audit_id', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('audit_id', 'in', auditIds)
-      .groupBy('audit_id')
-      .execute();
-    expect(logs).toHaveLength(AUDITS);
-    for (const row of logs) expect(Number(row.n), String(row.audit_id)).toBe(PLATFORMS.length);
-    const events = await db
-      .selectFrom('events')
-      .select(sql<string>`data->>'audit_id'`.as('audit_id'))
-      .where('type', '=', 'audit.completed')
-      .execute();
-    expect(events.map((e) => e.audit_id).sort()).toEqual([...auditIds].sort());
+    await expectScoredOnce(db, auditIds, PLATFORMS.length);
     for (const t of tenants) {
       const ws = await http(front, 'GET', '/v1/workspace', { key: t.key });
       expect(ws.json.audits_used, t.workspaceId).toBe(1);

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { sql, type Kysely } from 'kysely';
 import { expect } from 'vitest';
+import type { DB } from '../../src/infra/db/types.ts';
 
 /** Shared plumbing of the fault suite: bounded polling, real sockets, child-process services. */
 
@@ -237,4 +239,29 @@ export function rawExchange(
       }
     });
   });
+}
+
+/**
+ * Exactly-once scoring of finished audits, read from the database: one score_log row per platform
+ * for each audit and one audit.completed event per audit (no duplicates from retries or other workers).
+ */
+export async function expectScoredOnce(
+  db: Kysely<DB>,
+  auditIds: string[],
+  platformCount: number,
+): Promise<void> {
+  const logs = await db
+    .selectFrom('score_log')
+    .select(['audit_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('audit_id', 'in', auditIds)
+    .groupBy('audit_id')
+    .execute();
+  expect(logs).toHaveLength(auditIds.length);
+  for (const row of logs) expect(Number(row.n), String(row.audit_id)).toBe(platformCount);
+  const events = await db
+    .selectFrom('events')
+    .select(sql<string>`data->>'audit_id'`.as('audit_id'))
+    .where('type', '=', 'audit.completed')
+    .execute();
+  expect(events.map((e) => e.audit_id).sort()).toEqual([...auditIds].sort());
 }

@@ -5,6 +5,10 @@
 import { formatDay, requireDay } from '../../src/core/days.ts';
 import { type Platform, PLATFORMS } from '../../src/core/catalog.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
+// The same seeded PRNG as the reference population, so fixtures and population draw one stream.
+import { prng } from '../../src/scoring/engine/v2/reference-population.ts';
+
+export { prng };
 
 export interface SyntheticOptions {
   seed: number;
@@ -16,18 +20,6 @@ export interface SyntheticOptions {
   followers?: number;
   /** Probability that a day's snapshot is missing (ingest gap). Default 0. */
   gapRate?: number;
-}
-
-/** mulberry32: tiny, fast, good enough for fixtures. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function syntheticSnapshots(o: SyntheticOptions): DailySnapshot[] {

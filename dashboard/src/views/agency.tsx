@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { downloadCsv, storedKey, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, Section, TableHead, useAsync, when } from '../ui.tsx';
 
 interface Row {
   workspaceId: string;
@@ -75,18 +75,9 @@ export function AgencyView({ session }: ViewProps) {
           {(all) => (
             <div class="scroll">
               <table data-testid="clients">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Score</th>
-                    <th scope="col">Grade</th>
-                    <th scope="col">Scored at</th>
-                    <th scope="col">
-                      <span class="sr-only">Open</span>
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead
+                  cols={['Name', 'Type', 'Score', 'Grade', 'Scored at', <span class="sr-only">Open</span>]}
+                />
                 <tbody>
                   {all.map((r) => (
                     <tr key={r.workspaceId}>
@@ -124,15 +115,7 @@ export function AgencyView({ session }: ViewProps) {
                 {l.count} rows (newest 100) for {l.scope.workspaceName} and {l.scope.clientCount} clients.
               </p>
               <table data-testid="score-log">
-                <thead>
-                  <tr>
-                    <th scope="col">Recorded</th>
-                    <th scope="col">Workspace</th>
-                    <th scope="col">Platform</th>
-                    <th scope="col">Score</th>
-                    <th scope="col">Grade</th>
-                  </tr>
-                </thead>
+                <TableHead cols={['Recorded', 'Workspace', 'Platform', 'Score', 'Grade']} />
                 <tbody>
                   {l.scores.map((s) => (
                     <tr key={`${s.workspaceId}-${s.platform}-${s.recordedAt}`}>

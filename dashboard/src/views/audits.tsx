@@ -3,7 +3,17 @@ import { PILLARS, unwrap } from '../api.ts';
 import type { AuditResult, AuditStart } from '../../../sdk/src/client.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, cap, useAsync, when } from '../ui.tsx';
+import {
+  ErrorBox,
+  Loaded,
+  PageButton,
+  Recommendations,
+  Section,
+  TableHead,
+  cap,
+  useAsync,
+  when,
+} from '../ui.tsx';
 
 const PAGE = 10;
 type StatusFilter = '' | 'completed' | 'failed' | 'processing';
@@ -159,15 +169,7 @@ function PastAudits({
             <>
               <div class="scroll">
                 <table data-testid="audit-list">
-                  <thead>
-                    <tr>
-                      <th scope="col">Started</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Result</th>
-                      <th scope="col">Platforms</th>
-                      <th scope="col">Audit</th>
-                    </tr>
-                  </thead>
+                  <TableHead cols={['Started', 'Status', 'Result', 'Platforms', 'Audit']} />
                   <tbody>
                     {p.audits.map((a) => (
                       <tr key={a.audit_id}>
@@ -193,22 +195,15 @@ function PastAudits({
                 <span class="muted">
                   {p.offset + 1}–{p.offset + p.audits.length} of {p.total}
                 </span>
-                <button
-                  type="button"
-                  class="secondary"
-                  disabled={p.offset === 0}
-                  onClick={() => setOffset(Math.max(0, p.offset - PAGE))}
-                >
+                <PageButton disabled={p.offset === 0} onClick={() => setOffset(Math.max(0, p.offset - PAGE))}>
                   Newer
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
+                </PageButton>
+                <PageButton
                   disabled={p.offset + p.audits.length >= p.total}
                   onClick={() => setOffset(p.offset + PAGE)}
                 >
                   Older
-                </button>
+                </PageButton>
               </p>
             </>
           )
@@ -245,14 +240,7 @@ function AuditDetail({ session, auditId }: ViewProps & { auditId: string }) {
                     Completed {when(a.completed_at)} · formula {a.formula_version}
                   </p>
                   <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">Pillar</th>
-                        <th scope="col">Score</th>
-                        <th scope="col">Change</th>
-                        <th scope="col">Grade</th>
-                      </tr>
-                    </thead>
+                    <TableHead cols={['Pillar', 'Score', 'Change', 'Grade']} />
                     <tbody>
                       {PILLARS.map((p) => (
                         <tr key={p}>
@@ -270,14 +258,7 @@ function AuditDetail({ session, auditId }: ViewProps & { auditId: string }) {
                 </Section>
               </div>
               <Section title="Recommendations">
-                <ol class="recs">
-                  {a.recommendations.map((r) => (
-                    <li key={r.priority}>
-                      <strong>{cap(r.pillar)}</strong>: {r.action}{' '}
-                      <span class="muted">({r.expected_impact})</span>
-                    </li>
-                  ))}
-                </ol>
+                <Recommendations items={a.recommendations} />
               </Section>
             </>
           )

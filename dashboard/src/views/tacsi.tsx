@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ProblemError, unwrap, type Client } from '../api.ts';
 import type { LicensedSector, Ok } from '../../../sdk/src/client.ts';
 import { COLORS, Chart, bandSeries } from '../chart.tsx';
-import { Loaded, Section, cap, useAsync } from '../ui.tsx';
+import { Loaded, PageButton, Section, TableHead, cap, useAsync } from '../ui.tsx';
 
 type History = Ok<'/v1/tacsi/history', 'get'>;
 
@@ -276,16 +276,7 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
             <>
               <div class="scroll">
                 <table data-testid="tacsi-archive">
-                  <thead>
-                    <tr>
-                      <th scope="col">Week ending</th>
-                      <th scope="col">Index</th>
-                      <th scope="col">±95%</th>
-                      <th scope="col">Change</th>
-                      <th scope="col">Cohort</th>
-                      <th scope="col">Methodology</th>
-                    </tr>
-                  </thead>
+                  <TableHead cols={['Week ending', 'Index', '±95%', 'Change', 'Cohort', 'Methodology']} />
                   <tbody>
                     {rows.map((r) => (
                       <tr key={r.periodEnd}>
@@ -317,9 +308,7 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
                     ))}
                   </select>
                 </label>
-                <button
-                  type="button"
-                  class="secondary"
+                <PageButton
                   disabled={offset === 0 && cursors.length === 0}
                   onClick={() => {
                     if (offset > 0) setOffset(Math.max(0, offset - size));
@@ -330,10 +319,8 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
                   }}
                 >
                   Newer
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
+                </PageButton>
+                <PageButton
                   disabled={!nextInPage && !(p.hasMore && p.nextBefore)}
                   onClick={() => {
                     if (nextInPage) setOffset(offset + size);
@@ -344,7 +331,7 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
                   }}
                 >
                   Older
-                </button>
+                </PageButton>
               </p>
             </>
           );

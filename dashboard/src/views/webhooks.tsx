@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, PageButton, Section, TableHead, useAsync, when } from '../ui.tsx';
 
 const EVENTS = [
   'audit.completed',
@@ -93,15 +93,7 @@ export function WebhooksView({ session }: ViewProps) {
             ) : (
               <div class="scroll">
                 <table data-testid="webhooks">
-                  <thead>
-                    <tr>
-                      <th scope="col">URL</th>
-                      <th scope="col">Events</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Actions</th>
-                    </tr>
-                  </thead>
+                  <TableHead cols={['URL', 'Events', 'Status', 'Created', 'Actions']} />
                   <tbody>
                     {l.webhooks.map((w) => (
                       <tr key={w.id}>
@@ -157,15 +149,7 @@ function Deliveries({ session, id }: { session: ViewProps['session']; id: string
             <>
               <div class="scroll">
                 <table data-testid="deliveries">
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Attempts</th>
-                      <th scope="col">Last answer</th>
-                      <th scope="col">Last attempt</th>
-                    </tr>
-                  </thead>
+                  <TableHead cols={['Event', 'Status', 'Attempts', 'Last answer', 'Last attempt']} />
                   <tbody>
                     {d.deliveries.map((x) => (
                       <tr key={x.id}>
@@ -180,25 +164,15 @@ function Deliveries({ session, id }: { session: ViewProps['session']; id: string
                 </table>
               </div>
               <p class="row">
-                <button
-                  type="button"
-                  class="secondary"
-                  disabled={offset === 0}
-                  onClick={() => setOffset(offset - limit)}
-                >
+                <PageButton disabled={offset === 0} onClick={() => setOffset(offset - limit)}>
                   Newer
-                </button>
+                </PageButton>
                 <span>
                   {offset + 1}–{offset + d.deliveries.length} of {d.total}
                 </span>
-                <button
-                  type="button"
-                  class="secondary"
-                  disabled={offset + limit >= d.total}
-                  onClick={() => setOffset(offset + limit)}
-                >
+                <PageButton disabled={offset + limit >= d.total} onClick={() => setOffset(offset + limit)}>
                   Older
-                </button>
+                </PageButton>
               </p>
             </>
           )

@@ -1,7 +1,7 @@
 import { PILLARS, unwrap } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
-import { Loaded, Section, cap, useAsync, when } from '../ui.tsx';
+import { Loaded, Recommendations, Section, TableHead, cap, useAsync, when } from '../ui.tsx';
 
 export function pillarBars(pillars: Record<string, number>) {
   return {
@@ -100,14 +100,7 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
               <p>No platform is connected yet. Connect one under Platforms.</p>
             ) : (
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Platform</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Last sync</th>
-                    <th scope="col">Next sync</th>
-                  </tr>
-                </thead>
+                <TableHead cols={['Platform', 'Status', 'Last sync', 'Next sync']} />
                 <tbody>
                   {p.platforms.map((x) => (
                     <tr key={x.name}>
@@ -136,14 +129,7 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
                   From the audit of{' '}
                   <a href={`#/audits/${encodeURIComponent(a.audit_id)}`}>{when(a.completed_at)}</a>.
                 </p>
-                <ol class="recs" data-testid="recommendations">
-                  {a.recommendations.map((r) => (
-                    <li key={r.priority}>
-                      <strong>{cap(r.pillar)}</strong>: {r.action}{' '}
-                      <span class="muted">({r.expected_impact})</span>
-                    </li>
-                  ))}
-                </ol>
+                <Recommendations items={a.recommendations} testId="recommendations" />
               </>
             )
           }
