@@ -87,8 +87,8 @@ export const ScoreHistory = Type.Object(
 const WorkspaceId = Type.Optional(WorkspaceIdInput);
 const PILLARS_EXAMPLE = { presence: 74.1, reach: 66.8, impact: 70.2, sentiment: 63.5, momentum: 67.9 };
 
-/** Sends JSON already serialized by the route's schema: Fastify sends a JSON-typed string as is. */
-function sendSerialized(reply: FastifyReply, body: string): FastifyReply {
+/** Sends JSON already serialized by the route's schema: Fastify sends a Buffer as is. */
+function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
@@ -151,11 +151,9 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         throw error;
       }
       // The route's own response serializer: a cached answer is byte for byte the uncached one.
-      const body = reply.serializeInput(
-        view as unknown as Record<string, unknown>,
-        '200',
-        'application/json',
-      ) as string;
+      const body = Buffer.from(
+        reply.serializeInput(view as unknown as Record<string, unknown>, '200', 'application/json') as string,
+      );
       cache.set(read, variant, body, Date.now());
       return sendSerialized(reply, body);
     },

@@ -6,7 +6,8 @@ import { stateSlot } from '../infra/state.ts';
 export const SCORE_CHANNEL = 'score_changed';
 
 interface Entry {
-  body: string;
+  /** UTF-8 bytes: sending a Buffer skips encoding the string on every write (a quarter of the CPU). */
+  body: Buffer;
   expiresAt: number;
 }
 
@@ -61,7 +62,7 @@ export class ScoreCache {
     this.clear();
   }
 
-  get(workspaceId: string, variant: string, nowMs: number): string | undefined {
+  get(workspaceId: string, variant: string, nowMs: number): Buffer | undefined {
     if (!this.#listening) return undefined;
     const entry = this.#byWorkspace.get(workspaceId)?.get(variant);
     if (!entry) return undefined;
@@ -86,7 +87,7 @@ export class ScoreCache {
   }
 
   /** Keeps the answer unless the workspace changed (or listening stopped) since `begin`. */
-  set(read: PendingRead, variant: string, body: string, nowMs: number): void {
+  set(read: PendingRead, variant: string, body: Buffer, nowMs: number): void {
     this.abandon(read);
     if (read.dirty || !this.#listening) return;
     let variants = this.#byWorkspace.get(read.workspaceId);
