@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, setParent } from '../../src/admin/workspaces.ts';
+import { setParent } from '../../src/admin/workspaces.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
