@@ -17,6 +17,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** How long a verified API key is trusted from memory; also the worst-case revocation latency. */
   authCacheTtlMs: number;
+  scoreCacheTtlMs: number;
+  scoreCacheEntries: number;
   /** Allow outbound HTTP(S) to loopback (webhooks, studio media). Tests only. */
   allowLoopbackFetch: boolean;
   /** Run pg-boss workers and schedules in this process. */
@@ -282,6 +284,20 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     5000,
     [0, 300_000],
     'how long a verified key is trusted from memory (= worst-case revocation delay)',
+  ),
+  integerOption(
+    'SCORE_CACHE_TTL_MS',
+    'scoreCacheTtlMs',
+    60_000,
+    [0, 3_600_000],
+    'GET /v1/score answers kept in memory at most this long (a safety net: changes invalidate them at once through NOTIFY); 0 turns the cache off',
+  ),
+  integerOption(
+    'SCORE_CACHE_ENTRIES',
+    'scoreCacheEntries',
+    50_000,
+    [1, 10_000_000],
+    'GET /v1/score answers kept in memory at most (about 1 KB each); the oldest go first',
   ),
   option({
     env: 'RUN_WORKERS',

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
@@ -16,6 +16,8 @@ import { currentScore } from './current-score.ts';
 import { GRANULARITIES, scoreHistory } from './history.ts';
 import { V2ScoreFields } from './schemas.ts';
 import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
+import { scoreCache } from './score-cache.ts';
+import { utcDay } from '../core/days.ts';
 
 const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
 
@@ -85,8 +87,16 @@ export const ScoreHistory = Type.Object(
 const WorkspaceId = Type.Optional(WorkspaceIdInput);
 const PILLARS_EXAMPLE = { presence: 62.1, reach: 56.8, impact: 60.2, sentiment: 51.9, momentum: 50.3 };
 
+/** Sends JSON already serialized by the route's schema: Fastify sends a Buffer as is. */
+function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
 export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const cache = scoreCache(app.ctx);
+  app.addHook('onReady', () => cache.start(app.ctx));
+  app.addHook('onClose', () => cache.stop());
 
   app.get(
     '/v1/score',
@@ -133,13 +143,31 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) =>
-      currentScore(
-        app.ctx,
-        workspacePrincipal(request),
-        request.query.workspace_id,
-        request.query.include_pillars,
-      ),
+    async (request, reply) => {
+      const principal = workspacePrincipal(request);
+      const { workspace_id: requested, include_pillars: includePillars } = request.query;
+      if (!cache.enabled) return currentScore(app.ctx, principal, requested, includePillars);
+      // Everything the answer depends on besides the workspace's rows: the key owner (tenancy and
+      // visibility), its plan (real-time or not), the variant asked, and the day (`stale`).
+      const workspaceId = requested ?? principal.workspaceId;
+      const variant = `${principal.workspaceId} ${principal.plan} ${includePillars} ${utcDay(app.ctx.now())}`;
+      const hit = cache.get(workspaceId, variant, Date.now());
+      if (hit !== undefined) return sendSerialized(reply, hit);
+      const read = cache.begin(workspaceId);
+      let view;
+      try {
+        view = await currentScore(app.ctx, principal, requested, includePillars);
+      } catch (error) {
+        cache.abandon(read);
+        throw error;
+      }
+      // The route's own response serializer: a cached answer is byte for byte the uncached one.
+      const body = Buffer.from(
+        reply.serializeInput(view as unknown as Record<string, unknown>, '200', 'application/json') as string,
+      );
+      cache.set(read, variant, body, Date.now());
+      return sendSerialized(reply, body);
+    },
   );
 
   app.get(

@@ -19,6 +19,14 @@ const parsers: Record<number, (value: string) => unknown> = {
   [DATE]: (v) => v,
 };
 
+/**
+ * PGlite's PostgreSQL keeps PostgreSQL's default 128 MB of shared buffers inside the WASM heap, which
+ * never shrinks: on the demo sandbox the service held 520-530 MB at rest. 16 MB (the embedded default
+ * serves one process's small tenancy; pages also stay in the OS cache) measured -180 MB at open
+ * (docs/performance.md, "Memory").
+ */
+const PGLITE_MEMORY = ['-c', 'shared_buffers=16MB'];
+
 export interface Database {
   db: Kysely<DB>;
   kind: 'pglite' | 'postgres';
@@ -60,6 +68,7 @@ async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
   try {
     pglite = await PGlite.create(inMemory ? undefined : dataDir, {
       parsers,
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY],
       ...(image ? { loadDataDir: image } : {}),
     });
   } catch (error) {

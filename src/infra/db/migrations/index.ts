@@ -10,6 +10,7 @@ import * as m0050 from './0050_platform_oauth.ts';
 import * as m0051 from './0051_platform_sync.ts';
 import * as m0060 from './0060_formula_v2.ts';
 import * as m0061 from './0061_sentiment_provenance.ts';
+import * as m0062 from './0062_score_change_notify.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0051_platform_sync': m0051,
   '0060_formula_v2': m0060,
   '0061_sentiment_provenance': m0061,
+  '0062_score_change_notify': m0062,
 };
