@@ -223,9 +223,11 @@ describe('cut-over', () => {
         .selectFrom('tacsi_cells')
         .select(['methodology_version', 'index_value'])
         .execute();
+      // v1 near 80, v2 near 50: 70 separates them by many noise deviations (a 60-brand tacsi-m2 week is
+      // noised directly and can land 10 points off; the tacsi-m1 Laplace noise is far smaller).
       for (const c of levels) {
         if (c.methodology_version === 'tacsi-m1') expect(c.index_value).toBeGreaterThan(70);
-        else expect(c.index_value).toBeLessThan(60);
+        else expect(c.index_value).toBeLessThan(70);
       }
       expect(await other.db.selectFrom('tacsi_privacy_ledger').select('period_end').execute()).toHaveLength(
         2,
