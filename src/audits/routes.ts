@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { invalidParameter } from '../core/errors.ts';
@@ -175,11 +175,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
           'to neither the client nor its new agency.',
         querystring: AuditListQuery,
         response: {
-          200: json(
-            AuditList,
-            "A page of the workspace's audits, newest first",
-            ((AuditList as { examples?: unknown[] }).examples as Static<typeof AuditList>[])[0]!,
-          ),
+          200: json(AuditList, "A page of the workspace's audits, newest first"),
           ...errorResponses(403, 404),
         },
       },

@@ -338,13 +338,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
           '403 Not Licensed of the other TACSI feeds.',
         querystring: Type.Object({}, { additionalProperties: false }),
         response: {
-          200: json(
-            S.LicensedSectors,
-            'The sectors this key may read today, with their feeds',
-            (
-              (S.LicensedSectors as { examples?: unknown[] }).examples as Static<typeof S.LicensedSectors>[]
-            )[0]!,
-          ),
+          200: json(S.LicensedSectors, 'The sectors this key may read today, with their feeds'),
           ...errorResponses(403),
         },
       },

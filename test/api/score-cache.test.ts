@@ -8,6 +8,7 @@ import { createService, type Service } from '../../src/service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { usingPostgres } from '../helpers/database.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 
 /**
@@ -60,17 +61,7 @@ async function settled<T>(read: () => Promise<T>, done: (value: T) => boolean): 
 describe('GET /v1/score from memory', () => {
   it('a sync that brings new snapshots replaces the cached real-time score', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency', realtimeScoring: true });
-    const started = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
-    expect(started.statusCode, started.body).toBe(200);
-    const back = new URL(
-      (await fetch(started.json().authorization_url, { redirect: 'manual' })).headers.get('location')!,
-    );
-    expect((await t.request({ method: 'GET', url: `${back.pathname}${back.search}` })).statusCode).toBe(200);
-    const { id } = await t.db
-      .selectFrom('platform_connections')
-      .select('id')
-      .where('workspace_id', '=', workspace.id)
-      .executeTakeFirstOrThrow();
+    const id = await connectThroughSimulator(t, { key, workspaceId: workspace.id, platform: 'instagram' });
     // History up to yesterday only, then read twice: the second answer is the cached one.
     await seedMetrics(t.db, workspace.id, { platforms: ['instagram'], asOf: addDays(TODAY, -1), days: 60 });
     const before = await get(key, '/v1/score');

@@ -6,6 +6,7 @@ import { asStoredReal } from '../../src/ingest/sync.ts';
 import { recomputeDailyScores, writeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { FORMULA_VERSION } from '../../src/scoring/engine/index.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
+import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
@@ -59,17 +60,7 @@ async function dailyScores(workspaceId: string) {
 describe('sync recompute', () => {
   it('a sync that changes only the last day rewrites only the days from it, as a full recompute would', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
-    const started = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
-    expect(started.statusCode, started.body).toBe(200);
-    const back = new URL(
-      (await fetch(started.json().authorization_url, { redirect: 'manual' })).headers.get('location')!,
-    );
-    expect((await t.request({ method: 'GET', url: `${back.pathname}${back.search}` })).statusCode).toBe(200);
-    const { id } = await t.db
-      .selectFrom('platform_connections')
-      .select('id')
-      .where('workspace_id', '=', workspace.id)
-      .executeTakeFirstOrThrow();
+    const id = await connectThroughSimulator(t, { key, workspaceId: workspace.id, platform: 'instagram' });
     const sync = (n: number) =>
       runSyncJob(t.ctx, { connectionId: id, round: new Date(NOW.getTime() + n).toISOString(), attempt: 1 });
 

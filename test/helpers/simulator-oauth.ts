@@ -3,17 +3,18 @@ import type { Platform } from '../../src/core/catalog.ts';
 import type { TestService } from './service.ts';
 
 /**
- * connect -> the simulator's consent screen (signed in as `login`) -> callback, all over HTTP, as a
- * user would. The service must be started with SIMULATOR_URL. Returns the new connection's id.
+ * connect -> the simulator's consent screen (signed in as `login`, or its default account) -> callback,
+ * all over HTTP, as a user would. The service must be started with SIMULATOR_URL. Returns the new
+ * connection's id.
  */
 export async function connectThroughSimulator(
   t: TestService,
-  o: { key: string; workspaceId: string; platform: Platform; login: string },
+  o: { key: string; workspaceId: string; platform: Platform; login?: string },
 ): Promise<string> {
   const started = await t.request({ method: 'POST', url: `/v1/platforms/${o.platform}/connect`, key: o.key });
   expect(started.statusCode, started.body).toBe(200);
   const url = new URL(started.json().authorization_url);
-  url.searchParams.set('login_hint', o.login);
+  if (o.login) url.searchParams.set('login_hint', o.login);
   const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
   const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
   expect(done.statusCode, done.body).toBe(200);

@@ -20,9 +20,25 @@ export function withDefault<T extends TSchema>(schema: T): T {
   return Type.Optional(schema) as unknown as T;
 }
 
-/** A JSON response with its description and example; a schema with an `$id` becomes a named component. */
-export function json<T extends TSchema>(schema: T, description: string, example: Static<T>) {
+/**
+ * A JSON response with its description and example (by default the schema's own first `examples`
+ * entry); a schema with an `$id` becomes a named component.
+ */
+export function json<T extends TSchema>(
+  schema: T,
+  description: string,
+  example: Static<T> = ownExample(schema),
+) {
   return { description, content: { 'application/json': { schema, example } } };
+}
+
+/** The first of a schema's own `examples`, for a response that documents the resource's example. */
+function ownExample<T extends TSchema>(schema: T): Static<T> {
+  const { examples, $id } = schema as { examples?: unknown; $id?: string };
+  if (!Array.isArray(examples) || examples.length === 0) {
+    throw new Error(`schema ${$id ?? '(anonymous)'} has no examples: pass the response example`);
+  }
+  return examples[0] as Static<T>;
 }
 
 const ProblemFields = {

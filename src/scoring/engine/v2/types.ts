@@ -2,7 +2,7 @@
  * Public types of formula v2 (docs/scoring.md, "Formula v2"). v1 (../score.ts) stays as it is so
  * that stored v1 scores remain reproducible; `formula_version` picks the engine (see ../versions.ts).
  */
-import type { CompositeGrade, PillarGrade, Recommendation, AccountTier } from '../types.ts';
+import type { CompositeGrade, PillarGrade, PlatformScoreRow, Recommendation } from '../types.ts';
 import type { Pillar, PillarScores, Platform } from '../../../core/catalog.ts';
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 
@@ -36,19 +36,12 @@ export interface AuthenticityFlag {
   detail: string;
 }
 
-export interface PlatformScoreRowV2 {
-  platform: Platform;
-  tier: AccountTier;
-  /** Latest follower count with flagged purchases / bad values left out ("organic" audience). */
-  followerCount: number;
-  overallScore: number;
-  grade: CompositeGrade;
-  part1Score: number;
-  part2Score: number;
-  pillars: PillarScores;
-  /** Share of this platform in the workspace pillars: engaged audience, not raw followers. Sums to 1. */
-  weight: number;
-}
+/**
+ * The v1 row's shape with v2 meanings: `followerCount` is the latest count with flagged purchases
+ * and bad values left out (the "organic" audience), and `weight` is the platform's share by engaged
+ * audience, not raw followers (still summing to 1).
+ */
+export type PlatformScoreRowV2 = PlatformScoreRow;
 
 export interface ScoreWorkspaceV2Input {
   snapshots: readonly DailySnapshot[];
