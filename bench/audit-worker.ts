@@ -15,7 +15,11 @@ export type AuditWorkerReply =
 const env = process.env;
 const now = new Date(env.BENCH_NOW!);
 const service = await createService(
-  { ...loadConfig({ LOG_LEVEL: 'warn' }), databaseUrl: env.BENCH_DATABASE_URL!, runWorkers: false },
+  {
+    ...loadConfig({ LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: env.DATABASE_POOL_SIZE }),
+    databaseUrl: env.BENCH_DATABASE_URL!,
+    runWorkers: false,
+  },
   { now: () => now },
 );
 const send = (reply: AuditWorkerReply) => process.send!(reply);
