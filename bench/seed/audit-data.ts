@@ -9,7 +9,9 @@ export const AUDIT_SECTOR = 'bench-audit';
 const WORKSPACES_PER_STATEMENT = 100;
 
 export const auditWorkspaceId = (i: number) => `ws_bench_aud_${String(i).padStart(4, '0')}`;
-export const auditId = (i: number) => `aud_bench_run_${String(i).padStart(4, '0')}`;
+/** Round 1 is the one-process run, round 2 the two-process run (a second audit of the same workspaces). */
+export const auditId = (i: number, round = 1) =>
+  `aud_bench_run${round === 1 ? '' : round}_${String(i).padStart(4, '0')}`;
 
 /**
  * Workspaces with every platform connected and `days` daily snapshots per platform ending on the
@@ -99,17 +101,18 @@ export async function seedAuditData(
 /** Processing audits (every platform, `lookbackDays`) for workspaces [from, to), as POST /v1/audit/run leaves them. */
 export async function insertProcessingAudits(
   db: Kysely<DB>,
-  options: { from: number; to: number; lookbackDays: number; now: Date },
+  options: { from: number; to: number; lookbackDays: number; now: Date; round?: number },
 ): Promise<string[]> {
-  const { from, to, lookbackDays, now } = options;
+  const { from, to, lookbackDays, now, round = 1 } = options;
   const estimated = new Date(now.getTime() + 60_000);
+  const prefix = auditId(0, round).slice(0, -4);
   await sql`
     INSERT INTO audits (id, workspace_id, status, platforms, lookback_days, estimated_completion, created_at)
-    SELECT 'aud_bench_run_' || lpad(i::text, 4, '0'), 'ws_bench_aud_' || lpad(i::text, 4, '0'), 'processing',
+    SELECT ${prefix} || lpad(i::text, 4, '0'), 'ws_bench_aud_' || lpad(i::text, 4, '0'), 'processing',
            ARRAY[${sql.join([...PLATFORMS])}]::text[], ${lookbackDays}::int, ${estimated}, ${now}
       FROM generate_series(${from}::int, ${to - 1}::int) AS i
   `.execute(db);
-  return Array.from({ length: to - from }, (_, k) => auditId(from + k));
+  return Array.from({ length: to - from }, (_, k) => auditId(from + k, round));
 }
 
 /** The first day of the snapshots an audit of `lookbackDays` reads (the scoring window never goes below 90 days). */

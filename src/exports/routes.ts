@@ -8,6 +8,7 @@ import { errorResponses, Grade, PlatformName, Timestamp, withDefault } from '../
 import { compositeGrade, round1 } from '../scoring/engine/index.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 import { parseIsoInstant } from '../core/days.ts';
+import { exportCache } from './export-cache.ts';
 
 /** Spec: read scope and an Agency owner, denied as Forbidden (not Plan Required). */
 const EXPORT_AUTH: AuthRequirement = {
@@ -122,22 +123,52 @@ function scoreFields(row: ClientScoreRow) {
 }
 
 /**
- * A string with a JSON content type is sent as is: Fastify skips the response serializer for strings,
- * while the route's response schema still documents the body in OpenAPI. Typed as a plain reply because
- * the type provider types send() as the schema's object, not its JSON text.
+ * JSON bytes are sent as they are: Fastify skips the response serializer for a Buffer, while the
+ * route's response schema still documents the body in OpenAPI. Typed as a plain reply because the type
+ * provider types send() as the schema's object, not its JSON text.
  */
-function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
-  return reply.type('application/json').send(json);
+function sendJsonBytes(reply: FastifyReply, json: Buffer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
 }
 
 export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const cache = exportCache(app.ctx);
+  app.addHook('onReady', () => cache.start(app.ctx));
+  app.addHook('onClose', () => cache.stop());
 
   const scopeOf = async (ownerId: string) => {
     const scope = await exportScope(app.ctx.db, ownerId);
     // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
     if (!scope) throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
     return scope;
+  };
+
+  /**
+   * The score-log page as JSON bytes, from the cache when this owner's page for (limit, since) was read
+   * since its last change. The owner is the authenticated key's workspace: the cache is keyed by it,
+   * so the tenant boundary is the query's, as uncached.
+   */
+  const scoreExportPage = async (ownerId: string, limit: number, since: Date | null): Promise<Buffer> => {
+    const variant = `${limit} ${since?.getTime() ?? '-'}`;
+    const hit = cache.enabled ? cache.get(ownerId, variant, Date.now()) : undefined;
+    if (hit !== undefined) return hit;
+    const read = cache.enabled ? cache.begin(ownerId) : null;
+    let json: string | null;
+    try {
+      json = await scoreExportJson(app.ctx.db, ownerId, { limit, since });
+    } catch (error) {
+      if (read) cache.abandon(read);
+      throw error;
+    }
+    if (json === null) {
+      if (read) cache.abandon(read);
+      // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
+      throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
+    }
+    const body = Buffer.from(json, 'utf8');
+    if (read) cache.set(read, variant, body, Date.now());
+    return body;
   };
 
   app.get(
@@ -316,13 +347,15 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
         if (!parsed) throw invalidParameter('since', 'must be an ISO 8601 date (YYYY-MM-DD) or date-time');
         sinceInstant = parsed.instant;
       }
-      const body = await scoreExportJson(app.ctx.db, ownerId, { limit, since: sinceInstant });
-      // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
-      if (body === null)
-        throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
+      const body = await scoreExportPage(ownerId, limit, sinceInstant);
       // The CSV rows are the JSON's: one query, one tenant boundary, one number format for both.
-      if (csv) return sendCsv(reply, SCORES_CSV, (JSON.parse(body) as Static<typeof ScoreLogExport>).scores);
-      return sendJsonText(reply, body);
+      if (csv)
+        return sendCsv(
+          reply,
+          SCORES_CSV,
+          (JSON.parse(body.toString('utf8')) as Static<typeof ScoreLogExport>).scores,
+        );
+      return sendJsonBytes(reply, body);
     },
   );
 }

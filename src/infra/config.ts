@@ -19,6 +19,8 @@ export interface Config {
   authCacheTtlMs: number;
   scoreCacheTtlMs: number;
   scoreCacheEntries: number;
+  exportCacheTtlMs: number;
+  exportCacheMb: number;
   /** Allow outbound HTTP(S) to loopback (webhooks, studio media). Tests only. */
   allowLoopbackFetch: boolean;
   /** Run pg-boss workers and schedules in this process. */
@@ -298,6 +300,20 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     50_000,
     [1, 10_000_000],
     'GET /v1/score answers kept in memory at most (about 1 KB each); the oldest go first',
+  ),
+  integerOption(
+    'EXPORT_CACHE_TTL_MS',
+    'exportCacheTtlMs',
+    300_000,
+    [0, 3_600_000],
+    'GET /v1/export/scores pages kept in memory at most this long (a safety net: score-log and workspace changes invalidate them at once through NOTIFY); 0 turns the cache off',
+  ),
+  integerOption(
+    'EXPORT_CACHE_MB',
+    'exportCacheMb',
+    64,
+    [1, 65_536],
+    'memory for cached GET /v1/export/scores pages, in MB (a 1,000-row page is about 265 KB); the oldest agencies go first',
   ),
   option({
     env: 'RUN_WORKERS',

@@ -30,7 +30,13 @@ export async function startTestService(
 ): Promise<TestService> {
   const testDb: TestDatabase = await createTestDatabase({ migrated: true });
   const config: Config = {
-    ...loadConfig({ LOG_LEVEL: 'silent', AUTH_CACHE_TTL_MS: '0', SCORE_CACHE_TTL_MS: '0', ...env }),
+    ...loadConfig({
+      LOG_LEVEL: 'silent',
+      AUTH_CACHE_TTL_MS: '0',
+      SCORE_CACHE_TTL_MS: '0',
+      EXPORT_CACHE_TTL_MS: '0',
+      ...env,
+    }),
     databaseUrl: testDb.databaseUrl,
     dataDir: testDb.dataDir,
     runWorkers: false,
