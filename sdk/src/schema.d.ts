@@ -1368,9 +1368,16 @@ export interface components {
         ExportClient: {
             workspaceId: string;
             name: string;
-            /** @description account type: brand, creator or agency */
-            type: string;
-            orgType: string;
+            /**
+             * @description account type: brand, creator or agency
+             * @enum {unknown}
+             */
+            type: "brand" | "creator" | "agency";
+            /**
+             * @description organisation type of the workspace
+             * @enum {unknown}
+             */
+            orgType: "company" | "nonprofit" | "individual" | "public_sector" | "agency";
             isWhiteLabeled: boolean;
             /** @description latest stored Brand Credit Score; null when the client has no completed Brand Audit yet */
             coreScore: number | null;
@@ -1414,7 +1421,11 @@ export interface components {
             workspaceName: string;
             /** @enum {unknown} */
             platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
-            tier: string;
+            /**
+             * @description account tier of the platform account by its followers (docs/scoring.md)
+             * @enum {unknown}
+             */
+            tier: "nano" | "micro" | "mid" | "macro" | "mega";
             followerCount: number;
             overallScore: number;
             /**
@@ -6492,7 +6503,7 @@ export interface operations {
                      *           "workspaceId": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *           "workspaceName": "Bluebird Coffee",
                      *           "platform": "instagram",
-                     *           "tier": "pro",
+                     *           "tier": "micro",
                      *           "followerCount": 48210,
                      *           "overallScore": 70.4,
                      *           "grade": "strong",
@@ -6507,7 +6518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreLogExport"];
                     /**
                      * @example workspaceId,workspaceName,platform,tier,followerCount,overallScore,grade,part1Score,part2Score,formulaVersion,recordedAt
-                     *     ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C,Bluebird Coffee,instagram,pro,48210,70.4,strong,72.1,68.7,v1,2026-11-20T09:13:02.000Z
+                     *     ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C,Bluebird Coffee,instagram,micro,48210,70.4,strong,72.1,68.7,v1,2026-11-20T09:13:02.000Z
                      */
                     "text/csv": string;
                 };

@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
+import type { AccountType, OrgType } from '../core/catalog.ts';
 
 export interface ExportScope {
   workspaceId: string;
@@ -22,8 +23,8 @@ export async function exportScope(db: Kysely<DB>, ownerId: string): Promise<Expo
 export interface ClientScoreRow {
   id: string;
   name: string;
-  account_type: string;
-  org_type: string;
+  account_type: AccountType;
+  org_type: OrgType;
   is_white_labeled: boolean;
   score: number | null;
   completed_at: Date | null;

@@ -5,7 +5,8 @@ import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plu
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
 import { errorResponses, Grade, PlatformName, Timestamp, withDefault } from '../infra/http/schemas.ts';
-import { compositeGrade, round1 } from '../scoring/engine/index.ts';
+import { ACCOUNT_TIERS, compositeGrade, round1 } from '../scoring/engine/index.ts';
+import { ACCOUNT_TYPES, ORG_TYPES } from '../core/catalog.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 import { parseIsoInstant } from '../core/days.ts';
 import { exportCache } from './export-cache.ts';
@@ -40,8 +41,8 @@ const ClientRow = Type.Object(
   {
     workspaceId: Type.String(),
     name: Type.String(),
-    type: Type.String({ description: 'account type: brand, creator or agency' }),
-    orgType: Type.String(),
+    type: Type.Enum(ACCOUNT_TYPES, { description: 'account type: brand, creator or agency' }),
+    orgType: Type.Enum(ORG_TYPES, { description: 'organisation type of the workspace' }),
     isWhiteLabeled: Type.Boolean(),
     ...ScoreFields,
   },
@@ -63,7 +64,9 @@ const ScoreLogRow = Type.Object(
     workspaceId: Type.String(),
     workspaceName: Type.String(),
     platform: PlatformName,
-    tier: Type.String(),
+    tier: Type.Enum(ACCOUNT_TIERS, {
+      description: 'account tier of the platform account by its followers (docs/scoring.md)',
+    }),
     followerCount: Type.Integer(),
     overallScore: Type.Number(),
     grade: Grade,
@@ -320,7 +323,7 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
                   workspaceId: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
                   workspaceName: 'Bluebird Coffee',
                   platform: 'instagram',
-                  tier: 'pro',
+                  tier: 'micro',
                   followerCount: 48210,
                   overallScore: 70.4,
                   grade: 'strong',
