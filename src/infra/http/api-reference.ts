@@ -25,6 +25,8 @@ export async function apiReferencePlugin(app: FastifyInstance): Promise<void> {
       url: request.url,
       headers: { host: request.headers.host ?? 'localhost' },
     });
+    // A path the reference does not serve gets the service's own 404 (a problem document).
+    if (answer.statusCode === 404) return reply.callNotFound();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
     }
