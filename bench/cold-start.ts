@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { serviceNodeFlags } from './node-flags.ts';
 import net from 'node:net';
 import { highWaterMb } from './rss.ts';
 
@@ -35,14 +36,14 @@ async function ready(url: string): Promise<boolean> {
 }
 
 /**
- * Spawns the real entry point (`node src/main.ts`) on `store` and times it from spawn to the first
+ * Spawns the real entry point (`node src/main.ts` with the flags of `npm start`) on `store` and times it from spawn to the first
  * 200 on /readyz (polled every 10 ms), then stops it with SIGTERM and waits for a clean exit, which a
  * PGlite folder needs before anyone opens it again.
  */
 export async function coldStart(store: { databaseUrl: string | null; dataDir: string }): Promise<ColdStart> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), 'src/main.ts'], {
     cwd: REPO,
     env: {
       PATH: process.env.PATH,

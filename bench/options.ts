@@ -14,8 +14,19 @@ export const SCENARIOS = [
   'tacsi-publication',
   'cold-start',
   'sync',
+  'growth',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+/** Scenarios only run when named in BENCH_SCENARIOS (long, and on their own data). */
+const OPT_IN: readonly ScenarioName[] = ['growth'];
+
+/** The growth scenario's levels (BENCH_GROWTH_*): what is measured at each scale. */
+export interface GrowthScale {
+  workspaces: number[];
+  entities: number[];
+  auditDays: number[];
+  auditWorkspaces: number;
+}
 
 export interface Scale {
   /** Agencies of the score scenario; each has 9 clients, so workspaces = 10 x agencies. */
@@ -60,6 +71,7 @@ export interface BenchOptions {
   resultsFile: string;
   /** When set, a CPU profile of each measured run is written there (<scenario>.cpuprofile). */
   cpuProfileDir: string | null;
+  growth: GrowthScale;
 }
 
 /** Full scale, as the issue states it. */
@@ -95,6 +107,16 @@ function positive(env: Record<string, string | undefined>, name: string, fallbac
   return value;
 }
 
+function levels(env: Record<string, string | undefined>, name: string, fallback: number[]): number[] {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (raw === 'none') return [];
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (values.some((v) => !Number.isInteger(v) || v <= 0))
+    throw new Error(`${name} must be a comma-separated list of positive integers or none, got "${raw}"`);
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
 export function benchOptions(env: Record<string, string | undefined> = process.env): BenchOptions {
   const adminUrl = env.DATABASE_URL?.trim() || null;
   const backend: Backend = adminUrl ? 'postgres' : 'pglite';
@@ -110,7 +132,7 @@ export function benchOptions(env: Record<string, string | undefined> = process.e
   return {
     backend,
     adminUrl,
-    scenarios: new Set((only ?? SCENARIOS) as ScenarioName[]),
+    scenarios: new Set((only ?? SCENARIOS.filter((s) => !OPT_IN.includes(s))) as ScenarioName[]),
     durationSeconds: positive(env, 'BENCH_DURATION', 10),
     warmupSeconds: positive(env, 'BENCH_WARMUP', 2),
     connections: Math.round(positive(env, 'BENCH_CONNECTIONS', 64)),
@@ -132,5 +154,11 @@ export function benchOptions(env: Record<string, string | undefined> = process.e
     seed: env.BENCH_SEED?.trim() || 'brand-health-bench-1',
     resultsFile: env.BENCH_RESULTS?.trim() || new URL('./results/latest.json', import.meta.url).pathname,
     cpuProfileDir: env.BENCH_CPU_PROF?.trim() ? path.resolve(env.BENCH_CPU_PROF.trim()) : null,
+    growth: {
+      workspaces: levels(env, 'BENCH_GROWTH_WORKSPACES', [10_000, 100_000, 1_000_000]),
+      entities: levels(env, 'BENCH_GROWTH_ENTITIES', [100_000, 1_000_000]),
+      auditDays: levels(env, 'BENCH_GROWTH_AUDIT_DAYS', [90, 365, 730]),
+      auditWorkspaces: Math.round(positive(env, 'BENCH_GROWTH_AUDIT_WORKSPACES', 200)),
+    },
   };
 }

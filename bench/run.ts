@@ -22,6 +22,7 @@ import {
 import { seedAuditData } from './seed/audit-data.ts';
 import { seedExportData, seedScoreData, seedTacsiFeed } from './seed/http-data.ts';
 import { seedPublicationData } from './seed/publication-data.ts';
+import { runGrowthScenario } from './growth.ts';
 import { round, timed } from './stats.ts';
 import { runSyncScenario } from './sync.ts';
 import { runPublicationScenario } from './tacsi-publication.ts';
@@ -269,6 +270,48 @@ async function main(): Promise<Report> {
     });
     log(`  ${result.measured}; ${result.limit}`);
     results.push(result);
+  }
+
+  if (wants('growth')) {
+    if (options.backend !== 'postgres' || !options.adminUrl) {
+      results.push({
+        kind: 'batch',
+        name: 'growth',
+        label: 'cost growth',
+        scale: '-',
+        status: 'skipped',
+        reason: 'PostgreSQL only (set DATABASE_URL)',
+        misses: [],
+      });
+    } else {
+      // A database of its own: its tenants, brands and audited workspaces do not mix with the others'.
+      const growthDb = await createBenchDatabase(options.backend, options.adminUrl);
+      cleanups.push(() => growthDb.drop());
+      const growthService = await openService(growthDb);
+      try {
+        results.push(
+          ...(await runGrowthScenario(growthService.ctx, {
+            databaseUrl: growthDb.databaseUrl!,
+            dataDir: growthDb.dataDir,
+            ...options.growth,
+            publicationSectors: scale.publicationSectors,
+            auditSequential: Math.min(100, Math.floor(options.growth.auditWorkspaces / 2)),
+            auditConcurrency: scale.auditConcurrency,
+            connections: options.connections,
+            seconds: options.durationSeconds,
+            warmupSeconds: options.warmupSeconds,
+            authCacheTtlMs: options.authCacheTtlMs,
+            seed,
+            now,
+            publicationEnd,
+            log,
+          })),
+        );
+      } finally {
+        await growthService.stop();
+        await growthDb.drop();
+      }
+    }
   }
 
   if (wants('cold-start')) {

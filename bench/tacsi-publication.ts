@@ -30,6 +30,16 @@ export interface PublicationOptions {
   cpuProfileDir: string | null;
 }
 
+/** Deletes the cells, histograms and ledger rows of the week ending `periodEnd`, so it publishes again. */
+export async function unpublishWeek(ctx: Pick<AppContext, 'db'>, periodEnd: string): Promise<void> {
+  const weekStart = addDays(periodEnd, -6);
+  for (const table of ['tacsi_rho_ledger', 'tacsi_privacy_ledger', 'tacsi_histograms', 'tacsi_cells']) {
+    await sql`DELETE FROM ${sql.table(table)} WHERE period_end BETWEEN ${weekStart}::date AND ${periodEnd}::date`.execute(
+      ctx.db,
+    );
+  }
+}
+
 /**
  * One week published through the TACSI publisher under tacsi-m2 (the cut-over is set to the week's
  * Monday), as the scheduled jobs do it: the daily job publishes each of the week's seven days (every
@@ -76,13 +86,7 @@ export async function runPublicationScenario(
        WHERE d.day BETWEEN ${from}::date AND ${to}::date
        GROUP BY w.sector_slug, d.workspace_id
     `.execute(ctx.db);
-  const unpublish = async () => {
-    for (const table of ['tacsi_rho_ledger', 'tacsi_privacy_ledger', 'tacsi_histograms', 'tacsi_cells']) {
-      await sql`DELETE FROM ${sql.table(table)} WHERE period_end BETWEEN ${weekStart}::date AND ${periodEnd}::date`.execute(
-        ctx.db,
-      );
-    }
-  };
+  const unpublish = () => unpublishWeek(ctx, periodEnd);
 
   const plainMs: number[] = [];
   const publishMs: number[] = [];

@@ -45,6 +45,8 @@ app.log.info(
     swaggerUi: '/docs',
     openapi: '/openapi.json',
     metrics: metrics?.url ?? 'off',
+    // `npm start` adds V8 flags that bound memory (docs/operations.md); a bare `node src/main.ts` has none.
+    nodeFlags: process.execArgv.join(' ') || 'none',
   },
   'brand-health is ready',
 );

@@ -9,7 +9,7 @@ import { assertKeysPresent, sealPlaintext } from './infra/crypto/sealed-columns.
 import { migrateToLatest, openDatabase } from './infra/db/database.ts';
 import { Jobs } from './infra/jobs/jobs.ts';
 import { createMetrics, listenMetrics, type MetricsListener } from './infra/observability/metrics.ts';
-import { MemoryRateLimitStore, RedisRateLimitStore } from './infra/ratelimit/store.ts';
+import { MemoryRateLimitStore } from './infra/ratelimit/store.ts';
 import { ServiceState } from './infra/state.ts';
 
 export interface Service {
@@ -64,7 +64,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
       db: database.db,
       jobs,
       authenticator: new Authenticator(database.db, config.authCacheTtlMs),
-      rateLimits: config.redisUrl ? new RedisRateLimitStore(config.redisUrl) : new MemoryRateLimitStore(),
+      // ioredis is loaded only when used (about 20 MB resident: docs/performance.md "Memory").
+      rateLimits: config.redisUrl
+        ? new (await import('./infra/ratelimit/redis-store.ts')).RedisRateLimitStore(config.redisUrl)
+        : new MemoryRateLimitStore(),
       metrics: createMetrics(),
       keyRing,
       state: new ServiceState(),

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { serviceNodeFlags } from '../node-flags.ts';
 import type { RssSnapshot } from '../rss.ts';
 
 export type ServerRequest =
@@ -25,6 +26,8 @@ export interface ServerOptions {
   dataDir: string;
   now: Date;
   authCacheTtlMs: number;
+  /** SCORE_CACHE_TTL_MS of the service (0 turns the score cache off); the service's default when absent. */
+  scoreCacheTtlMs?: number;
 }
 
 /** The service under test, running in its own process (bench/http/server.ts), driven over IPC. */
@@ -61,6 +64,8 @@ export class ServerProcess {
 
   static async start(options: ServerOptions): Promise<ServerProcess> {
     const child = fork(new URL('./server.ts', import.meta.url).pathname, [], {
+      // The service's own flags (npm start), not the bench process's.
+      execArgv: serviceNodeFlags(),
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -69,6 +74,9 @@ export class ServerProcess {
         BENCH_NOW: options.now.toISOString(),
         AUTH_CACHE_TTL_MS: String(options.authCacheTtlMs),
         RUN_WORKERS: 'true',
+        ...(options.scoreCacheTtlMs !== undefined
+          ? { SCORE_CACHE_TTL_MS: String(options.scoreCacheTtlMs) }
+          : {}),
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

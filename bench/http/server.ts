@@ -15,6 +15,7 @@ const config = {
     LOG_LEVEL: 'warn',
     AUTH_CACHE_TTL_MS: env.AUTH_CACHE_TTL_MS,
     RUN_WORKERS: env.RUN_WORKERS,
+    SCORE_CACHE_TTL_MS: env.SCORE_CACHE_TTL_MS,
   }),
   databaseUrl: env.BENCH_DATABASE_URL || null,
   dataDir: env.BENCH_DATA_DIR ?? 'memory://',

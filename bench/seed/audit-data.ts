@@ -22,27 +22,32 @@ export const auditId = (i: number, round = 1) =>
  */
 export async function seedAuditData(
   db: Kysely<DB>,
-  options: { workspaces: number; days: number; seed: string; now: Date },
+  options: { workspaces: number; days: number; seed: string; now: Date; first?: number },
 ): Promise<{ snapshots: number }> {
   const { workspaces, days, seed, now } = options;
-  await createSector(db, AUDIT_SECTOR, 'Bench audits sector', false);
+  // `first` > 0 adds workspaces [first, first + workspaces) to an earlier seeding (the growth scenario
+  // gives each history length its own workspaces).
+  const first = options.first ?? 0;
+  const end = first + workspaces; // exclusive
+  if (end > 10_000) throw new Error('audit workspaces: at most 10,000 (4-digit ids)');
+  if (first === 0) await createSector(db, AUDIT_SECTOR, 'Bench audits sector', false);
   await sql`
     INSERT INTO workspaces (id, name, plan, sector_slug, created_at)
     SELECT 'ws_bench_aud_' || lpad(i::text, 4, '0'), 'Bench Audited Brand ' || i, 'agency', ${AUDIT_SECTOR}, ${now}
-      FROM generate_series(0, ${workspaces - 1}::int) AS i
+      FROM generate_series(${first}::int, ${end - 1}::int) AS i
   `.execute(db);
   const platforms = sql`ARRAY[${sql.join([...PLATFORMS])}]::text[]`;
   await sql`
     INSERT INTO platform_connections (id, workspace_id, platform, handle, followers, connected_at)
     SELECT 'pc_' || w.id || '_' || p.platform, w.id, p.platform, 'bench_' || p.platform, 0, ${now}
       FROM workspaces w CROSS JOIN unnest(${platforms}) AS p(platform)
-     WHERE w.id LIKE 'ws_bench_aud_%'
+     WHERE w.id BETWEEN ${auditWorkspaceId(first)} AND ${auditWorkspaceId(end - 1)}
   `.execute(db);
 
   const last = utcDay(now);
   const u = (name: string) => sql.raw(sqlUniform(seed, 'w.id', 'p.platform', `'${name}'`));
-  for (let from = 0; from < workspaces; from += WORKSPACES_PER_STATEMENT) {
-    const to = Math.min(workspaces, from + WORKSPACES_PER_STATEMENT) - 1;
+  for (let from = first; from < end; from += WORKSPACES_PER_STATEMENT) {
+    const to = Math.min(end, from + WORKSPACES_PER_STATEMENT) - 1;
     await sql`
       -- OFFSET 0 keeps each step a separate subquery: flattened, every reference to a derived
       -- column would recompute its whole expression (hashes and exp() included) again.
@@ -93,7 +98,8 @@ export async function seedAuditData(
   }
   await sql`ANALYZE metric_snapshots`.execute(db);
   const count = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM metric_snapshots WHERE workspace_id LIKE 'ws_bench_aud_%'
+    SELECT count(*)::int AS n FROM metric_snapshots
+     WHERE workspace_id BETWEEN ${auditWorkspaceId(first)} AND ${auditWorkspaceId(end - 1)}
   `.execute(db);
   return { snapshots: Number(count.rows[0]?.n ?? 0) };
 }

@@ -7,23 +7,29 @@ import { addDays } from '../../src/core/days.ts';
 
 export const publicationSector = (i: number) => `bench-s${String(i + 1).padStart(2, '0')}`;
 
+const entityId = (i: number) => `ws_bench_t_${String(i).padStart(6, '0')}`;
+
 /**
  * `entities` consumer brand workspaces spread round-robin over `sectors` consumer sectors, each with a
  * stored daily score (and pillars) on every day of the week ending `periodEnd`: 7 x entities rows,
- * generated in SQL. Sector means differ so the cells differ.
+ * generated in SQL. Sector means differ so the cells differ. With `from` > 0 it grows an earlier
+ * seeding (same sectors) by the entities [from, entities), for the growth scenario.
  */
 export async function seedPublicationData(
   db: Kysely<DB>,
-  options: { entities: number; sectors: number; periodEnd: string; seed: string; now: Date },
+  options: { entities: number; sectors: number; periodEnd: string; seed: string; now: Date; from?: number },
 ): Promise<{ rows: number }> {
   const { entities, sectors, periodEnd, seed, now } = options;
-  for (let s = 0; s < sectors; s++)
-    await createSector(db, publicationSector(s), `Bench Sector ${s + 1}`, true);
+  const from = options.from ?? 0;
+  if (entities > 1_000_000) throw new Error('publication entities: at most 1,000,000 (6-digit ids)');
+  if (from === 0)
+    for (let s = 0; s < sectors; s++)
+      await createSector(db, publicationSector(s), `Bench Sector ${s + 1}`, true);
   await sql`
     INSERT INTO workspaces (id, name, plan, sector_slug, created_at)
     SELECT 'ws_bench_t_' || lpad(i::text, 6, '0'), 'Bench Consumer Brand ' || i, 'pro',
            'bench-s' || lpad((i % ${sectors}::int + 1)::text, 2, '0'), ${now}
-      FROM generate_series(0, ${entities - 1}::int) AS i
+      FROM generate_series(${from}::int, ${entities - 1}::int) AS i
   `.execute(db);
   const u = (name: string) => sql.raw(sqlUniform(seed, 'w.id', 'd.day::text', `'${name}'`));
   // Sector level 35-75, brand level +/-15 around it, day noise +/-5; every value stays in [0, 100].
@@ -37,7 +43,7 @@ export async function seedPublicationData(
            ${value('sentiment')}, ${value('momentum')}, ${FORMULA_VERSION}
       FROM workspaces w
       CROSS JOIN generate_series(${addDays(periodEnd, -6)}::date, ${periodEnd}::date, interval '1 day') AS d(day)
-     WHERE w.id LIKE 'ws_bench_t_%'
+     WHERE w.id BETWEEN ${entityId(from)} AND ${entityId(entities - 1)}
   `.execute(db);
   await sql`ANALYZE workspaces`.execute(db);
   await sql`ANALYZE daily_scores`.execute(db);

@@ -1,5 +1,4 @@
-import apiReference from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 
 export const API_REFERENCE_PATH = '/reference';
 
@@ -10,10 +9,43 @@ export const API_REFERENCE_PATH = '/reference';
  * no request proxy: "Send" calls this service directly from the browser).
  */
 export async function apiReferencePlugin(app: FastifyInstance): Promise<void> {
-  await app.register(apiReference, {
+  // The plugin module holds Scalar's 5 MB bundle as a string: importing it costs about 30 MB of
+  // resident memory in every process (docs/performance.md, "Memory"). So it is loaded on the first
+  // request for the page, in a Fastify instance of its own that these two routes hand requests to.
+  let reference: Promise<FastifyInstance> | null = null;
+  const serve = async (request: FastifyRequest, reply: FastifyReply) => {
+    reference ??= referenceApp(() => app.swagger()).catch((error: unknown) => {
+      reference = null;
+      throw error;
+    });
+    const answer = await (
+      await reference
+    ).inject({
+      method: 'GET',
+      url: request.url,
+      headers: { host: request.headers.host ?? 'localhost' },
+    });
+    // A path the reference does not serve gets the service's own 404 (a problem document).
+    if (answer.statusCode === 404) return reply.callNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+    }
+    return reply.code(answer.statusCode).send(answer.rawPayload);
+  };
+  const route = { schema: { hide: true }, logLevel: 'warn' as const };
+  app.get(API_REFERENCE_PATH, route, serve);
+  app.get(`${API_REFERENCE_PATH}/*`, route, serve);
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
+
+async function referenceApp(document: () => unknown): Promise<FastifyInstance> {
+  const { default: apiReference } = await import('@scalar/fastify-api-reference');
+  const inner = Fastify({ logger: false });
+  await inner.register(apiReference, {
     routePrefix: API_REFERENCE_PATH,
-    logLevel: 'warn',
     configuration: {
+      content: document,
       pageTitle: 'Brand Health API reference',
       withDefaultFonts: false,
       telemetry: false,
@@ -30,4 +62,6 @@ export async function apiReferencePlugin(app: FastifyInstance): Promise<void> {
       defaultHttpClient: { targetKey: 'js', clientKey: 'fetch' },
     },
   });
+  await inner.ready();
+  return inner;
 }
