@@ -16,6 +16,12 @@ export interface HttpResult {
   service?: LoadResult;
   limit?: LoadResult;
   ratio?: number;
+  /**
+   * CPU time of the server process per request (user + system, microseconds) during the measured run
+   * of the service and of its limit, and limit / service: what the ratio would be if the process had
+   * the CPU to itself. Less sensitive to other load on the machine than req/s.
+   */
+  cpuPerRequestUs?: { service: number; limit: number; ratio: number };
   bodyBytes?: number;
   /** The start of the probe's response body, to see what was measured. */
   sample?: string;

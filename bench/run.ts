@@ -93,7 +93,8 @@ async function runHttp(
       });
       log(
         result.status === 'ok'
-          ? `  ${result.service!.rps} req/s (p99 ${result.service!.p99} ms) vs limit ${result.limit!.rps} req/s: ratio ${result.ratio!.toFixed(2)}`
+          ? `  ${result.service!.rps} req/s (p99 ${result.service!.p99} ms) vs limit ${result.limit!.rps} req/s: ratio ${result.ratio!.toFixed(2)}; ` +
+              `CPU per request ${result.cpuPerRequestUs!.service} us vs limit ${result.cpuPerRequestUs!.limit} us: ${result.cpuPerRequestUs!.ratio.toFixed(2)}`
           : `  ${result.status}: ${result.reason}`,
       );
       results.push(result);

@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/i
 import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
 import { drainSupport } from './infra/http/drain.ts';
 import { healthRoutes } from './infra/http/health-routes.ts';
+import { requestChildLogger } from './infra/http/request-logger.ts';
 import { dashboardPlugin } from './infra/http/dashboard.ts';
 import { Problem } from './infra/http/schemas.ts';
 import { documentRoute, finishDocument } from './infra/http/openapi.ts';
@@ -93,6 +94,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
               }),
             },
           },
+    ...(ctx.config.logLevel === 'silent' ? {} : { childLoggerFactory: requestChildLogger }),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -123,8 +125,10 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   // The API speaks JSON only: any other request body type is 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
   app.addSchema(Problem);
-  app.addHook('onRequest', async (request, reply) => {
+  // The shared hooks are callback hooks: no promise and no microtask per request on every route.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   await bodyDeadline(app, ctx.config.requestTimeoutMs);
   await drainSupport(app);

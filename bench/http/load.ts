@@ -37,6 +37,7 @@ type Autocannon = (options: {
   url: string;
   connections: number;
   duration: number;
+  amount?: number;
   requests: AutocannonRequest[];
   timeout?: number;
 }) => Promise<AutocannonResult>;
@@ -46,18 +47,20 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /**
  * Drives `baseUrl` with `connections` keep-alive connections for `seconds`, each request taking the
- * next (path, key) pair of the rotation, so tenants and keys change on every request.
+ * next (path, key) pair of the rotation, so tenants and keys change on every request. With `amount`,
+ * exactly that many requests instead (at least `connections`; `seconds` is then ignored).
  */
 export async function drive(
   baseUrl: string,
   rotation: readonly RotatedRequest[],
-  options: { connections: number; seconds: number },
+  options: { connections: number; seconds: number; amount?: number },
 ): Promise<LoadResult> {
   let next = 0;
   const result = await autocannon({
     url: baseUrl,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.amount !== undefined ? { amount: options.amount } : {}),
     // Above the queueing delay of the slowest scenario (export on PGlite), below the service's 30 s request timeout.
     timeout: 25,
     requests: [

@@ -111,15 +111,30 @@ export async function runHttpScenario(
   const limitUrl = await server.startLimit(body, probe.headers.get('content-type') ?? 'application/json');
   try {
     const run = { connections: options.connections };
+    const warmPass = { ...run, seconds: 60, amount: Math.max(scenario.rotation.length, run.connections) };
+    // Warm-up: one pass over the whole rotation (every key and workspace seen once, as by a service
+    // that has been up a while: 10,000 score pairs take longer than a timed 2 s), then the timed part.
+    await drive(server.url, scenario.rotation, warmPass);
     await drive(server.url, scenario.rotation, { ...run, seconds: options.warmupSeconds });
     await server.resetRss();
     if (options.cpuProfileDir) await server.profileStart();
+    const serviceCpu0 = await server.cpuUs();
     const service = await drive(server.url, scenario.rotation, { ...run, seconds: options.seconds });
+    const serviceCpu = (await server.cpuUs()) - serviceCpu0;
     if (options.cpuProfileDir)
       await server.profileStop(path.join(options.cpuProfileDir, `${scenario.name}.cpuprofile`));
     const rss = await server.rss();
+    await drive(limitUrl, scenario.rotation, warmPass);
     await drive(limitUrl, scenario.rotation, { ...run, seconds: options.warmupSeconds });
+    const limitCpu0 = await server.cpuUs();
     const limit = await drive(limitUrl, scenario.rotation, { ...run, seconds: options.seconds });
+    const limitCpu = (await server.cpuUs()) - limitCpu0;
+    const perRequest = (cpu: number, total: number) => (total > 0 ? Math.round(cpu / total) : 0);
+    const cpuPerRequestUs = {
+      service: perRequest(serviceCpu, service.total),
+      limit: perRequest(limitCpu, limit.total),
+      ratio: serviceCpu > 0 && limit.total > 0 ? limitCpu / limit.total / (serviceCpu / service.total) : 0,
+    };
     const ratio = limit.rps > 0 ? service.rps / limit.rps : 0;
     const misses: string[] = [];
     if (ratio < scenario.minRatio)
@@ -132,6 +147,7 @@ export async function runHttpScenario(
       service,
       limit,
       ratio,
+      cpuPerRequestUs,
       bodyBytes: Buffer.byteLength(body),
       sample: body.slice(0, 300),
       peakRssMb: rss.peakMb,

@@ -7,6 +7,7 @@ export type ServerRequest =
   | { id: number; type: 'close-limit'; port: number }
   | { id: number; type: 'rss' }
   | { id: number; type: 'reset-rss' }
+  | { id: number; type: 'cpu' }
   | { id: number; type: 'profile-start' }
   | { id: number; type: 'profile-stop'; file: string }
   | { id: number; type: 'stop' };
@@ -18,6 +19,8 @@ export interface ServerReply {
   url?: string;
   port?: number;
   rss?: RssSnapshot;
+  /** CPU time (user + system) of the server process so far, microseconds. */
+  cpuUs?: number;
   error?: string;
 }
 
@@ -119,6 +122,11 @@ export class ServerProcess {
 
   async resetRss(): Promise<void> {
     await this.#ask({ type: 'reset-rss' });
+  }
+
+  /** CPU time (user + system) the server process has used so far, microseconds. */
+  async cpuUs(): Promise<number> {
+    return (await this.#ask({ type: 'cpu' })).cpuUs!;
   }
 
   /** CPU-profiles the server process from now until profileStop (only the measured run, not the limit). */

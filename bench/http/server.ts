@@ -53,6 +53,10 @@ async function handle(message: ServerRequest): Promise<ServerReply> {
       return { id: message.id };
     case 'rss':
       return { id: message.id, rss: rss.snapshot() };
+    case 'cpu': {
+      const { user, system } = process.cpuUsage();
+      return { id: message.id, cpuUs: user + system };
+    }
     case 'reset-rss':
       rss.resetPeak();
       return { id: message.id };

@@ -92,9 +92,21 @@ export function formatDay(n: number): string {
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
+// The last day formatted, as [start, end) in epoch ms: hot routes ask for "today" on every request,
+// and toISOString is a measurable share of their CPU (profiles of GET /v1/score and the TACSI feeds).
+let lastDayStart = NaN;
+let lastDayEnd = NaN;
+let lastDay = '';
+
 /** The UTC calendar day of an instant. */
 export function utcDay(instant: Date): string {
-  return instant.toISOString().slice(0, 10);
+  const t = instant.getTime();
+  if (t >= lastDayStart && t < lastDayEnd) return lastDay;
+  const day = instant.toISOString().slice(0, 10); // a RangeError for an invalid Date, as before
+  lastDayStart = t - (((t % DAY_MS) + DAY_MS) % DAY_MS);
+  lastDayEnd = lastDayStart + DAY_MS;
+  lastDay = day;
+  return day;
 }
 
 /** `day` plus `days` days (negative to go back). Throws a RangeError for an invalid day. */

@@ -72,8 +72,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   /**
    * Entitlement first (on every request; the subscriber's rows come from memory within the auth cache
    * TTL), then the published data from memory. Bodies are immutable for a given cache key, so the ETag
-   * is a hash of the bytes; the cached string is sent as is (Fastify skips serialization of a string
-   * with a JSON content type).
+   * is a hash of the bytes; the cached bytes are sent as they are (Fastify does not serialize a Buffer).
    */
   async function serve(
     request: FastifyRequest,
@@ -94,7 +93,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     const etag = csv ? `${cached.etag.slice(0, -1)}-csv"` : cached.etag;
     reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-    if (!csv) return reply.type('application/json; charset=utf-8').send(cached.body);
+    if (!csv) return reply.type('application/json; charset=utf-8').send(cached.bytes);
     const body = JSON.parse(cached.body) as HistoryPage;
     const next = csvFeed.next(body);
     if (next !== null) reply.header('Link', `<${next}>; rel="next"`);

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/admin/keys.ts';
+import { createApiKey, revokeApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { anyPrincipal, authPlugin } from '../../src/infra/auth/auth-plugin.ts';
 import { Authenticator } from '../../src/infra/auth/authenticator.ts';
@@ -110,5 +110,92 @@ describe('auth plugin', () => {
     }
     expect(statuses.slice(0, 59).every((s) => s === 200)).toBe(true);
     expect(statuses[59]).toBe(429);
+  });
+});
+
+describe('auth plugin with the key cache on (verified headers answered from memory)', () => {
+  let cached: FastifyInstance;
+  let authenticator: Authenticator;
+  const TTL_MS = 60_000;
+
+  beforeAll(async () => {
+    authenticator = new Authenticator(database.db, TTL_MS);
+    cached = Fastify({ logger: false });
+    await errorsPlugin(cached);
+    await authPlugin(cached, { authenticator, rateLimits: new MemoryRateLimitStore() });
+    cached.get('/read', { config: { auth: { audience: 'workspace', scope: 'read' } } }, async (request) => ({
+      keyId: anyPrincipal(request).keyId,
+    }));
+    await cached.ready();
+  });
+  afterAll(async () => {
+    await cached?.close();
+  });
+
+  it('admits a repeated key from memory, still counting every request against its limit', async () => {
+    const ws = await createWorkspace(database.db, { name: 'cached', plan: 'pro' });
+    const { key } = await createApiKey(database.db, { workspaceId: ws.id }, { scopes: ['read'] });
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await cached.inject({ method: 'GET', url: '/read', headers: bearer(key) });
+      expect(res.statusCode).toBe(200);
+      remaining.push(String(res.headers['ratelimit']).split(';')[1]!);
+    }
+    expect(remaining).toEqual(['r=599', 'r=598', 'r=597']);
+  });
+
+  it('refuses a wrong secret, another mode or a mangled header for a key whose header is cached', async () => {
+    const ws = await createWorkspace(database.db, { name: 'cached-wrong', plan: 'pro' });
+    const { key } = await createApiKey(database.db, { workspaceId: ws.id }, { scopes: ['read'] });
+    expect((await cached.inject({ method: 'GET', url: '/read', headers: bearer(key) })).statusCode).toBe(200);
+    const last = key.at(-1) === 'A' ? 'B' : 'A';
+    for (const wrong of [
+      `Bearer ${key.slice(0, -1)}${last}`, // one character of the secret changed
+      `Bearer ${key.replace(/^bh_live_/, 'bh_test_')}`,
+      `Bearer ${key}x`,
+      `Bearer ${key.slice(0, -1)}`,
+    ]) {
+      const res = await cached.inject({ method: 'GET', url: '/read', headers: { authorization: wrong } });
+      expect(res.statusCode, wrong).toBe(401);
+    }
+    // The valid key is still admitted, and the same key in another accepted spelling too.
+    expect((await cached.inject({ method: 'GET', url: '/read', headers: bearer(key) })).statusCode).toBe(200);
+    const spaced = { authorization: `bearer   ${key}` };
+    expect((await cached.inject({ method: 'GET', url: '/read', headers: spaced })).statusCode).toBe(200);
+  });
+
+  it('drops a forgotten key at once, sees a revocation after the TTL and checks expiry on every request', async () => {
+    const ws = await createWorkspace(database.db, { name: 'cached-revoked', plan: 'pro' });
+    const revoked = await createApiKey(database.db, { workspaceId: ws.id }, { scopes: ['read'] });
+    const header = `Bearer ${revoked.key}`;
+    const t0 = Date.now();
+    expect(await authenticator.authenticate(header, t0)).not.toBeNull();
+    expect(authenticator.authenticateCached(header, t0 + 1)).not.toBeUndefined();
+    await revokeApiKey(database.db, revoked.id);
+    // Within the TTL the cached verification stands (documented: revocation by another process
+    // is seen within AUTH_CACHE_TTL_MS); after it, the key row is read again.
+    expect(authenticator.authenticateCached(header, t0 + TTL_MS - 1)).not.toBeUndefined();
+    expect(authenticator.authenticateCached(header, t0 + TTL_MS)).toBeUndefined();
+    expect(await authenticator.authenticate(header, t0 + TTL_MS)).toBeNull();
+    // In-process revocation: forget drops the verified header with the key.
+    const other = await createApiKey(database.db, { workspaceId: ws.id }, { scopes: ['read'] });
+    expect(
+      (await cached.inject({ method: 'GET', url: '/read', headers: bearer(other.key) })).statusCode,
+    ).toBe(200);
+    await revokeApiKey(database.db, other.id);
+    authenticator.forget(other.id);
+    expect(
+      (await cached.inject({ method: 'GET', url: '/read', headers: bearer(other.key) })).statusCode,
+    ).toBe(401);
+
+    const expiring = await createApiKey(
+      database.db,
+      { workspaceId: ws.id },
+      { scopes: ['read'], expiresAt: new Date(t0 + 10_000) },
+    );
+    const expiringHeader = `Bearer ${expiring.key}`;
+    expect(await authenticator.authenticate(expiringHeader, t0)).not.toBeNull();
+    expect(authenticator.authenticateCached(expiringHeader, t0 + 9_999)).not.toBeNull();
+    expect(authenticator.authenticateCached(expiringHeader, t0 + 10_000)).toBeNull();
   });
 });

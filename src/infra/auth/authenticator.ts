@@ -13,6 +13,8 @@ interface CachedKey {
   principal: Principal | null;
   revoked: boolean;
   cachedAt: number;
+  /** The exact Authorization header last verified against this entry (see `#verified`). */
+  verifiedHeader?: string;
 }
 
 /**
@@ -31,6 +33,16 @@ export class Authenticator {
   readonly #db: Kysely<DB>;
   readonly #ttlMs: number;
   readonly #cache = new Map<string, CachedKey>();
+  /**
+   * Authorization headers that passed the full check, keyed by the exact header (which holds the
+   * whole secret), pointing at the key-id entry they were verified against. A hit skips parsing,
+   * SHA-256 and the compare: the lookup cannot match on a partial secret (the Map hashes the whole
+   * string, and compares strings only on a hash match), and only the full valid token finds an
+   * entry. A miss (any wrong, unknown or new token) takes the full path below. An entry is valid only
+   * while its key-id entry is the one cached (same TTL, dropped with it by `forget` and eviction),
+   * so this cache holds at most one header per cached key id. See docs/decisions.md.
+   */
+  readonly #verified = new Map<string, CachedKey>();
   readonly #maxEntries = 50_000;
 
   constructor(db: Kysely<DB>, ttlMs: number) {
@@ -38,8 +50,27 @@ export class Authenticator {
     this.#ttlMs = ttlMs;
   }
 
+  /**
+   * The principal of an Authorization header verified earlier within the cache TTL, from memory
+   * (expiry still checked); undefined when the header needs the full check (`authenticate`).
+   */
+  authenticateCached(authorization: string | undefined, now = Date.now()): Principal | null | undefined {
+    if (!authorization) return null;
+    const entry = this.#verified.get(authorization);
+    if (entry === undefined) return undefined;
+    if (now - entry.cachedAt >= this.#ttlMs || this.#cache.get(entry.principal!.keyId) !== entry) {
+      this.#verified.delete(authorization);
+      return undefined;
+    }
+    const principal = entry.principal!;
+    if (principal.expiresAt !== null && principal.expiresAt <= now) return null;
+    return principal;
+  }
+
   /** Returns the principal, or null for a missing, malformed, unknown, expired or revoked key. */
   async authenticate(authorization: string | undefined, now = Date.now()): Promise<Principal | null> {
+    const cached = this.authenticateCached(authorization, now);
+    if (cached !== undefined) return cached;
     if (!authorization) return null;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) return null;
@@ -58,19 +89,32 @@ export class Authenticator {
     const principal = entry.principal;
     if (!matches || principal === null || entry.revoked || parsed.mode !== entry.mode) return null;
     if (principal.expiresAt !== null && principal.expiresAt <= now) return null;
+    // Verified: later requests with this exact header skip the hash while the entry stays cached.
+    if (this.#ttlMs > 0 && this.#cache.get(parsed.id) === entry) {
+      if (entry.verifiedHeader !== undefined) this.#verified.delete(entry.verifiedHeader);
+      entry.verifiedHeader = authorization;
+      this.#verified.set(authorization, entry);
+    }
     return principal;
   }
 
   /** Drops a key from this process's cache at once (used by in-process revocation). */
   forget(keyId: string): void {
-    this.#cache.delete(keyId);
+    this.#drop(keyId);
+  }
+
+  #drop(id: string): void {
+    const entry = this.#cache.get(id);
+    if (entry === undefined) return;
+    this.#cache.delete(id);
+    if (entry.verifiedHeader !== undefined) this.#verified.delete(entry.verifiedHeader);
   }
 
   #remember(id: string, entry: CachedKey): void {
-    this.#cache.delete(id); // re-inserted at the end: the oldest entry is evicted first
+    this.#drop(id); // re-inserted at the end: the oldest entry is evicted first
     if (this.#cache.size >= this.#maxEntries) {
       const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
+      if (oldest !== undefined) this.#drop(oldest);
     }
     this.#cache.set(id, entry);
   }

@@ -8,11 +8,11 @@ import type { FastifyInstance } from 'fastify';
  * headers loses its connection. Requests without a body cost one header check.
  */
 export async function bodyDeadline(app: FastifyInstance, timeoutMs: number): Promise<void> {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const raw = request.raw;
     const hasBody =
       raw.headers['content-length'] !== undefined || raw.headers['transfer-encoding'] !== undefined;
-    if (!hasBody || raw.complete) return;
+    if (!hasBody || raw.complete) return done();
     const timer = setTimeout(() => {
       if (!raw.complete) {
         request.log.warn('request body not received in time; closing the connection');
@@ -25,5 +25,6 @@ export async function bodyDeadline(app: FastifyInstance, timeoutMs: number): Pro
     raw.once('close', clear);
     // Answered before reading the body (401, 413 from the header...): the deadline no longer applies.
     reply.raw.once('finish', clear);
+    done();
   });
 }

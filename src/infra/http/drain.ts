@@ -18,7 +18,8 @@ declare module 'fastify' {
 export async function drainSupport(app: FastifyInstance): Promise<void> {
   const drain = { active: false };
   app.decorate('drain', drain);
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     if (drain.active) reply.header('connection', 'close');
+    done();
   });
 }

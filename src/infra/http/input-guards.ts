@@ -32,15 +32,13 @@ export function findNulCharacter(value: unknown, root: string): string | null {
  *   fails (22021) and would surface as a 500 from whichever route passed it on.
  */
 export async function inputGuards(app: FastifyInstance): Promise<void> {
-  app.addHook('preHandler', async (request) => {
-    for (const [part, value] of [
-      ['', request.params],
-      ['', request.query],
-      ['', request.body],
-    ] as const) {
-      const path = findNulCharacter(value, part);
-      if (path !== null) throw invalidParameter(path || 'body', 'must not contain the character U+0000');
+  app.addHook('preHandler', (request, _reply, done) => {
+    for (const value of [request.params, request.query, request.body]) {
+      const path = findNulCharacter(value, '');
+      if (path !== null)
+        return done(invalidParameter(path || 'body', 'must not contain the character U+0000'));
     }
+    done();
   });
 }
 

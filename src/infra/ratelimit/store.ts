@@ -8,6 +8,8 @@ export interface WindowHit {
 /** Fixed-window counters keyed by API key. One interface, two homes for the counts. */
 export interface RateLimitStore {
   hit(key: string, windowMs: number, now?: number): Promise<WindowHit>;
+  /** The same, synchronously, for a store that counts in process (no promise on the hot path). */
+  hitNow?(key: string, windowMs: number, now?: number): WindowHit;
   close(): Promise<void>;
 }
 
@@ -15,6 +17,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #windows = new Map<string, { start: number; count: number }>();
 
   async hit(key: string, windowMs: number, now = Date.now()): Promise<WindowHit> {
+    return this.hitNow(key, windowMs, now);
+  }
+
+  hitNow(key: string, windowMs: number, now = Date.now()): WindowHit {
     const start = now - (now % windowMs);
     let window = this.#windows.get(key);
     if (!window || window.start !== start) {
