@@ -6,7 +6,10 @@ import { CONNECTORS, ApiClient } from '../src/ingest/connectors/index.ts';
 import { claimDueConnections, runSyncJob, syncQueue, type SyncJob } from '../src/ingest/schedule.ts';
 import { snapshotRow, upsertSnapshots } from '../src/ingest/store.ts';
 import { FIRST_SYNC_DAYS, RESYNC_OVERLAP_DAYS } from '../src/ingest/sync.ts';
-import { FORMULA_VERSION } from '../src/scoring/engine/index.ts';
+import type { CompositeGrade } from '../src/scoring/engine/index.ts';
+import { computeDailyScores, CURRENT_FORMULA, type DailyScoreRow } from '../src/scoring/daily-scores.ts';
+import { snapshotsByWorkspace, writeNewDailyScores } from '../src/scoring/bulk-io.ts';
+import { loadSnapshotsForScoring } from '../src/scoring/snapshots.ts';
 import { loadConfig } from '../src/infra/config.ts';
 import { newId } from '../src/infra/ids.ts';
 import { platformEndpoints } from '../src/platforms/oauth-config.ts';
@@ -15,7 +18,7 @@ import { createService, type Service } from '../src/service.ts';
 import { startSimulator, type Simulator } from '../src/simulator/server.ts';
 import { sql } from 'kysely';
 import { addDays, utcDay } from '../src/core/days.ts';
-import { PLATFORMS } from '../src/core/catalog.ts';
+import { PLATFORMS, type Platform } from '../src/core/catalog.ts';
 import type { ScenarioResult } from './report.ts';
 import { round } from './stats.ts';
 import type { BenchDatabase } from './target.ts';
@@ -68,24 +71,73 @@ async function seed(service: Service, sim: Simulator, n: number, tag: string, no
  * its daily scores. The days a sync re-reads (from 3 days back) come from the simulator through the
  * connector, so today's sync finds them unchanged and brings one new day, as a daily sync does;
  * the older ones are written in bulk (their values only need to be there for the window read).
+ * The daily scores are the engine's own for those snapshots (as the last sync stored them, the
+ * last day with its interval), so a sync fires score.changed only when today's data really moves
+ * the score (a flat seeded 50 made every sync fire it, two statements more each).
  */
 async function seedHistory(service: Service, ids: string[], now: Date): Promise<void> {
+  const db = service.ctx.db;
   const today = utcDay(now);
   const yesterday = addDays(today, -1);
+  const first = addDays(today, -(FIRST_SYNC_DAYS - 1));
+  const lastBulk = addDays(today, -(RESYNC_OVERLAP_DAYS + 2));
   await sql`
     INSERT INTO metric_snapshots (workspace_id, platform, day, followers, posts, impressions, likes, comments, source)
     SELECT c.workspace_id, c.platform, d::date, 10000 + 7 * k, k % 3, 900 + 13 * k, 40 + k, 5 + k % 7, 'connector'
     FROM platform_connections c,
-         generate_series(${addDays(today, -(FIRST_SYNC_DAYS - 1))}::date, ${addDays(today, -(RESYNC_OVERLAP_DAYS + 2))}::date, '1 day') AS d,
+         generate_series(${first}::date, ${lastBulk}::date, '1 day') AS d,
          LATERAL (SELECT (d::date - ${today}::date + 100) AS k) AS n
-    WHERE c.id = ANY(${ids}::text[])`.execute(service.ctx.db);
-  await sql`
-    INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version)
-    SELECT c.workspace_id, d::date, 50, 50, 50, 50, 50, 50, ${FORMULA_VERSION}
-    FROM platform_connections c,
-         generate_series(${addDays(today, -(FIRST_SYNC_DAYS - 1))}::date, ${yesterday}::date, '1 day') AS d
-    WHERE c.id = ANY(${ids}::text[])`.execute(service.ctx.db);
+    WHERE c.id = ANY(${ids}::text[])`.execute(db);
   await raw(service, ids, now, { since: addDays(today, -(RESYNC_OVERLAP_DAYS + 1)), until: yesterday });
+
+  const connections = await db
+    .selectFrom('platform_connections')
+    .select(['workspace_id', 'platform'])
+    .where('id', 'in', ids)
+    .execute();
+  // The bulk days are the same for every connection of a platform: their scores are computed once
+  // per platform (90 engine days cost ~30 ms) and copied; the days the simulator wrote, per workspace.
+  const gradeBefore = new Map<Platform, DailyScoreRow['grade']>();
+  for (const platform of PLATFORMS) {
+    const one = connections.find((c) => c.platform === platform);
+    if (!one) continue;
+    const snapshots = await loadSnapshotsForScoring(db, one.workspace_id, { to: lastBulk });
+    const rows = computeDailyScores(one.workspace_id, snapshots, first, lastBulk, { lastInterval: false });
+    gradeBefore.set(platform, rows.at(-1)?.grade ?? null);
+    const col = <K extends keyof DailyScoreRow>(k: K) => rows.map((r) => r[k]);
+    await sql`
+      INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, grade, formula_version)
+      SELECT c.workspace_id, t.day, t.score, t.presence, t.reach, t.impact, t.sentiment, t.momentum, t.grade, ${CURRENT_FORMULA}
+      FROM platform_connections c,
+           unnest(${col('day')}::date[], ${col('score')}::real[], ${col('presence')}::real[], ${col('reach')}::real[],
+                  ${col('impact')}::real[], ${col('sentiment')}::real[], ${col('momentum')}::real[], ${col('grade')}::text[])
+             AS t(day, score, presence, reach, impact, sentiment, momentum, grade)
+      WHERE c.id = ANY(${ids}::text[]) AND c.platform = ${platform}`.execute(db);
+  }
+  const platformOf = new Map(connections.map((c) => [c.workspace_id, c.platform]));
+  let pending: DailyScoreRow[] = [];
+  for await (const [id, snapshots] of snapshotsByWorkspace(service.ctx, [...platformOf.keys()])) {
+    pending.push(
+      ...computeDailyScores(id, snapshots, addDays(lastBulk, 1), yesterday, {
+        previousGrade: (gradeBefore.get(platformOf.get(id)!) as CompositeGrade | null) ?? null,
+      }),
+    );
+    if (pending.length >= 5000) {
+      await writeNewDailyScores(service.ctx, pending);
+      pending = [];
+    }
+  }
+  await writeNewDailyScores(service.ctx, pending);
+}
+
+/** score.changed events recorded so far (the bench counts how many syncs fired one). */
+async function scoreChangedEvents(service: Service): Promise<number> {
+  const row = await service.ctx.db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('type', '=', 'score.changed')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 const addDaysDate = (d: Date, days: number) => new Date(d.getTime() + days * 86_400_000);
@@ -198,7 +250,9 @@ export async function runSyncScenario(
       .where('workspace_id', 'in', smallWorkspaces)
       .execute();
     await service.ctx.db.updateTable('platform_connections').set({ next_sync_at: null }).execute();
+    const eventsBefore = await scoreChangedEvents(service);
     const largeRound = await round1(service);
+    const scoreChanged = (await scoreChangedEvents(service)) - eventsBefore;
     // The raw baseline over the same N connections and days, right after (today's rows now exist).
     const rawLarge = await raw(service, large, now);
     const perSync = largeRound.seconds / Math.max(1, largeRound.synced);
@@ -234,6 +288,8 @@ export async function runSyncScenario(
           synced: largeRound.synced,
         },
         growth: round(largeRound.seconds / smallRound.seconds),
+        // Syncs of the large round that fired score.changed (the event row and its fan-out job).
+        scoreChangedLarge: scoreChanged,
         msPerSyncLarge: round(1000 * perSync),
         msPerSyncSmall: round(1000 * perSmallSync),
         msPerRaw: round(1000 * perRaw),

@@ -12,8 +12,9 @@ import {
   TokenRefreshFailed,
 } from '../platforms/vault.ts';
 import { ConnectorError } from './connectors/index.ts';
-import { lastActiveDaySql, SyncError, syncConnection, type SyncOptions } from './sync.ts';
+import { lastActiveDaySql, scoringReadSql, SyncError, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
+import { utcDay } from '../core/days.ts';
 
 /**
  * Scheduled sync (docs/ingestion.md "Scheduled sync"). Every minute a tick claims the live
@@ -284,8 +285,12 @@ export async function runSyncJob(
   job: SyncJob,
   options: Pick<SyncOptions, 'fetch' | 'timeoutMs'> = {},
 ): Promise<SyncJobOutcome> {
-  // One statement: the running mark, the connection, its tokens and its last active day.
-  const connection = await ctx.db
+  // One statement: the running mark, the connection, its tokens, its last active day, and what the
+  // sync will rescore from (kept only if still current when it takes the workspace lock).
+  const today = utcDay(ctx.now());
+  const workspace = sql.ref<string>('platform_connections.workspace_id');
+  const read = scoringReadSql(workspace, today);
+  const claimed = await ctx.db
     .updateTable('platform_connections')
     .set({ sync_started_at: ctx.now() })
     .where('id', '=', job.connectionId)
@@ -296,13 +301,25 @@ export async function runSyncJob(
       'handle',
       'account_id',
       'last_sync_at',
-      lastActiveDaySql(
-        sql.ref('platform_connections.workspace_id'),
-        sql.ref('platform_connections.platform'),
-      ).as('held_day'),
+      lastActiveDaySql(workspace, sql.ref('platform_connections.platform')).as('held_day'),
+      read.version.as('scoring_version'),
+      read.fingerprint.as('scoring_fingerprint'),
+      read.before.as('scoring_before'),
+      read.window.as('scoring_window'),
     ])
     .executeTakeFirst();
-  if (!connection) return 'skipped';
+  if (!claimed) return 'skipped';
+  const { scoring_version, scoring_fingerprint, scoring_before, scoring_window, ...row } = claimed;
+  const connection = {
+    ...row,
+    prefetched: {
+      today,
+      version: scoring_version,
+      fingerprint: scoring_fingerprint,
+      before: scoring_before,
+      window: scoring_window,
+    },
+  };
   const { platform } = connection;
   const circuit = breaker(ctx, platform);
   const wait = circuit.wait(Date.now());

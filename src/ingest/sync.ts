@@ -1,17 +1,25 @@
 import { sql, type Expression } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { emitEvent } from '../events/emit.ts';
+import { eventRow, scheduleDelivery } from '../events/emit.ts';
 import { round1, signedDelta, type CompositeGrade } from '../scoring/engine/index.ts';
 import {
   computeDailyScores,
   CURRENT_FORMULA,
+  DAILY_SCORE_BATCH,
   DAILY_WINDOW_DAYS,
   storedGradeBefore,
-  writeDailyScores,
+  upsertDailyScoresQuery,
   type DailyScoreRow,
 } from '../scoring/daily-scores.ts';
 import { isScoreChange, type ComparableScore } from '../scoring/score-change.ts';
-import { loadSnapshotsForScoring, packedSnapshotsQuery, unpackSnapshots } from '../scoring/snapshots.ts';
+import {
+  loadSnapshotsForScoring,
+  packedSnapshotRow,
+  packedSnapshotsSql,
+  unpackSnapshots,
+  type PackedSnapshot,
+} from '../scoring/snapshots.ts';
+import type { DailySnapshot } from '../core/metric-snapshot.ts';
 import { ApiClient, CONNECTORS, ConnectorError } from './connectors/index.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
@@ -107,6 +115,8 @@ export interface SyncTarget {
   last_sync_at: Date | null;
   /** The last day with activity held for it (lastActiveDaySql), when the caller read it already. */
   held_day?: string | null;
+  /** The score before and scoring window read with the claim (scoringReadSql), kept if still current. */
+  prefetched?: PrefetchedScoring;
 }
 
 /**
@@ -159,9 +169,12 @@ export async function syncPlatform(
  * the audits' rule; docs/decisions.md "score.changed from a sync").
  *
  * Database round trips are most of what a sync costs beyond its fetch (docs/performance.md "Sync
- * scenario"), so the transaction holds three statements: (1) lock the workspace, upsert the
- * snapshots and record the sync; (2) read the latest stored score and the scoring window; (3) write
- * the rescored days. The score after is taken from the rows just written, not read back.
+ * scenario"), so the transaction holds two statements: (1) lock the workspace (bumping its
+ * sync_version), upsert the snapshots, record the sync and check that the score before and the
+ * scoring window the claim read (`connection.prefetched`, scoringReadSql) still hold; (2) write the
+ * rescored days, with the score.changed event row when there is one (its delivery job is one more).
+ * When the claim's read does not hold (or there is none: the CLI), the score and window are read
+ * under the lock in between, as before. The score after is taken from the rows just written.
  */
 export async function syncConnection(
   ctx: AppContext,
@@ -204,11 +217,22 @@ export async function syncConnection(
 
   // At most MAX_SYNC_DAYS rows: one upsert statement.
   const rows = result.snapshots.map((s) => snapshotRow(workspaceId, s, 'connector'));
+  const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
+  const to = lastAffected < today ? lastAffected : today;
+  // What the claim read, usable only on the day it was read (its window ends on that today).
+  const prefetched = connection.prefetched?.today === today ? connection.prefetched : undefined;
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
-    // (1) The main query reads the locked workspace row first; the upsert and the update run in the
-    // same statement (data-modifying CTEs always run to completion).
+    // (1) The main query reads the locked workspace row first (the UPDATE bumping its sync_version is
+    // the lock); the upsert and the update run in the same statement (data-modifying CTEs always run
+    // to completion). `fresh`: what the claim read still holds (see scoringReadSql).
     const written = await trx
-      .with('ws', (qc) => qc.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate())
+      .with('ws', (qc) =>
+        qc
+          .updateTable('workspaces')
+          .set({ sync_version: sql<string>`sync_version + 1` })
+          .where('id', '=', workspaceId)
+          .returning(['id', 'sync_version']),
+      )
       .with('conn', (qc) =>
         qc
           .updateTable('platform_connections')
@@ -225,66 +249,66 @@ export async function syncConnection(
       )
       .with('up', (qc) =>
         rows.length
-          ? upsertSnapshotsQuery(qc, rows)
+          ? upsertSnapshotsQuery(qc, rows).returning(packedSnapshotRow('metric_snapshots').as('packed'))
           : qc
               .selectFrom('metric_snapshots')
-              .select(['workspace_id', 'day'])
+              .select(['workspace_id', 'day', packedSnapshotRow('metric_snapshots').as('packed')])
               .where(sql<boolean>`false`),
       )
       .selectFrom('ws')
       .select([
         sql<string | null>`(SELECT min(up.day)::text FROM up)`.as('first_changed'),
+        sql<PackedSnapshot[] | null>`(SELECT json_agg(up.packed) FROM up)`.as('changed'),
         sql<number>`(SELECT count(*) FROM conn)::int`.as('recorded'),
+        (prefetched
+          ? sql<boolean>`(ws.sync_version = ${prefetched.version}::bigint + 1
+              AND ${scoringReadSql(workspaceId, today).fingerprint} = ${prefetched.fingerprint})`
+          : sql<boolean>`false`
+        ).as('fresh'),
       ])
       .executeTakeFirst();
     const firstChanged = written?.first_changed ?? undefined;
-    const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
-    const to = lastAffected < today ? lastAffected : today;
 
-    // (2) The score before (under the lock, before anything is rescored) and the scoring window of
-    // the likely first day to rescore: the first changed one, else today.
-    const guess = firstChanged ?? today;
-    const read = await trx
-      .selectNoFrom((eb) => [
-        eb
-          .selectFrom('daily_scores')
-          .select(
-            sql<
-              [number, string, CompositeGrade | null, number | null, number | null]
-            >`json_build_array(score, day, grade, score_low, score_high)`.as('s'),
-          )
-          .where('workspace_id', '=', workspaceId)
-          .where('formula_version', '=', CURRENT_FORMULA)
-          .where('day', '<=', today)
-          .orderBy('day', 'desc')
-          .limit(1)
-          .as('before'),
-        packedSnapshotsQuery(trx, workspaceId, {
-          from: addDays(guess, -(DAILY_WINDOW_DAYS - 1)),
-          to,
-        }).as('window'),
-      ])
-      .executeTakeFirstOrThrow();
-    const before: (ComparableScore & { day: string }) | null = read.before
+    // (2) The score before (under the lock, before anything is rescored) and a scoring window: the
+    // claim's, with this sync's changed rows laid over it, when nothing else wrote since; else read
+    // now, for the likely first day to rescore (the first changed one, else today).
+    let beforeRow: BeforeTuple | null;
+    let held: { from: string; to: string; snapshots: DailySnapshot[] };
+    if (prefetched && written?.fresh) {
+      beforeRow = prefetched.before;
+      const byKey = new Map<string, DailySnapshot>();
+      for (const s of unpackSnapshots(prefetched.window)) byKey.set(`${s.platform} ${s.day}`, s);
+      for (const s of unpackSnapshots(written.changed)) byKey.set(`${s.platform} ${s.day}`, s);
+      held = { ...claimWindow(today), snapshots: [...byKey.values()] };
+    } else {
+      const from = addDays(firstChanged ?? today, -(DAILY_WINDOW_DAYS - 1));
+      const read = await trx
+        .selectNoFrom([
+          scoringReadSql(workspaceId, today).before.as('before'),
+          packedSnapshotsSql(workspaceId, { from, to }).as('window'),
+        ])
+        .executeTakeFirstOrThrow();
+      beforeRow = read.before;
+      held = { from, to, snapshots: unpackSnapshots(read.window) };
+    }
+    const before: (ComparableScore & { day: string }) | null = beforeRow
       ? {
-          score: read.before[0],
-          day: read.before[1],
-          grade: read.before[2],
+          score: beforeRow[0],
+          day: beforeRow[1],
+          grade: beforeRow[2],
           formulaVersion: CURRENT_FORMULA,
           interval:
-            read.before[3] !== null && read.before[4] !== null
-              ? { low: read.before[3], high: read.before[4] }
-              : null,
+            beforeRow[3] !== null && beforeRow[4] !== null ? { low: beforeRow[3], high: beforeRow[4] } : null,
         }
       : null;
     const fromDay = firstDayToScore(firstChanged, before?.day ?? null, range.since, today);
     let scored: DailyScoreRow[] = [];
     if (fromDay !== null && fromDay <= to) {
       const windowFrom = addDays(fromDay, -(DAILY_WINDOW_DAYS - 1));
-      // Days not scored before the guess (a lagging history) need a wider window: read it.
+      // Days not scored before the window held (a lagging history) need a wider one: read it.
       const snapshots =
-        fromDay >= guess
-          ? unpackSnapshots(read.window).filter((s) => s.day >= windowFrom)
+        windowFrom >= held.from && to <= held.to
+          ? held.snapshots.filter((s) => s.day >= windowFrom && s.day <= to)
           : await loadSnapshotsForScoring(trx, workspaceId, { from: windowFrom, to });
       // Grade hysteresis carries over from the stored day before fromDay: the latest one when the
       // rescore starts after it (a daily sync), else one more read.
@@ -293,30 +317,86 @@ export async function syncConnection(
       scored = computeDailyScores(workspaceId, snapshots, fromDay, to, {
         previousGrade: (previousGrade as CompositeGrade | null) ?? null,
       });
-      // (3)
-      await writeDailyScores(trx, scored);
     }
     const after = latestAfterWrite(before, scored);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
-    if (!before || !after || !isScoreChange(after, before)) return false;
-    await emitEvent(ctx, trx, {
-      workspaceId,
-      type: 'score.changed',
-      data: {
-        workspace_id: workspaceId,
-        score: round1(after.score),
-        previous_score: round1(before.score),
-        change: signedDelta(after.score, before.score),
-        grade: after.grade,
-        previous_grade: before.grade,
-        changed_at: now.toISOString(),
-        source: 'sync',
-        platform,
-      },
-    });
+    const event =
+      before && after && isScoreChange(after, before)
+        ? eventRow(ctx, {
+            workspaceId,
+            type: 'score.changed',
+            data: {
+              workspace_id: workspaceId,
+              score: round1(after.score),
+              previous_score: round1(before.score),
+              change: signedDelta(after.score, before.score),
+              grade: after.grade,
+              previous_grade: before.grade,
+              changed_at: now.toISOString(),
+              source: 'sync',
+              platform,
+            },
+          })
+        : null;
+    // (3) The rescored days, with the event row (if any) in the same statement.
+    for (let i = 0; i < scored.length; i += DAILY_SCORE_BATCH) {
+      const last = i + DAILY_SCORE_BATCH >= scored.length;
+      const qc = event && last ? trx.with('ev', (q) => q.insertInto('events').values(event)) : trx;
+      await upsertDailyScoresQuery(qc, scored.slice(i, i + DAILY_SCORE_BATCH)).execute();
+    }
+    if (!event) return false;
+    if (!scored.length) await trx.insertInto('events').values(event).execute();
+    await scheduleDelivery(ctx, trx, event.id);
     return true;
   });
   return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged };
+}
+
+/** The latest stored score as scoringReadSql packs it: score, day, grade, interval low and high. */
+type BeforeTuple = [number, string, CompositeGrade | null, number | null, number | null];
+
+/** What a sync's claim reads ahead (scoringReadSql) and hands to syncConnection. */
+export interface PrefetchedScoring {
+  /** The day it was read for (its window ends then). */
+  today: string;
+  version: string;
+  fingerprint: string;
+  before: BeforeTuple | null;
+  window: PackedSnapshot[] | null;
+}
+
+/**
+ * The scoring window a claim reads: a daily sync re-reads from RESYNC_OVERLAP_DAYS before yesterday,
+ * so it rescores from at most that day, whose window starts DAILY_WINDOW_DAYS - 1 days earlier.
+ */
+function claimWindow(today: string): { from: string; to: string } {
+  return { from: addDays(today, -(DAILY_WINDOW_DAYS - 1) - (RESYNC_OVERLAP_DAYS + 1)), to: today };
+}
+
+/**
+ * What a sync reads to rescore, as scalar subqueries on a workspace (an outer column in the claim):
+ * the latest stored score on or before today (`before`), the claim's scoring window, the
+ * workspace's sync_version, and a fingerprint of those rows (their xmins: any insert, update or
+ * delete since gives a different one). The sync's lock statement keeps the claim's read only when
+ * sync_version moved by exactly its own bump (the UPDATE that takes the lock sees the row's latest
+ * version even when it waited, so no other sync committed in between) and the fingerprint, taken in
+ * that statement's snapshot, is unchanged (no other writer committed before it); else it reads again
+ * under the lock, as it always did. A writer committing during that one statement is the same race
+ * the read after the lock has with writers that do not take the workspace lock.
+ */
+export function scoringReadSql(workspaceId: Expression<string> | string, today: string) {
+  const window = claimWindow(today);
+  const latest = sql`FROM daily_scores d WHERE d.workspace_id = ${workspaceId}
+    AND d.formula_version = ${CURRENT_FORMULA} AND d.day <= ${today} ORDER BY d.day DESC LIMIT 1`;
+  return {
+    before: sql<BeforeTuple | null>`(SELECT json_build_array(d.score, d.day, d.grade, d.score_low, d.score_high) ${latest})`,
+    window: packedSnapshotsSql(workspaceId, window),
+    version: sql<string>`(SELECT w.sync_version::text FROM workspaces w WHERE w.id = ${workspaceId})`,
+    fingerprint: sql<string>`md5(concat_ws('|',
+      (SELECT string_agg(s.xmin::text, ',' ORDER BY s.platform, s.day) FROM metric_snapshots s
+        WHERE s.workspace_id = ${workspaceId} AND s.day >= ${window.from} AND s.day <= ${window.to}),
+      (SELECT d.xmin::text || ' ' || d.day::text ${latest})))`,
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, Kysely, QueryCreator } from 'kysely';
 import { sql } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
 import {
@@ -117,24 +117,33 @@ export function dailyRowOf(
 /** Inserts or replaces daily scores (of their own formula) in multi-row batches. */
 export async function writeDailyScores(db: Kysely<DB>, rows: readonly DailyScoreRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += DAILY_SCORE_BATCH) {
-    await db
-      .insertInto('daily_scores')
-      .values(rows.slice(i, i + DAILY_SCORE_BATCH))
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'formula_version', 'day']).doUpdateSet({
-          score: sql`excluded.score`,
-          presence: sql`excluded.presence`,
-          reach: sql`excluded.reach`,
-          impact: sql`excluded.impact`,
-          sentiment: sql`excluded.sentiment`,
-          momentum: sql`excluded.momentum`,
-          score_low: sql`excluded.score_low`,
-          score_high: sql`excluded.score_high`,
-          grade: sql`excluded.grade`,
-        }),
-      )
-      .execute();
+    await upsertDailyScoresQuery(db, rows.slice(i, i + DAILY_SCORE_BATCH)).execute();
   }
+}
+
+/**
+ * One multi-row upsert of daily scores (at most DAILY_SCORE_BATCH rows). A query builder, so a caller
+ * can prefix CTEs (a sync writes its score.changed event in the same statement).
+ */
+export function upsertDailyScoresQuery(db: QueryCreator<DB>, rows: readonly DailyScoreRow[]) {
+  if (rows.length > DAILY_SCORE_BATCH)
+    throw new Error(`at most ${DAILY_SCORE_BATCH} daily scores per statement`);
+  return db
+    .insertInto('daily_scores')
+    .values([...rows])
+    .onConflict((oc) =>
+      oc.columns(['workspace_id', 'formula_version', 'day']).doUpdateSet({
+        score: sql`excluded.score`,
+        presence: sql`excluded.presence`,
+        reach: sql`excluded.reach`,
+        impact: sql`excluded.impact`,
+        sentiment: sql`excluded.sentiment`,
+        momentum: sql`excluded.momentum`,
+        score_low: sql`excluded.score_low`,
+        score_high: sql`excluded.score_high`,
+        grade: sql`excluded.grade`,
+      }),
+    );
 }
 
 export interface RecomputeOptions {

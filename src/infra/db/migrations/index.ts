@@ -12,6 +12,7 @@ import * as m0060 from './0060_formula_v2.ts';
 import * as m0061 from './0061_sentiment_provenance.ts';
 import * as m0062 from './0062_score_change_notify.ts';
 import * as m0063 from './0063_export_change_notify.ts';
+import * as m0064 from './0064_workspace_sync_version.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0061_sentiment_provenance': m0061,
   '0062_score_change_notify': m0062,
   '0063_export_change_notify': m0063,
+  '0064_workspace_sync_version': m0064,
 };
