@@ -39,8 +39,9 @@ import {
 // PostgreSQL only (PGlite is one process per data folder). haproxy comes from apt: CI installs it
 // (.ci/run) and the file fails there without it; elsewhere it is skipped with a message.
 const INSTANCES = 3;
-// Well above the balancer's check interval (250 ms) on a loaded 2-core machine.
-const DRAIN_MS = 2000;
+// Above the longest a balancer can take to see the drain: a check already in flight when it began
+// (up to the 5 s check timeout: it answers 200) and then two failed ones (fall 2, 250 ms apart).
+const DRAIN_MS = 6000;
 /** docs/performance.md: another instance answers the new score within 2 s of an audit completing. */
 const SCORE_CACHE_BOUND_MS = 2000;
 /** A duplicate (a second claim of the same job) would show within this after the first run. */
@@ -59,7 +60,7 @@ interface Instance {
 }
 
 /**
- * The balancer: round-robin over the instances, /readyz checked every 250 ms (one failure takes
+ * The balancer: round-robin over the instances, /readyz checked every 250 ms (two failures take
  * a server out, two passes bring it back). A connection that cannot be established is retried on
  * another server (`option redispatch`: nothing was sent yet), but a request already sent is never
  * replayed (no `retry-on empty-response 503`): zero failures during a rolling restart must come
@@ -78,9 +79,10 @@ function haproxyConfig(frontPort: number, instances: Instance[]): string {
     '  option httplog',
     '  option dontlog-normal',
     '  timeout connect 2s',
-    // A health check may take this long (without it: \`inter\`, 250 ms, which a loaded machine
-    // exceeds, taking every server out at once). A draining instance answers 503 at once anyway.
-    '  timeout check 2s',
+    // A health check may take this long (without it: `inter`, 250 ms). /readyz pings the database
+    // through the pool the instance's jobs use: on this loaded machine, with a sync round running on
+    // every instance, it took over 2 s on all three at once, and haproxy (fall 1) then had no server.
+    '  timeout check 5s',
     '  timeout client 30s',
     '  timeout server 30s',
     // Longer than the client's own idle timeout (undici: 4 s), so the client always closes an idle
@@ -96,7 +98,10 @@ function haproxyConfig(frontPort: number, instances: Instance[]): string {
     '  balance roundrobin',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
-    '  default-server check inter 250ms fastinter 250ms downinter 250ms fall 1 rise 2',
+    // Idle server connections are purged well before the service's own keep-alive timeout (5 s,
+    // src/app.ts; haproxy's default purge is every 5 s, half at a time): haproxy reusing one the
+    // service is closing loses that request ("other side closed" at the client, no haproxy error).
+    '  default-server check inter 250ms fastinter 250ms downinter 250ms fall 2 rise 2 pool-purge-delay 500ms',
     // Which instance answered, so the test can see the load really is spread.
     '  http-response set-header X-Served-By %s',
     ...instances.map((i) => `  server ${i.name} 127.0.0.1:${i.port}`),
