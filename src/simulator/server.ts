@@ -452,7 +452,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
         const offset = Math.max(0, Number(q.get('after')) || 0);
         const page = items.slice(offset, offset + limit);
-        const next = new URL(`${origin}${url.pathname}`);
+        const next = new URL(`${origin}${path}`);
         for (const [k, v] of q) next.searchParams.set(k, v);
         next.searchParams.set('after', String(offset + limit));
         const data = page.map(({ p, m, share, take }) => {

@@ -26,3 +26,24 @@ export async function connectThroughSimulator(
     .executeTakeFirstOrThrow();
   return id;
 }
+
+/**
+ * The same flow over real sockets, for a service in another process (or behind a load balancer):
+ * connect at `origin`, consent at the simulator, and the callback at the redirect's path on `origin`.
+ */
+export async function connectThroughSimulatorOverHttp(
+  origin: string,
+  o: { key: string; platform: Platform; login: string },
+): Promise<void> {
+  const started = await fetch(`${origin}/v1/platforms/${o.platform}/connect`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${o.key}` },
+  });
+  const body = await started.text();
+  expect(started.status, body).toBe(200);
+  const url = new URL(JSON.parse(body).authorization_url);
+  url.searchParams.set('login_hint', o.login);
+  const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
+  const done = await fetch(`${origin}${back.pathname}${back.search}`, { redirect: 'manual' });
+  expect(done.status, await done.text()).toBe(200);
+}

@@ -137,6 +137,17 @@ describe('platform simulator', () => {
     expect(await byId.json()).toMatchObject({ id: 'ig_acme', username: 'acme' });
   });
 
+  it('pages Instagram media with next links under the API base, which the connector follows', async () => {
+    const { access_token } = sim.issueTokens('instagram', 'pages');
+    const api = client('instagram', access_token);
+    const first = await api.get<any>('graph', '/ig_pages/media', { limit: '2' });
+    expect(first.data).toHaveLength(2);
+    // Through the connector's own check: a next link outside its base URL is refused.
+    const second = await api.follow<any>('graph', first.paging.next);
+    expect(second.data).toHaveLength(2);
+    expect(second.data[0].id).not.toBe(first.data[0].id);
+  });
+
   it('injects 429 bursts with Retry-After, then 5xx, per platform', async () => {
     await post('/_sim/faults', {
       platform: 'facebook',
