@@ -34,6 +34,12 @@ export interface Database {
   pglite: PGlite | null;
   /** Present on PostgreSQL: the connection string, for pg-boss's own pool. */
   connectionString: string | null;
+  /**
+   * Proves the database answers, for /readyz. On PostgreSQL through a connection of its own: behind
+   * the request and job pool a readiness check would wait for a free connection, and during a busy
+   * job round every instance failed its checks at once, leaving the balancer no server.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,8 @@ async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
     kind: 'pglite',
     pglite,
     connectionString: null,
+    // One connection serves everything: a check queues behind the statement running, as any query.
+    ping: () => ping(db),
     async close() {
       if (closed) return;
       closed = true;
@@ -115,16 +123,23 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   // the broken client on release.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // One more connection, for readiness checks only (opened on the first check, re-opened after an error).
+  const probe = new pg.Pool({ connectionString, max: 1, connectionTimeoutMillis: 3000, query_timeout: 3000 });
+  probe.on('error', () => {});
+  probe.on('connect', (client) => client.on('error', () => {}));
   let closed = false;
   return {
     db,
     kind: 'postgres',
     pglite: null,
     connectionString,
+    async ping() {
+      await probe.query('SELECT 1');
+    },
     async close() {
       if (closed) return;
       closed = true;
-      await db.destroy();
+      await Promise.all([db.destroy(), probe.end()]);
     },
   };
 }

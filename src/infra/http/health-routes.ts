@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { json } from './schemas.ts';
-import { migrationsApplied, ping } from '../db/database.ts';
+import { migrationsApplied } from '../db/database.ts';
 
 const Health = Type.Object(
   {
@@ -56,7 +56,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         return reply.code(503).send({ status: 'unavailable' });
       }
       try {
-        await ping(app.ctx.db);
+        await app.ctx.database.ping();
         migrated ||= await migrationsApplied(app.ctx.db);
       } catch {
         reply.header('Retry-After', '5');
