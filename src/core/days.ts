@@ -29,14 +29,26 @@ function daysFromCivil(y: number, m: number, d: number): number {
 
 /** 'YYYY-MM-DD' to an epoch day, or null when it is not a real calendar date (e.g. 2024-02-30). */
 export function parseDay(day: unknown): number | null {
-  if (typeof day !== 'string') return null;
-  const m = DAY_RE.exec(day);
-  if (!m) return null;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  // Exactly /^\d{4}-\d{2}-\d{2}$/ read character by character: the engines parse every snapshot's
+  // day on every score, where the regular expression and its match array were ~10% of the v2 engine's time.
+  if (typeof day !== 'string' || day.length !== 10 || day.charCodeAt(4) !== 45 || day.charCodeAt(7) !== 45)
+    return null;
+  const y = digits(day, 0, 4);
+  const mo = digits(day, 5, 7);
+  const d = digits(day, 8, 10);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   return daysFromCivil(y, mo, d);
+}
+
+/** The decimal number written by s[from..to), or -1 when a character is not an ASCII digit. */
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (!(c >= 0 && c <= 9)) return -1;
+    n = n * 10 + c;
+  }
+  return n;
 }
 
 /** True for a real calendar date written YYYY-MM-DD (rejects 2024-02-30 and 2024-2-3). */
