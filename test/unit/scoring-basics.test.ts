@@ -152,6 +152,17 @@ describe('day arithmetic', () => {
     expect(parseDay('2023-02-29')).toBeNull();
     expect(parseDay('2024-13-01')).toBeNull();
     expect(parseDay('2024-1-01')).toBeNull();
+    expect(parseDay('2024-01-00')).toBeNull();
     expect(parseDay(undefined)).toBeNull();
+    // Exactly YYYY-MM-DD in ASCII digits: no padding, time, other separators or non-ASCII digits.
+    for (const text of [
+      '2024-01-01\n',
+      ' 2024-01-01',
+      '2024-01-01T00:00',
+      '2024/01/01',
+      '+024-01-01',
+      '２０２４-01-01',
+    ])
+      expect(parseDay(text), JSON.stringify(text)).toBeNull();
   });
 });

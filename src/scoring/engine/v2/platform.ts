@@ -58,6 +58,8 @@ export interface DaySeries {
   observed: Uint8Array;
   /** NaN when not a usable count (0, negative, not finite). */
   followers: Float64Array;
+  /** Math.log of `followers`, taken once per series rather than in every window and jackknife replicate. */
+  logFollowers: Float64Array;
   posts: Float64Array;
   /** 0 when not reported. */
   views: Float64Array;
@@ -92,6 +94,7 @@ export function buildDaySeries(
         length,
         observed: new Uint8Array(length),
         followers: f(),
+        logFollowers: f(),
         posts: f(),
         views: f(),
         engagement: f(),
@@ -139,6 +142,9 @@ export function buildDaySeries(
         (NEGATIVE_PENALTY - ENGAGEMENT_WEIGHTS.comments) * neg,
     );
   }
+  // After the loop: a later snapshot of the same day replaces an earlier one.
+  for (const d of out.values())
+    for (let i = 0; i < length; i++) d.logFollowers[i] = Math.log(d.followers[i]!);
   return out;
 }
 
@@ -152,6 +158,40 @@ export interface WindowHints {
   /** Median and MAD of the daily log follower changes between consecutive usable days (0 when none). */
   changeMedian: number;
   changeMad: number;
+}
+
+/*
+ * Scratch buffers shared by every evaluation (the engine is synchronous and never re-entered while
+ * an evaluation runs): grown on demand and reused, so that scoring a window allocates no per-day
+ * arrays (their garbage collection was ~5% of the demo seeding). Each is read only within one step.
+ */
+function growF64(buf: Float64Array, n: number): Float64Array {
+  return buf.length >= n ? buf : new Float64Array(Math.max(n, 2 * buf.length));
+}
+function growI32(buf: Int32Array, n: number): Int32Array {
+  return buf.length >= n ? buf : new Int32Array(Math.max(n, 2 * buf.length));
+}
+const scratch = {
+  /** Values to take a median of (medianInPlace reorders them). */
+  workBuf: new Float64Array(512) as Float64Array,
+  work(n: number): Float64Array {
+    return (this.workBuf = growF64(this.workBuf, n));
+  },
+};
+
+/**
+ * Recency weight by distance in days from the window's end, Math.pow(2, -k / HALF_LIFE_DAYS):
+ * the same expression as per day, so the same values, computed once per distance instead of once
+ * per day and evaluation.
+ */
+let recency: Float64Array = new Float64Array(0);
+function recencyWeights(n: number): Float64Array {
+  if (recency.length < n) {
+    const t = new Float64Array(Math.max(n, 2 * recency.length, 512));
+    for (let k = 0; k < t.length; k++) t[k] = Math.pow(2, -k / HALF_LIFE_DAYS);
+    recency = t;
+  }
+  return recency;
 }
 
 /** A sorted multiset of numbers: insert and remove by binary search, median in O(1). */
@@ -185,9 +225,10 @@ class SortedValues {
   }
   /** Median absolute deviation from `center`, by quickselect over the deviations. */
   mad(center: number): number {
-    const dev = new Float64Array(this.#v.length);
-    for (let i = 0; i < dev.length; i++) dev[i] = Math.abs(this.#v[i]! - center);
-    return medianInPlace(dev, dev.length);
+    const n = this.#v.length;
+    const dev = scratch.work(n);
+    for (let i = 0; i < n; i++) dev[i] = Math.abs(this.#v[i]! - center);
+    return medianInPlace(dev, n);
   }
 }
 
@@ -228,8 +269,8 @@ export class WindowMedians {
 
   /** The same expression as evaluatePlatform's, so the values are identical. */
   #change(p: number, q: number): number {
-    const f = this.#d.followers;
-    return (Math.log(f[q]!) - Math.log(f[p]!)) / (q - p);
+    const lf = this.#d.logFollowers;
+    return (lf[q]! - lf[p]!) / (q - p);
   }
 
   #enter(i: number): void {
@@ -339,26 +380,28 @@ export function median(xs: ArrayLike<number>): number {
 }
 
 /**
- * Least squares of y on views and a post-day indicator, without intercept, over `days`: returns
- * [per-view coefficient, post-day block, upper 95% bound of the block]. Honest activity scales with
- * views (block ~ 0). Removing the upper bound rather than the estimate makes a flagged pod score
- * no higher than its honest twin except with ~5% probability.
+ * Least squares of y on views (capped at capViews) and a post-day indicator, without intercept,
+ * over days[0..n): returns [per-view coefficient, post-day block, upper 95% bound of the block].
+ * Honest activity scales with views (block ~ 0). Removing the upper bound rather than the estimate
+ * makes a flagged pod score no higher than its honest twin except with ~5% probability.
  */
 function postDayBlock(
-  days: readonly number[],
-  v: (i: number) => number,
-  post: (i: number) => number,
-  y: (i: number) => number,
+  d: DaySeries,
+  days: Int32Array,
+  n: number,
+  capViews: number,
+  y: Float64Array,
 ): [number, number, number] {
   let svv = 0;
   let svp = 0;
   let spp = 0;
   let svy = 0;
   let spy = 0;
-  for (const i of days) {
-    const x = v(i);
-    const p = post(i);
-    const t = y(i);
+  for (let k = 0; k < n; k++) {
+    const i = days[k]!;
+    const x = Math.min(d.views[i]!, capViews);
+    const p = d.posts[i]! > 0 ? 1 : 0;
+    const t = y[i]!;
     svv += x * x;
     svp += x * p;
     spp += p * p;
@@ -366,23 +409,34 @@ function postDayBlock(
     spy += p * t;
   }
   const det = svv * spp - svp * svp;
-  if (spp < 3 || days.length < 4 || !(det > 0)) return [0, 0, 0];
+  if (spp < 3 || n < 4 || !(det > 0)) return [0, 0, 0];
   const r = (spp * svy - svp * spy) / det;
   const c = (svv * spy - svp * svy) / det;
   let sse = 0;
-  for (const i of days) sse += (y(i) - r * v(i) - c * post(i)) ** 2;
-  const se = Math.sqrt(((sse / (days.length - 2)) * svv) / det);
+  for (let k = 0; k < n; k++) {
+    const i = days[k]!;
+    sse += (y[i]! - r * Math.min(d.views[i]!, capViews) - c * (d.posts[i]! > 0 ? 1 : 0)) ** 2;
+  }
+  const se = Math.sqrt(((sse / (n - 2)) * svv) / det);
   return [r, c, c + 1.645 * se];
 }
 
-/** Theil-Sen slope (median of pairwise slopes) of y over x. */
-export function theilSen(x: readonly number[], y: readonly number[]): number {
-  const slopes = new Float64Array((x.length * (x.length - 1)) / 2);
-  let n = 0;
-  for (let i = 0; i < x.length; i++)
-    for (let j = i + 1; j < x.length; j++)
-      if (x[j]! !== x[i]!) slopes[n++] = (y[j]! - y[i]!) / (x[j]! - x[i]!);
-  return n ? medianInPlace(slopes, n) : 0;
+let slopesBuf: Float64Array = new Float64Array(512);
+
+/**
+ * Theil-Sen slope (median of pairwise slopes) of y over x[0..n). The largest single cost of an
+ * evaluation (435 slopes for 30 block means, twice): typed arrays and a scratch buffer keep it to
+ * the divisions and the selection.
+ */
+export function theilSen(x: Float64Array, y: Float64Array, n = x.length): number {
+  const slopes = (slopesBuf = growF64(slopesBuf, (n * (n - 1)) / 2));
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const xi = x[i]!;
+    const yi = y[i]!;
+    for (let j = i + 1; j < n; j++) if (x[j]! !== xi) slopes[m++] = (y[j]! - yi) / (x[j]! - xi);
+  }
+  return m ? medianInPlace(slopes, m) : 0;
 }
 
 function sentimentScoreFromNet(net: number): number {
@@ -392,6 +446,21 @@ function sentimentScoreFromNet(net: number): number {
 function shrunkNet(posMinusNeg: number, classified: number): number {
   return (posMinusNeg + MEDIAN_NET_SENTIMENT * SENTIMENT_PRIOR_V2) / (classified + SENTIMENT_PRIOR_V2);
 }
+
+// evaluatePlatform's scratch: day-index lists, and per-day values indexed by window day (i - a).
+let idxBuf: Int32Array = new Int32Array(512);
+let fIdxBuf: Int32Array = new Int32Array(512);
+let reportedBuf: Int32Array = new Int32Array(512);
+let uncappedBuf: Int32Array = new Int32Array(512);
+let changesBuf: Float64Array = new Float64Array(512);
+let organicLogBuf: Float64Array = new Float64Array(512);
+let followersBuf: Float64Array = new Float64Array(512);
+let engBuf: Float64Array = new Float64Array(512);
+let approvalBuf: Float64Array = new Float64Array(512);
+let blockX: Float64Array = new Float64Array(64);
+let blockEng: Float64Array = new Float64Array(64);
+let blockXViews: Float64Array = new Float64Array(64);
+let blockViews: Float64Array = new Float64Array(64);
 
 /**
  * Evaluate [start, end] (epoch days) leaving out days [skipFrom, skipTo] (for the jackknife).
@@ -409,37 +478,50 @@ export function evaluatePlatform(
   const slid = hints !== undefined && skipFrom > skipTo ? hints : undefined;
   const a = Math.max(0, start - d.origin);
   const b = Math.min(d.length - 1, end - d.origin);
-  const idx: number[] = [];
+  const len = b - a + 1;
+  // The observed days not left out, ascending: every loop below runs over them (or a subset).
+  const idx = (idxBuf = growI32(idxBuf, len));
+  let nIdx = 0;
   for (let i = a; i <= b; i++) {
     const day = d.origin + i;
-    if (d.observed[i] && !(day >= skipFrom && day <= skipTo)) idx.push(i);
+    if (d.observed[i] && !(day >= skipFrom && day <= skipTo)) idx[nIdx++] = i;
   }
-  if (idx.length === 0) return null;
+  if (nIdx === 0) return null;
   const flags: AuthenticityFlag[] = [];
   const endIdx = end - d.origin;
-  // Recency weights of the window's days, computed once per evaluation (not per use).
-  // (Indexed from `a`: the series' day arrays are much longer than one window.)
-  const weights = new Float64Array(b - a + 1);
-  for (let i = a; i <= b; i++) weights[i - a] = Math.pow(2, -(endIdx - i) / HALF_LIFE_DAYS);
-  const weightOf = (i: number) => weights[i - a]!;
+  // The recency weight of day i is W[endIdx - i].
+  const W = recencyWeights(endIdx - a + 1);
 
   // --- Followers: bad values (0, NaN) are skipped; spikes beyond the account's own history are
   // taken out of the organic audience (purchases do not count as growth or size).
-  const fIdx = idx.filter((i) => Number.isFinite(d.followers[i]!));
+  const lf = d.logFollowers;
+  const fIdx = (fIdxBuf = growI32(fIdxBuf, nIdx));
+  let nF = 0;
+  for (let k = 0; k < nIdx; k++) if (Number.isFinite(d.followers[idx[k]!]!)) fIdx[nF++] = idx[k]!;
   // Organic log followers by window day (index i - a): NaN where the day has no usable follower count.
-  const organicLog = new Float64Array(b - a + 1).fill(NaN);
-  if (fIdx.length > 0) {
-    const changes: number[] = [];
-    for (let k = 1; k < fIdx.length; k++) {
-      const gap = fIdx[k]! - fIdx[k - 1]!;
-      changes.push((Math.log(d.followers[fIdx[k]!]!) - Math.log(d.followers[fIdx[k - 1]!]!)) / gap);
+  const organicLog = (organicLogBuf = growF64(organicLogBuf, len));
+  organicLog.fill(NaN, 0, len);
+  if (nF > 0) {
+    const nC = nF - 1;
+    const changes = (changesBuf = growF64(changesBuf, nC));
+    for (let k = 1; k < nF; k++)
+      changes[k - 1] = (lf[fIdx[k]!]! - lf[fIdx[k - 1]!]!) / (fIdx[k]! - fIdx[k - 1]!);
+    let med = 0;
+    let mad = 0;
+    if (nC > 0 && slid) {
+      med = slid.changeMedian;
+      mad = slid.changeMad;
+    } else if (nC > 0) {
+      const w = scratch.work(nC);
+      for (let k = 0; k < nC; k++) w[k] = changes[k]!;
+      med = medianInPlace(w, nC);
+      for (let k = 0; k < nC; k++) w[k] = Math.abs(changes[k]! - med);
+      mad = medianInPlace(w, nC);
     }
-    const med = changes.length ? (slid ? slid.changeMedian : median(changes)) : 0;
-    const mad = changes.length ? (slid ? slid.changeMad : median(changes.map((c) => Math.abs(c - med)))) : 0;
     const limit = med + Math.max(FOLLOWER_SPIKE_MARGIN.floor, FOLLOWER_SPIKE_MARGIN.madMultiple * mad);
     let removed = 0;
-    organicLog[fIdx[0]! - a] = Math.log(d.followers[fIdx[0]!]!);
-    for (let k = 1; k < fIdx.length; k++) {
+    organicLog[fIdx[0]! - a] = lf[fIdx[0]!]!;
+    for (let k = 1; k < nF; k++) {
       const gap = fIdx[k]! - fIdx[k - 1]!;
       const c = changes[k - 1]!;
       if (c > limit) {
@@ -451,50 +533,67 @@ export function evaluatePlatform(
           detail: `Followers grew ${(100 * Math.expm1(c * gap)).toFixed(1)}% in ${gap} day(s), against a typical ${(100 * Math.expm1(med)).toFixed(2)}% a day; the jump is not counted.`,
         });
       }
-      organicLog[fIdx[k]! - a] = Math.log(d.followers[fIdx[k]!]!) - removed;
+      organicLog[fIdx[k]! - a] = lf[fIdx[k]!]! - removed;
     }
   }
-  const orgLogs = fIdx.map((i) => organicLog[i - a]!);
-  const followersAt = (i: number): number => {
+  // Organic followers of each kept day (or 1 when unknown), once per evaluation: a day with a bad
+  // follower value borrows its nearest usable neighbour's (the earlier one on a tie).
+  const followers = (followersBuf = growF64(followersBuf, len));
+  for (let k = 0, p = 0; k < nIdx; k++) {
+    const i = idx[k]!;
     const v = organicLog[i - a]!;
-    if (!Number.isNaN(v)) return Math.exp(v);
-    // Nearest usable observation (a day with a bad follower value borrows its neighbour's; the
-    // earlier one on a tie). Binary search over fIdx, which is sorted.
-    if (fIdx.length === 0) return NaN;
-    let lo = 0;
-    let hi = fIdx.length;
-    while (lo < hi) {
-      const m = (lo + hi) >> 1;
-      if (fIdx[m]! < i) lo = m + 1;
-      else hi = m;
+    let f: number;
+    if (!Number.isNaN(v)) f = Math.exp(v);
+    else if (nF === 0) f = NaN;
+    else {
+      // p = the number of usable days before i (idx ascends, so p only moves forward).
+      while (p < nF && fIdx[p]! < i) p++;
+      const after = p < nF ? fIdx[p]! : Infinity;
+      const before = p > 0 ? fIdx[p - 1]! : -Infinity;
+      f = Math.exp(organicLog[(i - before <= after - i ? before : after) - a]!);
     }
-    const after = lo < fIdx.length ? fIdx[lo]! : Infinity;
-    const before = lo > 0 ? fIdx[lo - 1]! : -Infinity;
-    return Math.exp(organicLog[(i - before <= after - i ? before : after) - a]!);
-  };
-  const tail = orgLogs.slice(-3);
-  const head = orgLogs.slice(0, 3);
-  const current = fIdx.length ? Math.exp(median(tail)) : 0;
+    followers[i - a] = f || 1;
+  }
+  // Medians of the last and first (up to) three organic log counts.
+  const ends = Math.min(3, nF);
+  let tailLog = NaN;
+  let headLog = NaN;
+  if (nF > 0) {
+    const w = scratch.work(ends);
+    for (let k = 0; k < ends; k++) w[k] = organicLog[fIdx[nF - ends + k]! - a]!;
+    tailLog = medianInPlace(w, ends);
+    for (let k = 0; k < ends; k++) w[k] = organicLog[fIdx[k]! - a]!;
+    headLog = medianInPlace(w, ends);
+  }
+  const current = nF ? Math.exp(tailLog) : 0;
   const bench = baselineV2(d.platform, current);
 
   // --- Views: reported days, winsorised at WINSOR_MULTIPLE x median reported day.
-  const reported = idx.filter((i) => d.views[i]! > 0);
-  const viewsReported = reported.length >= Math.max(1, MIN_REPORTED_SHARE * idx.length);
-  const medViews = slid ? slid.views : median(reported.map((i) => d.views[i]!));
+  const reported = (reportedBuf = growI32(reportedBuf, nIdx));
+  let nRep = 0;
+  for (let k = 0; k < nIdx; k++) if (d.views[idx[k]!]! > 0) reported[nRep++] = idx[k]!;
+  const viewsReported = nRep >= Math.max(1, MIN_REPORTED_SHARE * nIdx);
+  let medViews: number;
+  if (slid) medViews = slid.views;
+  else {
+    const w = scratch.work(nRep);
+    for (let k = 0; k < nRep; k++) w[k] = d.views[reported[k]!]!;
+    medViews = medianInPlace(w, nRep);
+  }
   const capViews = WINSOR_MULTIPLE * medViews;
-  const views = (i: number) => Math.min(d.views[i]!, capViews);
-  if (reported.length > 0) {
+  if (nRep > 0) {
     let total = 0;
     let max = 0;
     let maxI = reported[0]!;
-    for (const i of reported) {
+    for (let k = 0; k < nRep; k++) {
+      const i = reported[k]!;
       total += d.views[i]!;
       if (d.views[i]! > max) {
         max = d.views[i]!;
         maxI = i;
       }
     }
-    if (reported.length > 1 && max > VIEW_SPIKE_SHARE * total)
+    if (nRep > 1 && max > VIEW_SPIKE_SHARE * total)
       flags.push({
         code: 'view_spike',
         platform: d.platform,
@@ -507,7 +606,7 @@ export function evaluatePlatform(
       code: 'views_unreported',
       platform: d.platform,
       day: null,
-      detail: `Views are reported on ${reported.length} of ${idx.length} days; visibility is not scored.`,
+      detail: `Views are reported on ${nRep} of ${nIdx} days; visibility is not scored.`,
     });
   // Engagement pod: engagement that arrives as a fixed block on post days whatever the views.
   // Least squares of daily engagement on views and a post-day indicator (no intercept): honest
@@ -519,17 +618,18 @@ export function evaluatePlatform(
   // Days whose views were capped do not carry their true views: they are left out of the pod
   // regression and of the post-lift comparison, so one spike can neither fake a pod nor, landing
   // on a day without a post, cancel the account's post lift.
-  const uncapped = reported.filter((i) => d.views[i]! <= capViews);
+  const uncapped = (uncappedBuf = growI32(uncappedBuf, nRep));
+  let nUncapped = 0;
+  for (let k = 0; k < nRep; k++) if (d.views[reported[k]!]! <= capViews) uncapped[nUncapped++] = reported[k]!;
   if (viewsReported) {
-    const post = (i: number) => (d.posts[i]! > 0 ? 1 : 0);
-    const [r, c, cHigh] = postDayBlock(uncapped, views, post, (i) => d.engagement[i]!);
+    const [r, c, cHigh] = postDayBlock(d, uncapped, nUncapped, capViews, d.engagement);
     const typical = r * medViews;
     if (c > POD_MARGIN * typical && r > 0) {
       podBlock = cHigh;
       // The pod's comments are its members' applause: the same regression on the classified counts
       // estimates the post-day block of positive and neutral items, which is taken out too.
-      podPositive = Math.max(0, postDayBlock(uncapped, views, post, (i) => d.positive[i]!)[2]);
-      podNeutral = Math.max(0, postDayBlock(uncapped, views, post, (i) => d.neutral[i]!)[2]);
+      podPositive = Math.max(0, postDayBlock(d, uncapped, nUncapped, capViews, d.positive)[2]);
+      podNeutral = Math.max(0, postDayBlock(d, uncapped, nUncapped, capViews, d.neutral)[2]);
       flags.push({
         code: 'engagement_pod',
         platform: d.platform,
@@ -538,17 +638,26 @@ export function evaluatePlatform(
       });
     }
   }
-  const credited = (i: number) =>
-    podBlock > 0 && d.posts[i]! > 0 ? Math.max(0, d.engagement[i]! - podBlock) : d.engagement[i]!;
+  // Credited engagement and approval (the pod block taken out of post days), winsorised at
+  // WINSOR_MULTIPLE x their median day; kept per window day for the loops below.
+  const eng = (engBuf = growF64(engBuf, len));
+  const approval = (approvalBuf = growF64(approvalBuf, len));
+  for (let k = 0; k < nIdx; k++) {
+    const i = idx[k]!;
+    const podDay = podBlock > 0 && d.posts[i]! > 0;
+    eng[i - a] = podDay ? Math.max(0, d.engagement[i]! - podBlock) : d.engagement[i]!;
+    approval[i - a] = podDay ? Math.max(0, d.approval[i]! - podBlock) : d.approval[i]!;
+  }
   // Without a pod block, credited engagement is the raw engagement the sliding window keeps.
-  const medEng = slid && podBlock === 0 ? slid.engagement : median(idx.map(credited));
+  const medEng = slid && podBlock === 0 ? slid.engagement : medianOfDays(eng, idx, nIdx, a);
   const capEng = medEng > 0 ? WINSOR_MULTIPLE * medEng : Infinity;
-  const eng = (i: number) => Math.min(credited(i), capEng);
-  const approved = (i: number) =>
-    podBlock > 0 && d.posts[i]! > 0 ? Math.max(0, d.approval[i]! - podBlock) : d.approval[i]!;
-  const medApp = slid && podBlock === 0 ? slid.approval : median(idx.map(approved));
+  const medApp = slid && podBlock === 0 ? slid.approval : medianOfDays(approval, idx, nIdx, a);
   const capApp = medApp > 0 ? WINSOR_MULTIPLE * medApp : Infinity;
-  const approval = (i: number) => Math.min(approved(i), capApp);
+  for (let k = 0; k < nIdx; k++) {
+    const j = idx[k]! - a;
+    eng[j] = Math.min(eng[j]!, capEng);
+    approval[j] = Math.min(approval[j]!, capApp);
+  }
 
   // --- Presence: posts per week, each post counted by the view lift of post days (filler unseen
   // by anyone earns nothing). Unreported views: posts count in full.
@@ -557,15 +666,16 @@ export function evaluatePlatform(
   let postDayViews = 0;
   let otherDays = 0;
   let otherViews = 0;
-  for (const i of idx) {
+  for (let k = 0; k < nIdx; k++) {
+    const i = idx[k]!;
     posts += d.posts[i]!;
     if (!viewsReported || d.views[i]! > capViews) continue;
     if (d.posts[i]! > 0) {
       postDays++;
-      postDayViews += views(i);
+      postDayViews += Math.min(d.views[i]!, capViews);
     } else {
       otherDays++;
-      otherViews += views(i);
+      otherViews += Math.min(d.views[i]!, capViews);
     }
   }
   let postCredit = 1;
@@ -575,23 +685,24 @@ export function evaluatePlatform(
     const lift = onPost > 0 ? (onPost - off) / onPost : 0;
     postCredit = clamp(lift / TYPICAL_POST_LIFT, 0, 1);
   }
-  const postsPerWeek = ((posts * postCredit) / idx.length) * 7;
+  const postsPerWeek = ((posts * postCredit) / nIdx) * 7;
   const presence = 100 * relToBaseline(postsPerWeek, bench.postsPerWeek);
 
   // --- Reach: visibility (recency-weighted views per organic follower on reported days) and growth.
   let growth = 0.5;
-  if (fIdx.length >= 2) {
-    const span = fIdx[fIdx.length - 1]! - fIdx[0]!;
-    const monthly = ((median(tail) - median(head)) * 30) / Math.max(span, MIN_GROWTH_SPAN_DAYS);
+  if (nF >= 2) {
+    const span = fIdx[nF - 1]! - fIdx[0]!;
+    const monthly = ((tailLog - headLog) * 30) / Math.max(span, MIN_GROWTH_SPAN_DAYS);
     growth = growthScore(monthly, bench.monthlyGrowth);
   }
   let reach: number;
   let vNum = 0;
   let vDen = 0;
-  for (const i of reported) {
-    const w = weightOf(i);
-    vNum += w * views(i);
-    vDen += w * (followersAt(i) || 1);
+  for (let k = 0; k < nRep; k++) {
+    const i = reported[k]!;
+    const w = W[endIdx - i]!;
+    vNum += w * Math.min(d.views[i]!, capViews);
+    vDen += w * followers[i - a]!;
   }
   if (viewsReported && vDen > 0) {
     const vis = relToBaseline(vNum / vDen, bench.viewsPerFollowerDay);
@@ -604,25 +715,28 @@ export function evaluatePlatform(
   let eDen = 0;
   let engagedAudience = 0;
   let wsum = 0;
-  for (const i of idx) {
-    const w = weightOf(i);
-    engagedAudience += w * eng(i);
+  for (let k = 0; k < nIdx; k++) {
+    const i = idx[k]!;
+    const w = W[endIdx - i]!;
+    engagedAudience += w * eng[i - a]!;
     wsum += w;
   }
   engagedAudience = wsum > 0 ? engagedAudience / wsum : 0;
   let impact: number;
   if (viewsReported) {
-    for (const i of reported) {
-      const w = weightOf(i);
-      eNum += w * eng(i);
-      eDen += w * views(i);
+    for (let k = 0; k < nRep; k++) {
+      const i = reported[k]!;
+      const w = W[endIdx - i]!;
+      eNum += w * eng[i - a]!;
+      eDen += w * Math.min(d.views[i]!, capViews);
     }
     impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerView);
   } else {
-    for (const i of idx) {
-      const w = weightOf(i);
-      eNum += w * eng(i);
-      eDen += w * (followersAt(i) || 1);
+    for (let k = 0; k < nIdx; k++) {
+      const i = idx[k]!;
+      const w = W[endIdx - i]!;
+      eNum += w * eng[i - a]!;
+      eDen += w * followers[i - a]!;
     }
     impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerFollowerDay);
   }
@@ -632,9 +746,10 @@ export function evaluatePlatform(
   let sCls = 0;
   let rNet = 0;
   let rCls = 0;
-  for (const i of idx) {
+  for (let k = 0; k < nIdx; k++) {
+    const i = idx[k]!;
     const podDay = podBlock > 0 && d.posts[i]! > 0;
-    const w = weightOf(i);
+    const w = W[endIdx - i]!;
     const pos = podDay ? Math.max(0, d.positive[i]! - podPositive) : d.positive[i]!;
     const neu = podDay ? Math.max(0, d.neutral[i]! - podNeutral) : d.neutral[i]!;
     const net = pos - d.negative[i]!;
@@ -651,46 +766,49 @@ export function evaluatePlatform(
   // --- Momentum: robust (Theil-Sen) slope of log approval and log views per follower over block means,
   // per 28 days, plus any drop of the last week's net sentiment below the median band.
   let momentum = 50;
-  const span = b - a + 1;
-  if (idx.length >= 4) {
-    const block = Math.max(1, Math.ceil(span / MOMENTUM_POINTS));
-    const xs: number[] = [];
-    const ye: number[] = [];
-    const yv: number[] = [];
-    const xv: number[] = [];
+  if (nIdx >= 4) {
+    const block = Math.max(1, Math.ceil(len / MOMENTUM_POINTS));
+    const nBlocks = Math.ceil(len / block);
+    const xs = (blockX = growF64(blockX, nBlocks));
+    const ye = (blockEng = growF64(blockEng, nBlocks));
+    const xv = (blockXViews = growF64(blockXViews, nBlocks));
+    const yv = (blockViews = growF64(blockViews, nBlocks));
+    let nE = 0;
+    let nV = 0;
+    // The kept days of block [s0, s0 + block) are the next run of idx (k only moves forward).
+    let k = 0;
     for (let s0 = a; s0 <= b; s0 += block) {
+      const stop = Math.min(b + 1, s0 + block);
       let n = 0;
       let e = 0;
       let vn = 0;
       let v = 0;
       let fol = 0;
       let vfol = 0;
-      for (let i = s0; i < Math.min(b + 1, s0 + block); i++) {
-        const day = d.origin + i;
-        if (!d.observed[i] || (day >= skipFrom && day <= skipTo)) continue;
-        const f = followersAt(i) || 1;
+      for (; k < nIdx && idx[k]! < stop; k++) {
+        const i = idx[k]!;
+        const f = followers[i - a]!;
         n++;
-        e += approval(i);
+        e += approval[i - a]!;
         fol += f;
         if (d.views[i]! > 0) {
           vn++;
-          v += views(i);
+          v += Math.min(d.views[i]!, capViews);
           vfol += f;
         }
       }
       // Per organic follower: audience growth is credited in reach, not again here.
       if (n > 0) {
-        xs.push(s0 + block / 2);
-        ye.push(Math.log((e + 1) / fol));
+        xs[nE] = s0 + block / 2;
+        ye[nE++] = Math.log((e + 1) / fol);
       }
       if (vn > 0) {
-        xv.push(s0 + block / 2);
-        yv.push(Math.log((v + 1) / vfol));
+        xv[nV] = s0 + block / 2;
+        yv[nV++] = Math.log((v + 1) / vfol);
       }
     }
-    const per28 = (slope: number) => clamp(slope * 28, -TREND_CAP, TREND_CAP);
-    const tEng = xs.length >= 3 ? per28(theilSen(xs, ye)) : 0;
-    const tViews = viewsReported && xv.length >= 3 ? per28(theilSen(xv, yv)) : 0;
+    const tEng = nE >= 3 ? clamp(theilSen(xs, ye, nE) * 28, -TREND_CAP, TREND_CAP) : 0;
+    const tViews = viewsReported && nV >= 3 ? clamp(theilSen(xv, yv, nV) * 28, -TREND_CAP, TREND_CAP) : 0;
     // Only a deterioration of the last week's sentiment below the median band counts, so adding a
     // negative item anywhere can only lower momentum.
     const shift = clamp(
@@ -718,7 +836,14 @@ export function evaluatePlatform(
       momentum,
     },
     engagedAudience,
-    latestObserved: d.origin + idx[idx.length - 1]!,
+    latestObserved: d.origin + idx[nIdx - 1]!,
     flags,
   };
+}
+
+/** Median of values[i - a] over the days idx[0..n). */
+function medianOfDays(values: Float64Array, idx: Int32Array, n: number, a: number): number {
+  const w = scratch.work(n);
+  for (let k = 0; k < n; k++) w[k] = values[idx[k]! - a]!;
+  return medianInPlace(w, n);
 }
