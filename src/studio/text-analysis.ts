@@ -244,22 +244,11 @@ function lengthSignal(m: TextMeasurements, platform: Platform, format: Format): 
   return { ...base, quality: 1 };
 }
 
-/**
- * Hook devices that show before the "more" cut: a "you" or a question deep in a one-paragraph
- * caption hooks nobody, and counting it let advice that cuts sentences (tighten the wording) take
- * the device away, so following the advice lowered the score.
- */
-function previewDevices(m: TextMeasurements, platform: Platform): string[] {
-  const cut = TEXT_RULES[platform].previewCut;
-  if (m.firstLineCharacters <= cut) return m.hookDevices;
-  return hookDevices(proseOf([...m.firstLine].slice(0, cut).join('')));
-}
-
 function hookSignal(
   m: TextMeasurements,
   platform: Platform,
   announcement: boolean,
-  devices = previewDevices(m, platform),
+  devices = m.hookDevices,
 ): Signal {
   const cut = TEXT_RULES[platform].previewCut;
   // A notice needs its first line seen, not a curiosity device: only the fit is judged.
@@ -503,8 +492,7 @@ export function textSignals(
         // Tightening cuts sentences, which may take a hook device with them: the lift counts the
         // hook as it stands on the opening sentence alone, when that is less.
         const now = hookSignal(m, platform, announcement);
-        const devices = previewDevices(m, platform).filter((d) => m.openingDevices.includes(d));
-        const after = hookSignal(m, platform, announcement, devices);
+        const after = hookSignal(m, platform, announcement, m.openingDevices);
         return after.quality < now.quality ? { ...s, whatIf: [after] } : s;
       }
       const words = s.id === 'length' || s.id === 'hashtags' || s.id === 'emoji' ? 0 : adds;
@@ -528,7 +516,7 @@ function charactersAdded(s: Signal, m: TextMeasurements, platform: Platform, for
     case 'hashtags':
       return Math.max(0, rules.hashtags.min - m.hashtags.length) * 12;
     case 'hook':
-      return previewDevices(m, platform).length === 0 ? 30 : 0;
+      return m.hookDevices.length === 0 ? 30 : 0;
     case 'call_to_action':
     case 'questions':
       return m.questions === 0 || s.id === 'call_to_action' ? 30 : 0;
