@@ -1,11 +1,13 @@
-import { between, prng } from './random.ts';
+import { between, normalQuantile, prng } from './random.ts';
 import { baselineV2 } from '../scoring/engine/v2/baselines.ts';
 import {
   accountSnapshots,
   type AccountQuality,
   drawFollowers,
-  drawQuality,
+  drawNormals,
   gaussian,
+  type QualityNormals,
+  qualityFromNormals,
   REFERENCE_SPREADS,
 } from '../scoring/engine/v2/reference-population.ts';
 import { addDays } from '../core/days.ts';
@@ -46,12 +48,41 @@ export interface BrandProfile {
   phase: number;
 }
 
-export function brandProfile(seed: string, sectorPhase: number): BrandProfile {
+/**
+ * Unit direction, in the quality normals (QUALITY_FACTORS order: views, engagement, posts, growth,
+ * net sentiment), along which the sandbox's v2 composite rises: the least-squares slopes of the
+ * composite on the normals, 1.42 / 2.91 / 4.47 / 1.69 / 1.86 points per sd (R^2 0.88, residual sd
+ * 2.2 points; 1,050 sandbox brands as of 2026-06-30, printed by scripts/sandbox-strata.ts), divided
+ * by their norm 6.06.
+ */
+export const COMPOSITE_DIRECTION: QualityNormals = [0.234, 0.48, 0.737, 0.278, 0.307];
+
+/**
+ * Quality normals with their component along COMPOSITE_DIRECTION set to the normal quantile of
+ * `stratum`. With strata (i + 0.5) / n, each normal is still standard (the other directions keep
+ * their random draws), but the brands cover the composite's distribution evenly instead of by
+ * chance: 525 independent draws put the elite share anywhere in 5% +/- 1.9 points (two binomial sd).
+ */
+export function stratifiedNormals(z: QualityNormals, stratum: number): QualityNormals {
+  const w = COMPOSITE_DIRECTION;
+  const norm = Math.hypot(...w);
+  const along = w.reduce((s, wi, i) => s + (wi / norm) * z[i]!, 0);
+  const shift = normalQuantile(stratum) - along;
+  return z.map((zi, i) => zi + (shift * w[i]!) / norm) as unknown as QualityNormals;
+}
+
+/**
+ * A brand's profile. `stratum` (0-1, exclusive) places it in the population's composite
+ * distribution (stratifiedNormals); without one its quality is an independent draw.
+ */
+export function brandProfile(seed: string, sectorPhase: number, stratum?: number): BrandProfile {
   const r = prng(seed);
   const rnd = prng(`${seed}:quality`);
+  const followers = drawFollowers(rnd);
+  const z = drawNormals(rnd);
   return {
-    followers: drawFollowers(rnd),
-    quality: drawQuality(rnd),
+    followers,
+    quality: qualityFromNormals(stratum === undefined ? z : stratifiedNormals(z, stratum)),
     completeness: between(r, 0.5, 1),
     season: between(r, 0.05, 0.15),
     phase: sectorPhase + between(r, -0.5, 0.5),

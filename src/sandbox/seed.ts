@@ -154,6 +154,8 @@ export interface Planned {
   id: string;
   platforms: Platform[];
   sectorPhase: number;
+  /** Place of a sector brand in the population's composite distribution (brandProfile). */
+  stratum?: number;
 }
 
 /** The consumer brands of every sector (rows and what gets metric history); pure, the same on every run. */
@@ -177,6 +179,15 @@ export function planSectorBrands(): { brandRows: NewWorkspace[]; brands: Planned
       brands.push({ id, platforms: chosen, sectorPhase: sector.phase });
     }
   }
+  // Strata (i + 0.5) / n dealt out in a seeded shuffle, so the sector brands as a whole have the
+  // published grade shares rather than a sample's luck, and no sector gets a run of them.
+  const order = brands.map((_, i) => i);
+  const shuffle = prng('sandbox:strata');
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(shuffle() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  order.forEach((slot, i) => (brands[i]!.stratum = (slot + 0.5) / brands.length));
   return { brandRows, brands };
 }
 
@@ -272,7 +283,7 @@ async function seedMetricHistory(
   }> = [];
   for (const p of planned) {
     // One profile per brand: its platforms share its quality (src/sandbox/metrics.ts).
-    const profile = brandProfile(p.id, p.sectorPhase);
+    const profile = brandProfile(p.id, p.sectorPhase, p.stratum);
     for (const platform of p.platforms) {
       const followers = todo.includes(p)
         ? generateSnapshots(columns, p.id, platform, profile, lastDay, HISTORY_DAYS)

@@ -18,7 +18,10 @@ export interface TextMeasurements {
   threadPosts: number[];
   firstLine: string;
   firstLineCharacters: number;
+  /** Hook devices anywhere in the first line's words. */
   hookDevices: string[];
+  /** Hook devices of the first line's opening sentence: what survives tightening from the end. */
+  openingDevices: string[];
   callsToAction: string[];
   questions: number;
   hashtags: string[];
@@ -161,6 +164,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     firstLineCharacters: characterCount(firstLine),
     // A link or a hashtag is no hook: devices are read from the words of the first line.
     hookDevices: hookDevices(proseOf(firstLine)),
+    openingDevices: hookDevices((nlp.readDoc(proseOf(firstLine)).sentences().out() as string[])[0] ?? ''),
     callsToAction: detectCallsToAction(text),
     questions: sentenceTexts.filter((s) => s.includes('?')).length,
     hashtags: entities.hashtags,
@@ -240,10 +244,15 @@ function lengthSignal(m: TextMeasurements, platform: Platform, format: Format): 
   return { ...base, quality: 1 };
 }
 
-function hookSignal(m: TextMeasurements, platform: Platform, announcement: boolean): Signal {
+function hookSignal(
+  m: TextMeasurements,
+  platform: Platform,
+  announcement: boolean,
+  devices = m.hookDevices,
+): Signal {
   const cut = TEXT_RULES[platform].previewCut;
   // A notice needs its first line seen, not a curiosity device: only the fit is judged.
-  const hasDevice = announcement || m.hookDevices.length > 0;
+  const hasDevice = announcement || devices.length > 0;
   const fits = m.firstLineCharacters <= cut;
   const quality = (hasDevice ? 0.6 : 0) + (fits ? 0.4 : (0.4 * cut) / m.firstLineCharacters);
   const problems: string[] = [];
@@ -476,11 +485,22 @@ export function textSignals(
         return rest;
       }
       // Words added to follow it lengthen the wording: the lift counts the length check as it
-      // will then stand (past the sweet spot it costs a little).
+      // will then stand when that costs (past the sweet spot), never as a gain: a writer may
+      // follow it by rewording rather than adding ("You will want this" for a hook), and a lift
+      // that counted a longer caption's length gain would then claim points it never delivers.
+      if (s.id === 'length' && s.suggestion?.startsWith('Tighten')) {
+        // Tightening cuts sentences, which may take a hook device with them: the lift counts the
+        // hook as it stands on the opening sentence alone, when that is less.
+        const now = hookSignal(m, platform, announcement);
+        const after = hookSignal(m, platform, announcement, m.openingDevices);
+        return after.quality < now.quality ? { ...s, whatIf: [after] } : s;
+      }
       const words = s.id === 'length' || s.id === 'hashtags' || s.id === 'emoji' ? 0 : adds;
       if (words === 0) return s;
       const longer = { ...m, characters: m.characters + words, proseCharacters: m.proseCharacters + words };
-      return { ...s, whatIf: [lengthSignal(longer, platform, format)] };
+      const after = lengthSignal(longer, platform, format);
+      const now = lengthSignal(m, platform, format);
+      return after.quality < now.quality ? { ...s, whatIf: [after] } : s;
     });
 }
 

@@ -19,33 +19,36 @@ const score = (content: string, platform: Platform = 'instagram', format: Format
 
 const advice = (r: ContentScoreResult) => r.feedback.map((f) => f.suggestion).join('\n');
 
+const PROPERTY_RUNS = Number(process.env.PROPERTY_RUNS ?? 250);
+
 describe('following a suggestion', () => {
-  it('raises the score by at least half its expected lift, never lowering it', async () => {
-    let followed = 0;
-    await fc.assert(
-      fc.asyncProperty(draftArbitrary, placementArbitrary, async (draft, { platform, format }) => {
-        const text = render(draft);
-        const before = await score(text, platform, format);
-        for (const item of before.feedback) {
-          const after = await score(render(follow(draft, item.suggestion)), platform, format);
-          const gain = after.score - before.score;
-          followed++;
-          expect(
-            gain,
-            `${platform} ${format}: "${item.suggestion}" (${item.expected_lift}) on\n${text}`,
-          ).toBeGreaterThanOrEqual(Number(item.expected_lift) / 2);
-        }
-      }),
-      // Reproducible by default (the same 250 drafts every run); PROPERTY_SEED / PROPERTY_RUNS explore
-      // further. Longer explorations still find a rare counterexample for "Tighten the wording", whose
-      // lift counts only the length check while cutting sentences also moves tone (docs/studio.md).
-      {
-        numRuns: Number(process.env.PROPERTY_RUNS ?? 250),
-        seed: Number(process.env.PROPERTY_SEED ?? 20261123),
-      },
-    );
-    expect(followed).toBeGreaterThan(500);
-  }, 120_000);
+  it(
+    'raises the score by at least half its expected lift, never lowering it',
+    async () => {
+      let followed = 0;
+      await fc.assert(
+        fc.asyncProperty(draftArbitrary, placementArbitrary, async (draft, { platform, format }) => {
+          const text = render(draft);
+          const before = await score(text, platform, format);
+          for (const item of before.feedback) {
+            const after = await score(render(follow(draft, item.suggestion)), platform, format);
+            const gain = after.score - before.score;
+            followed++;
+            expect(
+              gain,
+              `${platform} ${format}: "${item.suggestion}" (${item.expected_lift}) on\n${text}`,
+            ).toBeGreaterThanOrEqual(Number(item.expected_lift) / 2);
+          }
+        }),
+        // Reproducible by default (the same 250 drafts every run); PROPERTY_SEED / PROPERTY_RUNS explore
+        // further (docs/studio.md has the explorations run: 20,000 drafts on several seeds).
+        { numRuns: PROPERTY_RUNS, seed: Number(process.env.PROPERTY_SEED ?? 20261123) },
+      );
+      expect(followed).toBeGreaterThan(2 * PROPERTY_RUNS);
+      // Long explorations get the time they need (up to 0.4 s a draft on a machine at load 25).
+    },
+    120_000 + 400 * PROPERTY_RUNS,
+  );
 
   it('to cut the hashtags does not shorten the caption below its sweet spot', async () => {
     // Review finding: 75 -> 67. The hashtags counted towards the length check, so cutting them

@@ -76,16 +76,30 @@ export interface ReferenceProfile extends AccountQuality {
   followers: number;
 }
 
-/** One account's quality drawn from the reference spreads (independent factors). */
-export function drawQuality(rnd: () => number): AccountQuality {
+/** Standard normal draws behind an account's quality, in QUALITY_FACTORS order. */
+export type QualityNormals = readonly [number, number, number, number, number];
+export const QUALITY_FACTORS = ['views', 'engagement', 'posts', 'growth', 'netSentiment'] as const;
+
+/** The quality at standard normal draws `z` (QUALITY_FACTORS order) of the reference spreads. */
+export function qualityFromNormals(z: QualityNormals): AccountQuality {
   const s = REFERENCE_SPREADS;
   return {
-    viewsFactor: Math.exp(s.views * gaussian(rnd)),
-    engagementFactor: Math.exp(s.engagement * gaussian(rnd)),
-    postsFactor: Math.exp(s.posts * gaussian(rnd)),
-    growthFactor: 1 + s.growth * gaussian(rnd),
-    netSentiment: Math.max(-0.6, Math.min(0.6, 0.3 + s.netSentiment * gaussian(rnd))),
+    viewsFactor: Math.exp(s.views * z[0]),
+    engagementFactor: Math.exp(s.engagement * z[1]),
+    postsFactor: Math.exp(s.posts * z[2]),
+    growthFactor: 1 + s.growth * z[3],
+    netSentiment: Math.max(-0.6, Math.min(0.6, 0.3 + s.netSentiment * z[4])),
   };
+}
+
+/** Five standard normal draws, in QUALITY_FACTORS order. */
+export function drawNormals(rnd: () => number): QualityNormals {
+  return [gaussian(rnd), gaussian(rnd), gaussian(rnd), gaussian(rnd), gaussian(rnd)];
+}
+
+/** One account's quality drawn from the reference spreads (independent factors). */
+export function drawQuality(rnd: () => number): AccountQuality {
+  return qualityFromNormals(drawNormals(rnd));
 }
 
 export function drawFollowers(rnd: () => number): number {
