@@ -4,10 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace, setParent } from '../../src/admin/workspaces.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { utcDay } from '../../src/core/days.ts';
-import { loadConfig } from '../../src/infra/config.ts';
-import { createService, type Service } from '../../src/service.ts';
+import type { Service } from '../../src/service.ts';
 import { usingPostgres } from '../helpers/database.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { secondInstance, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 
 /**
@@ -218,14 +217,7 @@ describe('GET /v1/export/scores from memory', () => {
 describe.skipIf(!usingPostgres())('GET /v1/export/scores cached on two instances', () => {
   let b: Service;
   beforeAll(async () => {
-    b = await createService(
-      {
-        ...loadConfig({ LOG_LEVEL: 'silent', ...ENV }),
-        databaseUrl: t.ctx.config.databaseUrl,
-        runWorkers: false,
-      },
-      { now: () => NOW },
-    );
+    b = await secondInstance(t, ENV, () => NOW);
   }, 60_000);
   afterAll(async () => b?.stop());
 

@@ -2,12 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setParent } from '../../src/admin/workspaces.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
-import { loadConfig } from '../../src/infra/config.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
-import { createService, type Service } from '../../src/service.ts';
+import type { Service } from '../../src/service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { usingPostgres } from '../helpers/database.ts';
-import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import {
+  expectProblem,
+  secondInstance,
+  startTestService,
+  workspaceWithKey,
+  type TestService,
+} from '../helpers/service.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 
@@ -159,14 +164,7 @@ describe('GET /v1/score from memory', () => {
 describe.skipIf(!usingPostgres())('GET /v1/score cached on two instances', () => {
   let b: Service;
   beforeAll(async () => {
-    b = await createService(
-      {
-        ...loadConfig({ LOG_LEVEL: 'silent', ...ENV }),
-        databaseUrl: t.ctx.config.databaseUrl,
-        runWorkers: false,
-      },
-      { now: () => NOW },
-    );
+    b = await secondInstance(t, ENV, () => NOW);
   }, 60_000);
   afterAll(async () => b?.stop());
 

@@ -75,6 +75,25 @@ export async function startTestService(
   };
 }
 
+/**
+ * A second service on the PostgreSQL database of `t` (PGlite is one process's database), without
+ * workers, with the given environment and clock: another instance, for what must cross instances.
+ */
+export function secondInstance(
+  t: TestService,
+  env: Record<string, string>,
+  now: () => Date,
+): Promise<Service> {
+  return createService(
+    {
+      ...loadConfig({ LOG_LEVEL: 'silent', ...env }),
+      databaseUrl: t.ctx.config.databaseUrl,
+      runWorkers: false,
+    },
+    { now },
+  );
+}
+
 /** A workspace with an API key, the unit most tests start from. */
 export async function workspaceWithKey(
   db: Kysely<DB>,
