@@ -180,9 +180,9 @@ async function main(): Promise<Report> {
       const score = await seconds(seeding, 'score tenants + audits', () =>
         seedScoreData(db, scale, seed, now),
       );
-      const scoreLogRows = await seconds(seeding, 'score_log', () => seedExportData(db, scale, seed, now));
+      const exports = await seconds(seeding, 'score_log', () => seedExportData(db, scale, seed, now));
       const tacsi = await seconds(seeding, 'tacsi feed', () => seedTacsiFeed(db, scale, seed, now));
-      httpData = { score, scoreLogRows, exportAgencies: scale.exportAgencies, tacsi };
+      httpData = { score, exports, exportAgencies: scale.exportAgencies, tacsi };
     }
     if (wants('audits')) {
       const seeded = await seconds(seeding, 'metric snapshots', () =>

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Backend, ScenarioName } from '../options.ts';
 import type { HttpResult } from '../report.ts';
 import { bearer } from '../seed/keys.ts';
-import type { ScoreData, TacsiFeedData } from '../seed/http-data.ts';
+import type { ExportData, ScoreData, TacsiFeedData } from '../seed/http-data.ts';
 import { drive, type RotatedRequest } from './load.ts';
 import type { ServerProcess } from './server-process.ts';
 
@@ -19,7 +19,7 @@ export interface HttpScenario {
 /** The HTTP scenarios of issue #6 with their targets for this backend. */
 export function httpScenarios(
   backend: Backend,
-  data: { score: ScoreData; exportAgencies: number; scoreLogRows: number; tacsi: TacsiFeedData },
+  data: { score: ScoreData; exportAgencies: number; exports: ExportData; tacsi: TacsiFeedData },
 ): HttpScenario[] {
   const { score, tacsi } = data;
   const tacsiRotation = (path: string) => tacsi.keys.map((key) => ({ path, authorization: bearer(key) }));
@@ -60,8 +60,8 @@ export function httpScenarios(
     {
       name: 'export-scores',
       label: 'GET /v1/export/scores?limit=1000',
-      scale: `${data.scoreLogRows} score_log rows, ${data.exportAgencies} agencies`,
-      rotation: score.agencyKeys.slice(0, data.exportAgencies).map((key) => ({
+      scale: `${data.exports.scoreLogRows} score_log rows, ${data.exportAgencies} agencies, ${data.exports.keys.length} keys`,
+      rotation: data.exports.keys.map((key) => ({
         path: '/v1/export/scores?limit=1000',
         authorization: bearer(key),
       })),

@@ -145,7 +145,24 @@ async function insertCompletedAudits(db: Kysely<DB>, workspaces: readonly string
  * score_log rows of the first `exportAgencies` agencies and their clients (5 platforms each, one row
  * per platform per simulated audit, one day apart), for GET /v1/export/scores?limit=1000.
  */
-export async function seedExportData(db: Kysely<DB>, scale: Scale, seed: string, now: Date): Promise<number> {
+/**
+ * Read keys per export agency: the per-key rate limit is 600 requests a minute, and since export pages
+ * are served from memory the scenario runs far above 50 keys x 10 requests a second (docs/performance.md).
+ */
+const EXPORT_KEYS_PER_AGENCY = 40;
+
+export interface ExportData {
+  scoreLogRows: number;
+  /** EXPORT_KEYS_PER_AGENCY keys of each export agency, interleaved across agencies. */
+  keys: BenchKey[];
+}
+
+export async function seedExportData(
+  db: Kysely<DB>,
+  scale: Scale,
+  seed: string,
+  now: Date,
+): Promise<ExportData> {
   const perPlatform = Math.ceil(scale.scoreLogPerWorkspace / PLATFORMS.length);
   const cols = {
     workspace_id: [] as string[],
@@ -181,7 +198,20 @@ export async function seedExportData(db: Kysely<DB>, scale: Scale, seed: string,
       }
     }
   }
-  return insertColumns(db, 'score_log', [
+  const agencies = Math.min(scale.exportAgencies, scale.agencies);
+  const owners = Array.from({ length: EXPORT_KEYS_PER_AGENCY * agencies }, (_, i) => i % agencies);
+  const keys = owners.map((a, i) => benchKey(seed, `export-${a}-${Math.floor(i / agencies)}`));
+  await insertColumns(
+    db,
+    'api_keys',
+    [
+      ['id', 'text', keys.map((k) => k.id)],
+      ['workspace_id', 'text', owners.map((a) => agencyId(a))],
+      ['secret_hash', 'text', keys.map((k) => k.secretHash.toString('hex'))],
+    ],
+    { expressions: SECRET_HASH, constants: READ_KEY },
+  );
+  const scoreLogRows = await insertColumns(db, 'score_log', [
     ['workspace_id', 'text', cols.workspace_id],
     ['platform', 'text', cols.platform],
     ['tier', 'text', cols.tier],
@@ -193,6 +223,7 @@ export async function seedExportData(db: Kysely<DB>, scale: Scale, seed: string,
     ['formula_version', 'text', cols.workspace_id.map(() => FORMULA_VERSION)],
     ['recorded_at', 'timestamptz', cols.recorded_at],
   ]);
+  return { scoreLogRows, keys };
 }
 
 export interface TacsiFeedData {
