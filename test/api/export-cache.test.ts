@@ -6,6 +6,8 @@ import type { Platform } from '../../src/core/catalog.ts';
 import { utcDay } from '../../src/core/days.ts';
 import type { Service } from '../../src/service.ts';
 import { usingPostgres } from '../helpers/database.ts';
+import { insertScoreLog } from '../helpers/score-log.ts';
+import { settled } from '../helpers/settled.ts';
 import { secondInstance, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 
@@ -35,39 +37,13 @@ const URL = '/v1/export/scores?limit=1000';
 const get = (key: string, url = URL) => t.request({ method: 'GET', url, key });
 
 /**
- * Reads until `done` holds, and fails past the bound. On PGlite the notification is handled during
- * the writing query, so the first read already sees the change; on PostgreSQL it travels over the
- * listening connection (a few milliseconds).
+ * A page read back after a write: on PGlite the notification is handled during the writing query, so
+ * the first read already sees the change; on PostgreSQL it travels over the listening connection.
  */
-async function settled<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const start = performance.now();
-  let value = await read();
-  if (!usingPostgres()) return value;
-  while (!done(value) && performance.now() - start < 10_000) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    value = await read();
-  }
-  expect(performance.now() - start).toBeLessThan(BOUND_MS);
-  return value;
-}
-
-async function scoreLog(workspaceId: string, recordedAt: string, platform: Platform = 'instagram') {
-  await t.db
-    .insertInto('score_log')
-    .values({
-      workspace_id: workspaceId,
-      platform,
-      tier: 'micro',
-      follower_count: 12_000,
-      overall_score: 70,
-      grade: 'strong',
-      part1_score: 68,
-      part2_score: 72.5,
-      formula_version: 'v1',
-      recorded_at: new Date(recordedAt),
-    })
-    .execute();
-}
+const settledPage = <T>(read: () => Promise<T>, done: (value: T) => boolean) =>
+  settled(read, done, { boundMs: BOUND_MS, firstReadOnly: !usingPostgres() });
+const scoreLog = (workspaceId: string, recordedAt: string, platform?: Platform) =>
+  insertScoreLog(t.db, workspaceId, recordedAt, platform);
 
 type Page = {
   scope: { workspaceId: string; workspaceName: string; clientCount: number };
@@ -127,7 +103,7 @@ describe('GET /v1/export/scores from memory', () => {
     expect((await page(a.key)).count).toBe(1);
 
     await scoreLog(a.client.id, '2030-01-02T00:00:00Z', 'tiktok');
-    const direct = await settled(
+    const direct = await settledPage(
       () => page(a.key),
       (p) => p.count === 2,
     );
@@ -149,7 +125,7 @@ describe('GET /v1/export/scores from memory', () => {
     const run = await t.request({ method: 'POST', url: '/v1/audit/run', key, payload: {} });
     expect(run.statusCode, run.body).toBe(200);
     expect(await runJob(t.ctx, run.json().audit_id)).toBe('completed');
-    const audited = await settled(
+    const audited = await settledPage(
       () => page(key),
       (p) => p.count > 0,
     );
@@ -180,7 +156,7 @@ describe('GET /v1/export/scores from memory', () => {
       .execute();
     expect(
       (
-        await settled(
+        await settledPage(
           () => page(x.key),
           (p) => p.scores[0]?.workspaceName === 'Xeno renamed',
         )
@@ -192,7 +168,7 @@ describe('GET /v1/export/scores from memory', () => {
     const newcomer = await createWorkspace(t.db, { name: 'New', plan: 'pro', parentId: x.workspace.id });
     expect(
       (
-        await settled(
+        await settledPage(
           () => page(x.key),
           (p) => p.scope.clientCount === before + 1,
         )
@@ -201,12 +177,12 @@ describe('GET /v1/export/scores from memory', () => {
 
     // The client moves to Y: X loses its rows, Y gains them.
     await setParent(t.db, x.client.id, y.workspace.id);
-    const xAfter = await settled(
+    const xAfter = await settledPage(
       () => page(x.key),
       (p) => p.count === 0,
     );
     expect(xAfter.scores).toEqual([]);
-    const yAfter = await settled(
+    const yAfter = await settledPage(
       () => page(y.key),
       (p) => p.count === 2,
     );
@@ -214,7 +190,7 @@ describe('GET /v1/export/scores from memory', () => {
 
     // Deleted: its rows go with it (ON DELETE CASCADE), and Y's page follows.
     await t.db.deleteFrom('workspaces').where('id', '=', x.client.id).execute();
-    const yDeleted = await settled(
+    const yDeleted = await settledPage(
       () => page(y.key),
       (p) => p.count === 1,
     );

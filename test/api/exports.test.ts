@@ -4,6 +4,7 @@ import { createApiKey, revokeApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace, setParent } from '../../src/admin/workspaces.ts';
 import type { Workspace } from '../../src/infra/db/types.ts';
 import { newId } from '../../src/infra/ids.ts';
+import { insertScoreLog } from '../helpers/score-log.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 
@@ -50,21 +51,7 @@ async function scoreLog(
   platform: Platform = 'instagram',
   overall = 70,
 ) {
-  await t.db
-    .insertInto('score_log')
-    .values({
-      workspace_id: workspaceId,
-      platform,
-      tier: 'micro',
-      follower_count: 12_000,
-      overall_score: overall,
-      grade: 'strong',
-      part1_score: 68,
-      part2_score: 72.5,
-      formula_version: 'v1',
-      recorded_at: new Date(recordedAt),
-    })
-    .execute();
+  await insertScoreLog(t.db, workspaceId, recordedAt, platform, overall);
   logIds.set(workspaceId, [...(logIds.get(workspaceId) ?? []), recordedAt]);
 }
 

@@ -6,6 +6,7 @@ import { runSyncJob } from '../../src/ingest/schedule.ts';
 import type { Service } from '../../src/service.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { usingPostgres } from '../helpers/database.ts';
+import { settled } from '../helpers/settled.ts';
 import {
   expectProblem,
   secondInstance,
@@ -47,21 +48,9 @@ afterAll(async () => {
 
 const get = (key: string, url: string) => t.request({ method: 'GET', url, key });
 
-/**
- * Reads until `done` holds, and fails past the bound. On PGlite the notification is handled during
- * the writing query, so the first read already sees the change; on PostgreSQL it travels over the
- * listening connection (a few milliseconds).
- */
-async function settled<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const start = performance.now();
-  let value = await read();
-  while (!done(value) && performance.now() - start < 10_000) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    value = await read();
-  }
-  expect(performance.now() - start).toBeLessThan(CROSS_INSTANCE_BOUND_MS);
-  return value;
-}
+/** An answer read back after a write, within the cross-instance bound (test/helpers/settled.ts). */
+const settledAnswer = <T>(read: () => Promise<T>, done: (value: T) => boolean) =>
+  settled(read, done, { boundMs: CROSS_INSTANCE_BOUND_MS });
 
 describe('GET /v1/score from memory', () => {
   it('a sync that brings new snapshots replaces the cached real-time score', async () => {
@@ -79,7 +68,7 @@ describe('GET /v1/score from memory', () => {
     );
     // A sync commits in steps (its running mark, the snapshots, the daily scores): wait for the last.
     const after = (
-      await settled(
+      await settledAnswer(
         () => get(key, '/v1/score'),
         (r) => r.json().latest_data_day === TODAY,
       )
@@ -112,7 +101,7 @@ describe('GET /v1/score from memory', () => {
     // The client moves to agency Y (an operator's change): X loses it at once, Y sees it.
     await setParent(t.db, client.workspace.id, y.workspace.id);
     expectProblem(
-      await settled(
+      await settledAnswer(
         () => get(x.key, url),
         (r) => r.statusCode !== 200,
       ),
@@ -142,7 +131,7 @@ describe('GET /v1/score from memory', () => {
     t.setNow(NOW);
     const audit = (await get(key, `/v1/audit/${second.json().audit_id}`)).json();
     const now = (
-      await settled(
+      await settledAnswer(
         () => get(key, '/v1/score'),
         (r) => r.json().calculated_at !== cached.calculated_at,
       )
@@ -152,7 +141,7 @@ describe('GET /v1/score from memory', () => {
     expect(now.calculated_at).not.toBe(cached.calculated_at);
 
     await t.db.updateTable('workspaces').set({ plan: 'enterprise' }).where('id', '=', workspace.id).execute();
-    const tier = await settled(
+    const tier = await settledAnswer(
       () => get(key, '/v1/score'),
       (r) => r.json().tier !== 'pro',
     );
