@@ -11,11 +11,10 @@ export const FEED_CACHE_TTL_MS = 30_000;
 const MAX_ENTRIES = 2_000;
 
 export interface CachedFeed {
-  /** The response body (JSON). */
-  body: string;
   /**
-   * The same as UTF-8 bytes, what is sent: a string would be encoded again on every write (the
-   * largest share of the feeds' CPU in profiles; the score cache keeps bytes for the same reason).
+   * The response body (JSON) as UTF-8 bytes, what is sent: a string would be encoded again on every
+   * write (the largest share of the feeds' CPU in profiles; the score cache keeps bytes for the same
+   * reason). Only bytes are kept; the rare CSV answer decodes them.
    */
   bytes: Buffer;
   /** Strong validator: a hash of those bytes. */
@@ -34,7 +33,7 @@ export function notePublication(ctx: Pick<AppContext, 'state'>): void {
   feedCache(ctx).invalidate();
 }
 
-export function strongEtag(body: string): string {
+export function strongEtag(body: string | Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 
@@ -70,8 +69,8 @@ export class FeedCache {
     }
     const value = build().then((data) => {
       if (data === null) return null;
-      const body = JSON.stringify(data);
-      return { body, bytes: Buffer.from(body), etag: strongEtag(body) };
+      const bytes = Buffer.from(JSON.stringify(data));
+      return { bytes, etag: strongEtag(bytes) };
     });
     const entry: Entry = { value, generation: this.#generation, expiresAt: now + this.#ttlMs };
     this.#entries.set(key, entry);

@@ -94,7 +94,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
     if (!csv) return reply.type('application/json; charset=utf-8').send(cached.bytes);
-    const body = JSON.parse(cached.body) as HistoryPage;
+    const body = JSON.parse(cached.bytes.toString()) as HistoryPage;
     const next = csvFeed.next(body);
     if (next !== null) reply.header('Link', `<${next}>; rel="next"`);
     return sendCsv(reply, HISTORY_CSV, csvFeed.rows(body));

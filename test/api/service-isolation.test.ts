@@ -21,12 +21,12 @@ describe('per-service state', () => {
     const build = async () => ({ n: ++builds });
     const cachedB = await feedCache(b.ctx).get('weekly:alpha', build);
     const cachedA = await feedCache(a.ctx).get('weekly:alpha', build);
-    expect(cachedB!.body).toBe('{"n":1}');
-    expect(cachedA!.body).toBe('{"n":2}'); // not B's entry: A has its own cache
+    expect(cachedB!.bytes.toString()).toBe('{"n":1}');
+    expect(cachedA!.bytes.toString()).toBe('{"n":2}'); // not B's entry: A has its own cache
 
     notePublication(a.ctx);
-    expect((await feedCache(b.ctx).get('weekly:alpha', build))!.body).toBe('{"n":1}');
-    expect((await feedCache(a.ctx).get('weekly:alpha', build))!.body).toBe('{"n":3}');
+    expect((await feedCache(b.ctx).get('weekly:alpha', build))!.bytes.toString()).toBe('{"n":1}');
+    expect((await feedCache(a.ctx).get('weekly:alpha', build))!.bytes.toString()).toBe('{"n":3}');
     expect(builds).toBe(3);
   });
 
