@@ -7,14 +7,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * their time seeding the full sandbox, publishing a 1,000-cell archive or starting child processes.
  */
 const LONGEST = [
-  'test/api/sandbox.test.ts',
-  'test/browser/dashboard.test.ts',
-  'test/api/tacsi-m2-coverage.test.ts',
+  'test/e2e/dashboard.test.ts',
+  'test/e2e/sandbox.test.ts',
   'test/cli/cli.test.ts',
-  'test/sdk/audit-webhooks.test.ts',
+  'test/api/tacsi-m2-coverage.test.ts',
   'test/cli/startup.test.ts',
   'test/cli/secrets-at-rest.test.ts',
+  'test/sdk/audit-webhooks.test.ts',
+  'test/cli/admin-socket.test.ts',
+  'test/api/webhooks-delivery.test.ts',
   'test/api/ingest-cli.test.ts',
+  'test/api/audits-restart.test.ts',
+  'test/unit/tacsi-privacy-distinguishing.test.ts',
 ];
 
 const rank = (spec: TestSpecification) => {

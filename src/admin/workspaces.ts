@@ -67,11 +67,29 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
     .executeTakeFirstOrThrow();
 }
 
+/** What an operator sees of a workspace: its own fields, not bookkeeping such as `sync_version`. */
+const LISTED_COLUMNS = [
+  'id',
+  'name',
+  'plan',
+  'billing_period',
+  'parent_id',
+  'account_type',
+  'org_type',
+  'is_white_labeled',
+  'sector_slug',
+  'realtime_scoring',
+  'team_members',
+  'created_at',
+] as const satisfies readonly (keyof Workspace)[];
+
+export type ListedWorkspace = Pick<Workspace, (typeof LISTED_COLUMNS)[number]>;
+
 export async function listWorkspaces(
   db: Kysely<DB>,
   filter: { parentId?: string } = {},
-): Promise<Workspace[]> {
-  let q = db.selectFrom('workspaces').selectAll().orderBy('created_at').orderBy('id');
+): Promise<ListedWorkspace[]> {
+  let q = db.selectFrom('workspaces').select(LISTED_COLUMNS).orderBy('created_at').orderBy('id');
   if (filter.parentId) q = q.where('parent_id', '=', filter.parentId);
   return q.execute();
 }

@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const execFileAsync = promisify(execFile);
 const CLI = path.resolve('src/cli/main.ts');
@@ -13,12 +12,12 @@ let testDb: TestDatabase;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-ingest-cli-'));
+  testDb = await createTestDatabase({ migrated: true });
+  dir = await createDataDir('bh-ingest-cli-');
   env = {
     ...process.env,
     LOG_LEVEL: 'silent',
-    DATA_DIR: path.join(dir, 'data'),
+    DATA_DIR: dir,
     DATABASE_URL: testDb.databaseUrl ?? '',
   };
 });

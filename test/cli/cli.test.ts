@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 const run = promisify(execFile);
 const CLI = path.resolve('src/cli/main.ts');
@@ -13,8 +12,8 @@ let testDb: TestDatabase;
 let env: NodeJS.ProcessEnv;
 let dataDir: string;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-cli-'));
+  testDb = await createTestDatabase({ migrated: true });
+  dataDir = await createDataDir('bh-cli-');
   env = { ...process.env, LOG_LEVEL: 'silent', DATA_DIR: dataDir, DATABASE_URL: testDb.databaseUrl ?? '' };
 });
 afterAll(async () => {
@@ -62,6 +61,25 @@ describe('brandhealth CLI', () => {
       agency.id,
     );
     expect(JSON.parse(client.stdout).parent_id).toBe(agency.id);
+    // The list shows the agency's clients with the workspace's own fields, no internal bookkeeping.
+    const clients = JSON.parse((await cli('--json', 'workspace', 'list', '--parent', agency.id)).stdout);
+    expect(clients.map((w: { name: string }) => w.name)).toEqual(['Client']);
+    expect(Object.keys(clients[0]).sort()).toEqual(
+      [
+        'account_type',
+        'billing_period',
+        'created_at',
+        'id',
+        'is_white_labeled',
+        'name',
+        'org_type',
+        'parent_id',
+        'plan',
+        'realtime_scoring',
+        'sector_slug',
+        'team_members',
+      ].sort(),
+    );
 
     const key = JSON.parse(
       (await cli('--json', 'key', 'create', '--workspace', agency.id, '--scopes', 'read')).stdout,

@@ -10,7 +10,7 @@ import { createApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { createService, type Service } from '../../src/service.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Secrets at rest: what the database holds, rotation through the CLI, and refusing to start
 // without the right key. One database (a PGlite folder, or a PostgreSQL database) opened by one
@@ -25,7 +25,7 @@ let testDb: TestDatabase;
 let dataDir: string;
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-secrets-'));
+  dataDir = await createDataDir('bh-secrets-');
 });
 afterAll(async () => {
   await testDb?.drop();
