@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, killService, spawnService, type ChildService } from '../faults/support.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // The admin CLI while the service runs (review item 18): the service owns DATA_DIR/admin.sock
 // (0600) and runs the CLI's commands on its own context, so the CLI works on the embedded
@@ -18,8 +18,8 @@ let dataDir: string;
 let service: ChildService | undefined;
 let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-admin-sock-'));
+  testDb = await createTestDatabase({ migrated: true });
+  dataDir = await createDataDir('bh-admin-sock-');
   env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
