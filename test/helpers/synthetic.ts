@@ -70,3 +70,33 @@ export function syntheticSnapshots(o: SyntheticOptions): DailySnapshot[] {
  * generator, which lives in src so the sandbox and the population chart use the same one.
  */
 export { accountSnapshots, type AccountOptions } from '../../src/scoring/engine/v2/reference-population.ts';
+
+const ENGAGEMENT_COUNTS = ['likes', 'comments', 'shares', 'saves', 'mentions'] as const;
+
+/**
+ * The same account as a source that reads each post's lifetime totals sees it (the Instagram and
+ * Facebook connectors): a post day carries the engagement of its day and of the days up to the next
+ * post day, other days none; views and classified comments stay on their own days. Engagement
+ * before the first post belongs to an earlier post and is lost. With `views`, impressions are
+ * per post too (X's public_metrics: a post day carries its interval's views, other days none).
+ */
+export function postDated(snapshots: readonly DailySnapshot[], o: { views?: boolean } = {}): DailySnapshot[] {
+  const fields = o.views ? (['impressions', ...ENGAGEMENT_COUNTS] as const) : ENGAGEMENT_COUNTS;
+  const out = snapshots.map((s) => ({ ...s }));
+  // One platform at a time, in day order.
+  const last = new Map<string, DailySnapshot>();
+  const order = out.map((_, i) => i).sort((x, y) => out[x]!.day.localeCompare(out[y]!.day));
+  for (const i of order) {
+    const s = out[i]!;
+    if (Number(s.posts) > 0) {
+      last.set(s.platform, s);
+      continue;
+    }
+    const post = last.get(s.platform);
+    for (const f of fields) {
+      if (post) post[f] = Number(post[f]) + Number(s[f]);
+      s[f] = 0;
+    }
+  }
+  return out;
+}
