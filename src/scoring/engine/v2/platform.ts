@@ -30,10 +30,11 @@ export const NEGATIVE_PENALTY = 2 * ENGAGEMENT_WEIGHTS.comments;
 export const POD_MARGIN = 0.3;
 /**
  * Engagement dated on the post day (a source that reads each post's lifetime totals and books them
- * on its publication day, as the Instagram and Facebook connectors must): the days without a post
- * that report views carry at most this share of the engagement their views would earn at the post
- * days' rate. Such sources give exactly none; a daily-dated account gives about all of it (a pod
- * would need a block 50 times its honest post-day engagement to look post-dated).
+ * on its publication day, as the Instagram and Facebook connectors must), when the snapshots do not
+ * say so (engagementDating): the days without a post that report views carry at most this share of
+ * the engagement their views would earn at the post days' rate. Such sources give exactly none; a
+ * daily-dated account gives about all of it (a pod would need a block 50 times its honest post-day
+ * engagement to look post-dated).
  */
 export const POST_DATED_SHARE = 0.02;
 /** ...and the engagement expected on those days is at least this much, so chance cannot empty them. */
@@ -66,6 +67,8 @@ export interface DaySeries {
   origin: number;
   length: number;
   observed: Uint8Array;
+  /** 1 where the snapshot says its engagement is dated on the post day (engagementDating 'post'). */
+  postDated: Uint8Array;
   /** NaN when not a usable count (0, negative, not finite). */
   followers: Float64Array;
   /** Math.log of `followers`, taken once per series rather than in every window and jackknife replicate. */
@@ -103,6 +106,7 @@ export function buildDaySeries(
         origin: firstDay,
         length,
         observed: new Uint8Array(length),
+        postDated: new Uint8Array(length),
         followers: f(),
         logFollowers: f(),
         posts: f(),
@@ -117,6 +121,7 @@ export function buildDaySeries(
     }
     const fol = Number(s.followers);
     d.observed[i] = 1;
+    d.postDated[i] = s.engagementDating === 'post' ? 1 : 0;
     d.followers[i] = fol > 0 && fol !== Infinity ? fol : NaN;
     d.posts[i] = nonNeg(s.posts);
     d.views[i] = nonNeg(s.impressions);
@@ -432,10 +437,18 @@ function postDayBlock(
 }
 
 /**
- * Whether the engagement of the observed days [a, b] is dated on the post day (POST_DATED_SHARE):
- * read on the whole window, so its jackknife replicates read it the same way.
+ * Whether the engagement of the observed days [a, b] is dated on the post day: most of them say so
+ * (engagementDating 'post'), or, unmarked, their post-less days carry none (POST_DATED_SHARE). Read
+ * on the whole window, so its jackknife replicates read it the same way.
  */
 function postDatedEngagement(d: DaySeries, a: number, b: number, capViews: number): boolean {
+  let observed = 0;
+  let marked = 0;
+  for (let i = a; i <= b; i++) {
+    observed += d.observed[i]!;
+    marked += d.observed[i]! & d.postDated[i]!;
+  }
+  if (2 * marked > observed) return true;
   let vOn = 0;
   let eOn = 0;
   let vOff = 0;
@@ -459,12 +472,13 @@ function postDatedEngagement(d: DaySeries, a: number, b: number, capViews: numbe
 }
 
 /**
- * Post-dated engagement read as daily: each post day's engagement and approval are spread over its
- * interval, the observed days from it up to the next post day (or b), in proportion to their
- * (capped) views when all of them report views, else evenly; written at i - a of `eng` and
- * `approval`. The whole window is spread before any day is left out (a jackknife replicate drops
- * spread days, as it drops daily-dated ones). Returns the first post day: the days before it belong
- * to a post before the window, so their engagement is unknown (b + 1 when there is no post).
+ * Post-dated engagement read as daily: the engagement and approval booked in each post's interval
+ * (the observed days from its day up to the next post day, or b: the post's lifetime totals, and
+ * anything a day of it was given by day) are spread over it, in proportion to the days' (capped)
+ * views when all of them report views, else evenly; written at i - a of `eng` and `approval`. The
+ * whole window is spread before any day is left out (a jackknife replicate drops spread days, as it
+ * drops daily-dated ones). Returns the first post day: the days before it belong to a post before
+ * the window, so their engagement is unknown (b + 1 when there is no post).
  */
 function spreadPostDated(
   d: DaySeries,
@@ -483,15 +497,17 @@ function spreadPostDated(
       let n = 0;
       let v = 0;
       let all = true;
+      let e = 0;
+      let ap = 0;
       for (let j = p; j < i; j++) {
         if (!d.observed[j]) continue;
         n++;
+        e += d.engagement[j]!;
+        ap += d.approval[j]!;
         if (d.views[j]! > 0) v += Math.min(d.views[j]!, capViews);
         else all = false;
       }
       const byViews = all && v > 0;
-      const e = d.engagement[p]!;
-      const ap = d.approval[p]!;
       for (let j = p; j < i; j++) {
         if (!d.observed[j]) continue;
         const share = byViews ? Math.min(d.views[j]!, capViews) / v : 1 / n;
