@@ -22,6 +22,8 @@ interface MetricFieldSpec {
   readonly range?: readonly [number, number];
   /** Values a `text` field may hold, so every codec (COPY CSV included) passes them unquoted. */
   readonly pattern?: RegExp;
+  /** The `pattern` in words, for the import's rejections. */
+  readonly patternText?: string;
   /**
    * The value when a snapshot leaves the field out: such a field is optional in DailySnapshot, so
    * code that builds snapshots without classifying anything (the engine's tests, simulators,
@@ -121,7 +123,19 @@ export const METRIC_FIELDS = [
     required: false,
     fallback: '',
     pattern: /^[A-Za-z0-9._:@+/-]{0,100}$/u,
+    patternText: 'at most 100 letters, digits and . _ : @ + / -',
     meaning: "id@version of the model that classified the counts ('' when the counts were given)",
+  },
+  {
+    key: 'engagementDating',
+    column: 'engagement_dating',
+    sqlType: 'text',
+    required: false,
+    fallback: 'day',
+    pattern: /^(day|post)$/u,
+    patternText: 'day or post',
+    meaning:
+      "'post' when likes, comments, shares, saves and mentions are each post's lifetime totals booked on its publication day while views are counted by day (the Instagram and Facebook connectors); 'day' when they are counted on the day they happen, or dated like the views (X's per-post metrics)",
   },
   {
     key: 'profileCompleteness',

@@ -182,7 +182,7 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
     if (value === undefined) continue;
     if (f.sqlType === 'text') {
       if (typeof value !== 'string' || !f.pattern.test(value))
-        return `${f.column} must be at most 100 letters, digits and . _ : @ + / -, got ${JSON.stringify(value)}`;
+        return `${f.column} must be ${f.patternText}, got ${JSON.stringify(value)}`;
       row[f.column] = value;
     } else if (f.sqlType === 'real') {
       const [min, max] = f.range;

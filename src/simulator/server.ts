@@ -444,10 +444,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
             };
       }
       if (edge === (platform === 'instagram' ? 'media' : 'published_posts')) {
+        // Each post carries its lifetime totals so far, as the Graph API reports them: its share of
+        // its day's engagement and of the days up to the next post (SyntheticAccount.postTotals).
         const items = days
-          .flatMap((m) =>
-            m.posts.map((p, i) => ({ p, m, share: i === 0 ? 1 : 0, take: i === 0 ? m.commentTexts : [] })),
-          )
+          .flatMap((m) => {
+            const t = a.postTotals(m.day, day);
+            return t ? m.posts.map((p, i) => ({ p, m, t, first: i === 0 })) : [];
+          })
           .reverse();
         const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
         const offset = Math.max(0, Number(q.get('after')) || 0);
@@ -455,9 +458,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const next = new URL(`${origin}${path}`);
         for (const [k, v] of q) next.searchParams.set(k, v);
         next.searchParams.set('after', String(offset + limit));
-        const data = page.map(({ p, m, share, take }) => {
-          const likes = Math.round(m.likes / m.posts.length);
-          const comments = Math.round(m.comments / m.posts.length);
+        const data = page.map(({ p, m, t, first }) => {
+          const likes = Math.round(t.likes / m.posts.length);
+          const comments = Math.round(t.comments / m.posts.length);
+          // The first post of the day holds the comment texts (at most the page the connectors ask for).
+          const take = first ? t.commentTexts.slice(0, 25) : [];
           return platform === 'instagram'
             ? {
                 id: p.id,
@@ -469,7 +474,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
             : {
                 id: `${node}_${p.id}`,
                 created_time: graphTime(p.at),
-                shares: { count: share * m.shares },
+                shares: { count: first ? t.shares : 0 },
                 reactions: { data: [], summary: { total_count: likes } },
                 comments: {
                   data: take.map((c) => ({ message: c.text, created_time: graphTime(c.at) })),

@@ -30,9 +30,12 @@ function distinctSnapshot(day: string, salt: number): DailySnapshot {
   const s = { platform: 'youtube', day } as DailySnapshot;
   const values = s as unknown as Record<string, number | string>;
   METRIC_FIELDS.forEach((f, i) => {
+    const text = `model-${i}@v${salt}.${'x'.repeat(80)}`; // the longest kind of value sentiment_model allows
     values[f.key] =
       f.sqlType === 'text'
-        ? `model-${i}@v${salt}.${'x'.repeat(80)}` // the longest kind of value the pattern allows
+        ? f.pattern.test(text)
+          ? text
+          : 'post' // engagement_dating: its value other than the default
         : f.sqlType === 'bigint'
           ? 9_000_000_000_000_000 + i * 1_000 + salt
           : f.sqlType === 'integer'

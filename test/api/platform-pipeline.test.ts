@@ -51,12 +51,14 @@ describe('connect, sync, score', () => {
     );
     const snapshots = await t.db
       .selectFrom('metric_snapshots')
-      .select(['day', 'impressions'])
+      .select(['day', 'impressions', 'engagement_dating'])
       .where('workspace_id', '=', workspace.id)
       .orderBy('day')
       .execute();
     expect(snapshots.length).toBeGreaterThanOrEqual(90);
     expect(snapshots.filter((s) => s.impressions > 0).length).toBeGreaterThan(50);
+    // Instagram posts' likes and comments are lifetime totals booked on their day, and stored as such.
+    expect(new Set(snapshots.map((s) => s.engagement_dating))).toEqual(new Set(['post']));
     const daily = await t.db
       .selectFrom('daily_scores')
       .select(['day', 'score'])
@@ -67,6 +69,8 @@ describe('connect, sync, score', () => {
     const score = await t.request({ method: 'GET', url: '/v1/score', key });
     expect(score.statusCode, score.body).toBe(200);
     expect(score.json().source).toBe('realtime');
+    // A typical account: not taken for an engagement pod (formula v2 flags).
+    expect(score.json().authenticity_flags).toEqual([]);
     const listed = await t.request({ method: 'GET', url: '/v1/platforms', key });
     expect(listed.json().platforms[0]).toMatchObject({
       name: 'instagram',

@@ -70,3 +70,60 @@ export function syntheticSnapshots(o: SyntheticOptions): DailySnapshot[] {
  * generator, which lives in src so the sandbox and the population chart use the same one.
  */
 export { accountSnapshots, type AccountOptions } from '../../src/scoring/engine/v2/reference-population.ts';
+
+const ENGAGEMENT_COUNTS = ['likes', 'comments', 'shares', 'saves', 'mentions'] as const;
+
+export interface PostDatedOptions {
+  /** Impressions per post too (X's public_metrics): a post day carries its interval's views, other days none. */
+  views?: boolean;
+  /**
+   * How a post earns its engagement: undefined, the days up to the next post are its own (the
+   * simulator's Graph answers); a number of days tau, each day's engagement is shared by the posts
+   * of the 60 days before it, weighted by posts x exp(-age / tau) (a post earns most of its
+   * engagement in its first days, alongside the posts after it).
+   */
+  accrualDays?: number;
+  /** Say so in the snapshots (engagementDating 'post'), as the Instagram and Facebook connectors do. */
+  mark?: boolean;
+}
+
+/**
+ * The same account as a source that reads each post's lifetime totals sees it (the Instagram and
+ * Facebook connectors): its engagement booked on the posts' days, other days none; views and
+ * classified comments stay on their own days. Engagement before the first post belongs to an
+ * earlier post and is lost. Rounded to whole counts only with `accrualDays`.
+ */
+export function postDated(snapshots: readonly DailySnapshot[], o: PostDatedOptions = {}): DailySnapshot[] {
+  const fields = o.views ? (['impressions', ...ENGAGEMENT_COUNTS] as const) : ENGAGEMENT_COUNTS;
+  const out = snapshots.map((s) => ({ ...s, ...(o.mark ? { engagementDating: 'post' as const } : {}) }));
+  const booked = out.map(() => new Map<string, number>());
+  // One platform at a time, in day order.
+  const byPlatform = new Map<string, number[]>();
+  out.forEach((s, i) => byPlatform.set(s.platform, [...(byPlatform.get(s.platform) ?? []), i]));
+  for (const days of byPlatform.values()) {
+    days.sort((x, y) => out[x]!.day.localeCompare(out[y]!.day));
+    for (let k = 0; k < days.length; k++) {
+      // The posts this day's engagement goes to, with their weights.
+      const to: [number, number][] = [];
+      for (let j = k; j >= 0 && k - j <= 60; j--) {
+        const posts = Number(out[days[j]!]!.posts);
+        if (!(posts > 0)) continue;
+        if (o.accrualDays === undefined) {
+          to.push([days[j]!, 1]);
+          break;
+        }
+        to.push([days[j]!, posts * Math.exp(-(k - j) / o.accrualDays)]);
+      }
+      const total = to.reduce((t, [, w]) => t + w, 0);
+      for (const [p, w] of to)
+        for (const f of fields)
+          booked[p]!.set(f, (booked[p]!.get(f) ?? 0) + (Number(snapshots[days[k]!]![f]) * w) / total);
+    }
+  }
+  for (const [i, s] of out.entries())
+    for (const f of fields) {
+      const v = booked[i]!.get(f) ?? 0;
+      s[f] = o.accrualDays === undefined ? v : Math.round(v);
+    }
+  return out;
+}

@@ -72,6 +72,8 @@ describe('platform connectors against recorded API responses', () => {
       profileCompleteness: [1, 1, 1],
     });
     expect(r.snapshots.every((s) => s.platform === 'instagram')).toBe(true);
+    // like_count and comments_count are lifetime totals, booked on the post's day: the snapshots say so.
+    expect(r.snapshots.map((s) => s.engagementDating)).toEqual(['post', 'post', 'post']);
     // Each day's classified comments carry the model and its mean confidence, for re-scoring.
     const classified = (s: (typeof r.snapshots)[number]) =>
       s.sentimentPositive + s.sentimentNeutral + s.sentimentNegative + (s.sentimentMixed ?? 0);
@@ -135,6 +137,7 @@ describe('platform connectors against recorded API responses', () => {
       sentimentNegative: [0, 0, 1],
       profileCompleteness: [0.75, 0.75, 0.75],
     });
+    expect(r.snapshots.map((s) => s.engagementDating)).toEqual(['post', 'post', 'post']);
   });
 
   it('tiktok: business/get daily metrics, video list paged by cursor until before the range, Access-Token header', async () => {
@@ -161,6 +164,8 @@ describe('platform connectors against recorded API responses', () => {
       end_date: '2025-03-03',
     });
     expect(get.headers['access-token']).toBe('tok_123');
+    // Daily metrics: engagement counted on its day.
+    expect(r.snapshots.map((s) => s.engagementDating)).toEqual(['day', 'day', 'day']);
     expect(r.seen.filter((s) => s.path.endsWith('/video/list/'))).toHaveLength(2);
   });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { baselineV2, dailyScoreSeriesV2, scoreWorkspaceV2 } from '../../src/scoring/engine/v2/index.ts';
 import { median } from '../../src/scoring/engine/v2/platform.ts';
-import { accountSnapshots, syntheticSnapshots } from '../helpers/synthetic.ts';
+import { accountSnapshots, postDated, syntheticSnapshots } from '../helpers/synthetic.ts';
 import { addDays } from '../../src/core/days.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
@@ -51,7 +51,7 @@ describe('dailyScoreSeriesV2 with sliding windows', () => {
     }
   });
 
-  it('equals it through bought followers, zero and missing follower counts, view spikes and a pod', () => {
+  it('equals it through bought followers, zero and missing follower counts, view spikes, a pod and post-dated engagement', () => {
     const base = (o: Partial<Parameters<typeof accountSnapshots>[0]> = {}) =>
       accountSnapshots({
         seed: 11,
@@ -75,7 +75,9 @@ describe('dailyScoreSeriesV2 with sliding windows', () => {
     const pod = base({ seed: 14 }).map((s) =>
       Number(s.posts) > 0 ? { ...s, likes: Number(s.likes) + 400 } : s,
     );
-    for (const snapshots of [bought, holes, spike, pod])
+    // Engagement booked on the post day (lifetime totals): spread, not read from the sliding medians.
+    const lifetime = postDated(base({ seed: 15 }));
+    for (const snapshots of [bought, holes, spike, pod, lifetime])
       expectSeriesEqualsNaive(snapshots, addDays(FROM, 30), addDays(FROM, 159), 28);
     // The scenarios do exercise the flagged paths.
     const codes = (snapshots: DailySnapshot[]) =>

@@ -70,8 +70,14 @@ export class DayBook {
   /**
    * Snapshots for every day. Audience on day d is the current count minus the net change
    * reported after d (APIs give today's total and daily gains, not daily totals).
+   * `engagementDating` 'post': the engagement counts are posts' lifetime totals booked on their day.
    */
-  snapshots(platform: Platform, currentFollowers: number, profileCompleteness: number): DailySnapshot[] {
+  snapshots(
+    platform: Platform,
+    currentFollowers: number,
+    profileCompleteness: number,
+    engagementDating: 'day' | 'post' = 'day',
+  ): DailySnapshot[] {
     const followers = new Map<string, number>();
     let running = currentFollowers;
     for (let i = this.days.length - 1; i >= 0; i--) {
@@ -94,6 +100,7 @@ export class DayBook {
         mentions: r.mentions,
         ...r.sentiment.fields(),
         profileCompleteness: Math.min(1, Math.max(0, profileCompleteness)),
+        engagementDating,
       };
     });
   }

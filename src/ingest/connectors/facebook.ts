@@ -76,6 +76,7 @@ export const facebookConnector: PlatformConnector = {
 
     const followers = count(page.followers_count ?? page.fan_count);
     const profile = completeness([page.name, page.about, page.website, page.picture?.data?.url]);
-    return { snapshots: book.snapshots('facebook', followers, profile), followers };
+    // Reactions, comments and shares are lifetime totals: booked on the post's day (engagementDating).
+    return { snapshots: book.snapshots('facebook', followers, profile, 'post'), followers };
   },
 };

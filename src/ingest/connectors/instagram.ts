@@ -75,7 +75,12 @@ export const instagramConnector: PlatformConnector = {
 
     const followers = count(user.followers_count);
     const profile = completeness([user.name, user.biography, user.website, user.profile_picture_url]);
-    return { snapshots: book.snapshots('instagram', followers, profile), followers, accountId: user.id };
+    // like_count and comments_count are lifetime totals: booked on the post's day (engagementDating).
+    return {
+      snapshots: book.snapshots('instagram', followers, profile, 'post'),
+      followers,
+      accountId: user.id,
+    };
   },
 };
 

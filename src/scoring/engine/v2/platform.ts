@@ -28,6 +28,17 @@ export const FOLLOWER_SPIKE_MARGIN = { floor: 0.02, madMultiple: 8 } as const;
 export const NEGATIVE_PENALTY = 2 * ENGAGEMENT_WEIGHTS.comments;
 /** A post-day engagement block above this share of a median day's engagement raises engagement_pod. */
 export const POD_MARGIN = 0.3;
+/**
+ * Engagement dated on the post day (a source that reads each post's lifetime totals and books them
+ * on its publication day, as the Instagram and Facebook connectors must), when the snapshots do not
+ * say so (engagementDating): the days without a post that report views carry at most this share of
+ * the engagement their views would earn at the post days' rate. Such sources give exactly none; a
+ * daily-dated account gives about all of it (a pod would need a block 50 times its honest post-day
+ * engagement to look post-dated).
+ */
+export const POST_DATED_SHARE = 0.02;
+/** ...and the engagement expected on those days is at least this much, so chance cannot empty them. */
+export const POST_DATED_MIN_EXPECTED = 10;
 /** Negative share of the median account's classified items (40% neutral, net MEDIAN_NET_SENTIMENT). */
 const MEDIAN_NEGATIVE_SHARE = (1 - 0.4 - MEDIAN_NET_SENTIMENT) / 2;
 /** Sentiment prior: pseudo-count at the median account's net sentiment. */
@@ -56,6 +67,8 @@ export interface DaySeries {
   origin: number;
   length: number;
   observed: Uint8Array;
+  /** 1 where the snapshot says its engagement is dated on the post day (engagementDating 'post'). */
+  postDated: Uint8Array;
   /** NaN when not a usable count (0, negative, not finite). */
   followers: Float64Array;
   /** Math.log of `followers`, taken once per series rather than in every window and jackknife replicate. */
@@ -93,6 +106,7 @@ export function buildDaySeries(
         origin: firstDay,
         length,
         observed: new Uint8Array(length),
+        postDated: new Uint8Array(length),
         followers: f(),
         logFollowers: f(),
         posts: f(),
@@ -107,6 +121,7 @@ export function buildDaySeries(
     }
     const fol = Number(s.followers);
     d.observed[i] = 1;
+    d.postDated[i] = s.engagementDating === 'post' ? 1 : 0;
     d.followers[i] = fol > 0 && fol !== Infinity ? fol : NaN;
     d.posts[i] = nonNeg(s.posts);
     d.views[i] = nonNeg(s.impressions);
@@ -421,6 +436,92 @@ function postDayBlock(
   return [r, c, c + 1.645 * se];
 }
 
+/**
+ * Whether the engagement of the observed days [a, b] is dated on the post day: most of them say so
+ * (engagementDating 'post'), or, unmarked, their post-less days carry none (POST_DATED_SHARE). Read
+ * on the whole window, so its jackknife replicates read it the same way.
+ */
+function postDatedEngagement(d: DaySeries, a: number, b: number, capViews: number): boolean {
+  let observed = 0;
+  let marked = 0;
+  let vOn = 0;
+  let eOn = 0;
+  let vOff = 0;
+  let eOff = 0;
+  let nOff = 0;
+  for (let i = a; i <= b; i++) {
+    if (!d.observed[i]) continue;
+    observed++;
+    marked += d.postDated[i]!;
+    if (!(d.views[i]! > 0)) continue;
+    const v = Math.min(d.views[i]!, capViews);
+    if (d.posts[i]! > 0) {
+      vOn += v;
+      eOn += d.engagement[i]!;
+    } else {
+      vOff += v;
+      eOff += d.engagement[i]!;
+      nOff++;
+    }
+  }
+  if (2 * marked > observed) return true;
+  if (nOff === 0 || !(vOn > 0)) return false;
+  const expected = (eOn * vOff) / vOn;
+  return expected >= POST_DATED_MIN_EXPECTED && eOff <= POST_DATED_SHARE * expected;
+}
+
+/**
+ * Post-dated engagement read as daily: the engagement and approval booked in each post's interval
+ * (the observed days from its day up to the next post day, or b: the post's lifetime totals, and
+ * anything a day of it was given by day) are spread over it, in proportion to the days' (capped)
+ * views when all of them report views, else evenly; written at i - a of `eng` and `approval`. The
+ * whole window is spread before any day is left out (a jackknife replicate drops spread days, as it
+ * drops daily-dated ones). Returns the first post day: the days before it belong to a post before
+ * the window, so their engagement is unknown (b + 1 when there is no post).
+ */
+function spreadPostDated(
+  d: DaySeries,
+  a: number,
+  b: number,
+  capViews: number,
+  eng: Float64Array,
+  approval: Float64Array,
+): number {
+  let first = b + 1;
+  let p = -1;
+  for (let i = a; i <= b + 1; i++) {
+    const post = i <= b && d.observed[i] === 1 && d.posts[i]! > 0;
+    if (p >= 0 && (post || i > b)) {
+      // The interval [p, i): its observed days and their views.
+      let n = 0;
+      let v = 0;
+      let all = true;
+      let e = 0;
+      let ap = 0;
+      for (let j = p; j < i; j++) {
+        if (!d.observed[j]) continue;
+        n++;
+        e += d.engagement[j]!;
+        ap += d.approval[j]!;
+        if (d.views[j]! > 0) v += Math.min(d.views[j]!, capViews);
+        else all = false;
+      }
+      const byViews = all && v > 0;
+      for (let j = p; j < i; j++) {
+        if (!d.observed[j]) continue;
+        const share = byViews ? Math.min(d.views[j]!, capViews) / v : 1 / n;
+        eng[j - a] = e * share;
+        approval[j - a] = ap * share;
+      }
+    }
+    if (post) {
+      p = i;
+      if (first > b) first = i;
+    }
+  }
+  return first;
+}
+
 let slopesBuf: Float64Array = new Float64Array(512);
 
 /**
@@ -608,10 +709,16 @@ export function evaluatePlatform(
       day: null,
       detail: `Views are reported on ${nRep} of ${nIdx} days; visibility is not scored.`,
     });
+  // Engagement dated on the post day (postDatedEngagement) is spread over the post's interval below.
+  const postDated = postDatedEngagement(d, a, b, capViews);
   // Engagement pod: engagement that arrives as a fixed block on post days whatever the views.
   // Least squares of daily engagement on views and a post-day indicator (no intercept): honest
   // engagement scales with views (c ~ 0); a pod shows as c above POD_MARGIN of a median day's
-  // engagement, and that block is not credited.
+  // engagement, and that block is not credited. Not on post-dated engagement: a post's lifetime total
+  // is not dated like the views that earned it (a post earns over its first days, beside the posts
+  // after it), so no regression on daily views tells a pod's block from honest engagement; tried on
+  // post intervals, it took most honest accounts for pods (docs/scoring.md).
+  // Per-post views (X) date both alike: that data is daily-dated here, and the test holds.
   let podBlock = 0;
   let podPositive = 0;
   let podNeutral = 0;
@@ -621,7 +728,7 @@ export function evaluatePlatform(
   const uncapped = (uncappedBuf = growI32(uncappedBuf, nRep));
   let nUncapped = 0;
   for (let k = 0; k < nRep; k++) if (d.views[reported[k]!]! <= capViews) uncapped[nUncapped++] = reported[k]!;
-  if (viewsReported) {
+  if (viewsReported && !postDated) {
     const [r, c, cHigh] = postDayBlock(d, uncapped, nUncapped, capViews, d.engagement);
     const typical = r * medViews;
     if (c > POD_MARGIN * typical && r > 0) {
@@ -638,22 +745,32 @@ export function evaluatePlatform(
       });
     }
   }
-  // Credited engagement and approval (the pod block taken out of post days), winsorised at
-  // WINSOR_MULTIPLE x their median day; kept per window day for the loops below.
+  // Credited engagement and approval (the pod block taken out of post days, post-dated engagement
+  // spread), winsorised at WINSOR_MULTIPLE x their median day; kept per window day for the loops
+  // below. Engagement is known from day `known` on, the kept days idx[k0..) (all of them unless
+  // post-dated), and on the reported days reported[r0..).
   const eng = (engBuf = growF64(engBuf, len));
   const approval = (approvalBuf = growF64(approvalBuf, len));
-  for (let k = 0; k < nIdx; k++) {
-    const i = idx[k]!;
-    const podDay = podBlock > 0 && d.posts[i]! > 0;
-    eng[i - a] = podDay ? Math.max(0, d.engagement[i]! - podBlock) : d.engagement[i]!;
-    approval[i - a] = podDay ? Math.max(0, d.approval[i]! - podBlock) : d.approval[i]!;
-  }
-  // Without a pod block, credited engagement is the raw engagement the sliding window keeps.
-  const medEng = slid && podBlock === 0 ? slid.engagement : medianOfDays(eng, idx, nIdx, a);
+  let known = a;
+  if (postDated) known = spreadPostDated(d, a, b, capViews, eng, approval);
+  else
+    for (let k = 0; k < nIdx; k++) {
+      const i = idx[k]!;
+      const podDay = podBlock > 0 && d.posts[i]! > 0;
+      eng[i - a] = podDay ? Math.max(0, d.engagement[i]! - podBlock) : d.engagement[i]!;
+      approval[i - a] = podDay ? Math.max(0, d.approval[i]! - podBlock) : d.approval[i]!;
+    }
+  let k0 = 0;
+  while (k0 < nIdx && idx[k0]! < known) k0++;
+  let r0 = 0;
+  while (r0 < nRep && reported[r0]! < known) r0++;
+  // Without a pod block or spreading, credited engagement is the raw engagement the sliding window keeps.
+  const raw = slid && podBlock === 0 && !postDated;
+  const medEng = raw ? slid.engagement : medianOfDays(eng, idx, k0, nIdx, a);
   const capEng = medEng > 0 ? WINSOR_MULTIPLE * medEng : Infinity;
-  const medApp = slid && podBlock === 0 ? slid.approval : medianOfDays(approval, idx, nIdx, a);
+  const medApp = raw ? slid.approval : medianOfDays(approval, idx, k0, nIdx, a);
   const capApp = medApp > 0 ? WINSOR_MULTIPLE * medApp : Infinity;
-  for (let k = 0; k < nIdx; k++) {
+  for (let k = k0; k < nIdx; k++) {
     const j = idx[k]! - a;
     eng[j] = Math.min(eng[j]!, capEng);
     approval[j] = Math.min(approval[j]!, capApp);
@@ -715,7 +832,7 @@ export function evaluatePlatform(
   let eDen = 0;
   let engagedAudience = 0;
   let wsum = 0;
-  for (let k = 0; k < nIdx; k++) {
+  for (let k = k0; k < nIdx; k++) {
     const i = idx[k]!;
     const w = W[endIdx - i]!;
     engagedAudience += w * eng[i - a]!;
@@ -724,7 +841,7 @@ export function evaluatePlatform(
   engagedAudience = wsum > 0 ? engagedAudience / wsum : 0;
   let impact: number;
   if (viewsReported) {
-    for (let k = 0; k < nRep; k++) {
+    for (let k = r0; k < nRep; k++) {
       const i = reported[k]!;
       const w = W[endIdx - i]!;
       eNum += w * eng[i - a]!;
@@ -732,7 +849,7 @@ export function evaluatePlatform(
     }
     impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerView);
   } else {
-    for (let k = 0; k < nIdx; k++) {
+    for (let k = k0; k < nIdx; k++) {
       const i = idx[k]!;
       const w = W[endIdx - i]!;
       eNum += w * eng[i - a]!;
@@ -788,9 +905,11 @@ export function evaluatePlatform(
       for (; k < nIdx && idx[k]! < stop; k++) {
         const i = idx[k]!;
         const f = followers[i - a]!;
-        n++;
-        e += approval[i - a]!;
-        fol += f;
+        if (i >= known) {
+          n++;
+          e += approval[i - a]!;
+          fol += f;
+        }
         if (d.views[i]! > 0) {
           vn++;
           v += Math.min(d.views[i]!, capViews);
@@ -807,7 +926,10 @@ export function evaluatePlatform(
         yv[nV++] = Math.log((v + 1) / vfol);
       }
     }
-    const tEng = nE >= 3 ? clamp(theilSen(xs, ye, nE) * 28, -TREND_CAP, TREND_CAP) : 0;
+    // Post-dated engagement known over less than half the window (its first post came late) has no
+    // trend: a slope over a few days' spread engagement is mostly their views' noise.
+    const engTrend = nE >= 3 && 2 * (b - known + 1) >= len;
+    const tEng = engTrend ? clamp(theilSen(xs, ye, nE) * 28, -TREND_CAP, TREND_CAP) : 0;
     const tViews = viewsReported && nV >= 3 ? clamp(theilSen(xv, yv, nV) * 28, -TREND_CAP, TREND_CAP) : 0;
     // Only a deterioration of the last week's sentiment below the median band counts, so adding a
     // negative item anywhere can only lower momentum.
@@ -841,9 +963,10 @@ export function evaluatePlatform(
   };
 }
 
-/** Median of values[i - a] over the days idx[0..n). */
-function medianOfDays(values: Float64Array, idx: Int32Array, n: number, a: number): number {
+/** Median of values[i - a] over the days idx[from..to). */
+function medianOfDays(values: Float64Array, idx: Int32Array, from: number, to: number, a: number): number {
+  const n = to - from;
   const w = scratch.work(n);
-  for (let k = 0; k < n; k++) w[k] = values[idx[k]! - a]!;
+  for (let k = 0; k < n; k++) w[k] = values[idx[from + k]! - a]!;
   return medianInPlace(w, n);
 }

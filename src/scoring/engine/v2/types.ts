@@ -20,7 +20,9 @@ export interface Interval {
  * - follower_spike: a day's follower growth exceeded the account's own daily history by the
  *   documented margin (FOLLOWER_SPIKE_MARGIN); the jump is left out of growth and baselines.
  * - engagement_pod: engagement is not proportional to reach (a fixed block of engagement on post
- *   days, whatever the views); the excess is not credited.
+ *   days, whatever the views); the excess is not credited. Not tested on engagement a source dates
+ *   on the post day (Instagram and Facebook posts' lifetime totals): against daily views it cannot
+ *   be told from honest engagement (docs/scoring.md, "Engagement dated on the post day").
  * - view_spike: one day holds more than 30% of the window's views; it is winsorised.
  * - views_unreported: impressions are reported on too few days to score visibility; reach is
  *   re-weighted onto growth and impact uses engagement per follower.
