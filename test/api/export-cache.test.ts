@@ -71,29 +71,35 @@ describe('GET /v1/export/scores from memory', () => {
     const a = await agencyWithClient('Cached');
     await scoreLog(a.client.id, '2030-01-01T00:00:00Z');
     // Triggers off for one transaction (an operator's bulk load could do the same): the cached page is
-    // served, which shows that the cache answers and that the triggers are what invalidate it. On
-    // PostgreSQL the insert's own NOTIFY may still be on its way when the first page is cached and empty
-    // the cache once; a trigger-less write sends none, so a second round is free of it.
-    let first: Awaited<ReturnType<typeof get>> | undefined;
-    let second: typeof first;
-    for (let round = 1; round <= 2; round++) {
-      first = await get(a.key);
+    // served, as JSON and as CSV, which shows that the cache answers and that the triggers are what
+    // invalidate it. On PostgreSQL the insert's own NOTIFY may still be on its way when the first page
+    // is cached, and empty the cache once at any point of a round; a trigger-less write sends none, so
+    // the next round is free of it.
+    const rounds: string[] = [];
+    let served = false;
+    for (let round = 1; round <= 3 && !served; round++) {
+      const first = await get(a.key);
       expect(first.statusCode).toBe(200);
       expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+      const cached = (first.json() as { scores: Array<{ overallScore: number }> }).scores[0]!.overallScore;
+      const written = 10 + round;
       await t.db.transaction().execute(async (trx) => {
         await sql`SET LOCAL session_replication_role = replica`.execute(trx);
-        await sql`UPDATE score_log SET overall_score = ${10 + round} WHERE workspace_id = ${a.client.id}`.execute(
+        await sql`UPDATE score_log SET overall_score = ${written} WHERE workspace_id = ${a.client.id}`.execute(
           trx,
         );
       });
-      second = await get(a.key);
-      if (second.body === first.body) break;
+      const second = await get(a.key);
+      const csv = await t.request({ method: 'GET', url: URL, key: a.key, headers: { accept: 'text/csv' } });
+      expect(csv.statusCode).toBe(200);
+      served =
+        cached !== written &&
+        second.body === first.body &&
+        csv.body.includes(`,${cached},`) &&
+        !csv.body.includes(`,${written},`);
+      rounds.push(`cached ${cached}, written ${written}:\n${second.body}\n${csv.body}`);
     }
-    expect(second!.body).toBe(first!.body);
-    // CSV is derived from the same cached page.
-    const csv = await t.request({ method: 'GET', url: URL, key: a.key, headers: { accept: 'text/csv' } });
-    expect(csv.statusCode).toBe(200);
-    expect(csv.body).not.toMatch(/,1[12],/);
+    expect(served, rounds.join('\n')).toBe(true);
   });
 
   it('shows a new score_log row at once, written directly or by an audit', async () => {
