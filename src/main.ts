@@ -73,3 +73,6 @@ async function shutdown(signal: string) {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+
+/** The running service, for what runs in this process after it (`npm run demo`: src/sandbox/live.ts). */
+export { service };

@@ -215,8 +215,15 @@ export async function syncConnection(
     range,
   );
 
-  // At most MAX_SYNC_DAYS rows: one upsert statement.
-  const rows = result.snapshots.map((s) => snapshotRow(workspaceId, s, 'connector'));
+  // No day after the platform's own today (its Date header): a platform whose clock is behind ours (the
+  // simulator's accelerated clock started in the past, a server skewed around midnight) has nothing for
+  // those days yet, and rows of nothing would read as days without posts or views. Their turn comes
+  // on a later sync (rangeFor re-reads from the last day with activity). At most MAX_SYNC_DAYS rows:
+  // one upsert statement.
+  const horizon = client.platformToday;
+  const rows = result.snapshots
+    .filter((s) => horizon === null || s.day <= horizon)
+    .map((s) => snapshotRow(workspaceId, s, 'connector'));
   const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
   const to = lastAffected < today ? lastAffected : today;
   // What the claim read, usable only on the day it was read (its window ends on that today).

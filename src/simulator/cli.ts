@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { isCalendarDay } from '../core/days.ts';
+import { isCalendarDay, utcDay } from '../core/days.ts';
 import { startSimulator } from './server.ts';
 
 /**
@@ -23,7 +23,11 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
       number('speed', 1e7),
       1,
     )
-    .option('--start <day>', "the simulator's first day (YYYY-MM-DD; default today)")
+    .option(
+      '--start <day>',
+      "the simulator's first day (YYYY-MM-DD; default today); a clock started in the past catches up " +
+        'with the real one at --speed, then follows it (the service stores no day after its own today)',
+    )
     .exitOverride();
   try {
     program.parse(argv, { from: 'user' });
@@ -33,6 +37,12 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
   const o = program.opts<{ port: number; host: string; speed: number; start?: string }>();
   if (o.start !== undefined && !isCalendarDay(o.start)) {
     console.error(`brandhealth simulator: --start must be a YYYY-MM-DD date, got "${o.start}"`);
+    return 1;
+  }
+  if (o.start !== undefined && o.start > utcDay(new Date())) {
+    console.error(
+      `brandhealth simulator: --start ${o.start} is in the future (a platform has no days ahead of today)`,
+    );
     return 1;
   }
   if (!['127.0.0.1', '::1', 'localhost'].includes(o.host)) {
@@ -46,6 +56,7 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
     host: o.host,
     speed: o.speed,
     ...(o.start ? { startDay: o.start } : {}),
+    capAtNow: true,
   });
   console.log(`platform simulator on ${sim.url} (today ${sim.today()}, speed ${o.speed}x)`);
   console.log(`point the service at it with SIMULATOR_URL=${sim.url}`);

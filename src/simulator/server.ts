@@ -60,6 +60,12 @@ export interface SimulatorOptions {
   speed?: number;
   /** The simulator's today when it starts (default: the real today). */
   startDay?: string;
+  /**
+   * Never run ahead of the real clock: a simulator started in the past at a speed above 1 catches up
+   * with the real time and then follows it (`npm run demo`), instead of serving days the service,
+   * whose today is the real one, cannot store yet.
+   */
+  capAtNow?: boolean;
   /** Real clock (tests). */
   now?: () => number;
 }
@@ -168,7 +174,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   // A real-time simulator without a start day starts at the real time of day; others at midnight.
   const origin0 =
     Date.parse(`${startDay}T00:00:00Z`) + (speed === 1 && !options.startDay ? startedAt % DAY_MS : 0);
-  const simNow = () => origin0 + (now() - startedAt) * speed + advancedDays * DAY_MS;
+  const simNow = () => {
+    const t = origin0 + (now() - startedAt) * speed + advancedDays * DAY_MS;
+    return options.capAtNow ? Math.min(t, now()) : t;
+  };
   const today = () => utcDay(new Date(simNow()));
   const account = (platform: Platform, handle: string) => new SyntheticAccount(platform, handle);
 
@@ -727,6 +736,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
             return;
           }
         }
+        // The platform's clock, as every HTTP answer carries it (RFC 9110 6.6.1): the simulated one. The
+        // service stores no day after it (src/ingest/sync.ts), as for a real platform.
+        res.setHeader('date', new Date(simNow()).toUTCString());
         const f = faults.get(platform)!;
         try {
           if (f.slowMs > 0) await new Promise((r) => setTimeout(r, f.slowMs));

@@ -1,4 +1,5 @@
 import type { Platform } from '../../core/catalog.ts';
+import { utcDay } from '../../core/days.ts';
 
 /** A platform API answered with an error or something we cannot read. */
 export class ConnectorError extends Error {
@@ -56,6 +57,11 @@ export class ApiClient {
   /** Pages fetched, a guard against pagination loops. */
   requests = 0;
   static readonly MAX_REQUESTS = 200;
+  /**
+   * The platform's own UTC day: the latest `Date` header of its successful answers (RFC 9110
+   * 6.6.1), null when none carried one. A sync stores no day after it (src/ingest/sync.ts).
+   */
+  platformToday: string | null = null;
 
   constructor(options: ApiClientOptions) {
     this.#o = options;
@@ -140,6 +146,11 @@ export class ApiClient {
         retryAfterSeconds(res.headers.get('retry-after')),
         tokenRefused(res.status, json),
       );
+    }
+    const date = Date.parse(res.headers.get('date') ?? '');
+    if (Number.isFinite(date)) {
+      const day = utcDay(new Date(date));
+      if (this.platformToday === null || day > this.platformToday) this.platformToday = day;
     }
     return json as T;
   }
