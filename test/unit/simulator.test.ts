@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiClient, CONNECTORS, ConnectorError } from '../../src/ingest/connectors/index.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { runSimulatorCli } from '../../src/simulator/cli.ts';
 import { SyntheticAccount } from '../../src/simulator/accounts.ts';
 import { platformEndpoints } from '../../src/platforms/oauth-config.ts';
 import { loadConfig } from '../../src/infra/config.ts';
@@ -72,20 +73,52 @@ describe('platform simulator', () => {
     const { access_token } = sim.issueTokens('youtube', 'grow');
     const next = addDays(sim.today(), 1);
     const range = { since: addDays(next, -2), until: next };
-    const before = await CONNECTORS.youtube.fetchSnapshots(
-      client('youtube', access_token),
-      { handle: 'grow' },
-      range,
-    );
+    const early = client('youtube', access_token);
+    const before = await CONNECTORS.youtube.fetchSnapshots(early, { handle: 'grow' }, range);
     expect(before.snapshots.at(-1)!.impressions).toBe(0);
+    // Its answers carry its clock (Date), which is what keeps a sync from storing the empty day.
+    expect(early.platformToday).toBe(addDays(next, -1));
     expect((await post('/_sim/clock', { advance_days: 1 })).body.today).toBe(next);
-    const after = await CONNECTORS.youtube.fetchSnapshots(
-      client('youtube', access_token),
-      { handle: 'grow' },
-      range,
-    );
+    const late = client('youtube', access_token);
+    const after = await CONNECTORS.youtube.fetchSnapshots(late, { handle: 'grow' }, range);
+    expect(late.platformToday).toBe(next);
     expect(after.snapshots.at(-1)!.impressions).toBeGreaterThan(0);
     expect(after.followers).toBe(new SyntheticAccount('youtube', 'grow').followersOn(next));
+  });
+
+  it('started in the past, catches up with the real clock and then follows it (capAtNow)', async () => {
+    let clock = Date.parse('2026-06-10T15:00:00Z');
+    const behind = await startSimulator({
+      speed: 1440,
+      startDay: '2026-06-07',
+      capAtNow: true,
+      now: () => clock,
+    });
+    try {
+      expect(behind.today()).toBe('2026-06-07');
+      clock += 60_000; // a day a minute
+      expect(behind.today()).toBe('2026-06-08');
+      clock += 10 * 60_000; // would be 2026-06-18: held at the real today
+      expect(behind.today()).toBe('2026-06-10');
+      const res = await fetch(`${behind.url}/twitter/api/users/me`);
+      expect(Date.parse(res.headers.get('date')!)).toBe(Math.floor(clock / 1000) * 1000);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('`brandhealth simulator` refuses a start day that is not a date or lies in the future', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await runSimulatorCli(['--start', '2026-02-30', '--port', '0'])).toBe(1);
+      expect(await runSimulatorCli(['--start', '2999-01-01', '--port', '0'])).toBe(1);
+      expect(errors.mock.calls.map((c) => String(c[0]))).toEqual([
+        'brandhealth simulator: --start must be a YYYY-MM-DD date, got "2026-02-30"',
+        'brandhealth simulator: --start 2999-01-01 is in the future (a platform has no days ahead of today)',
+      ]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   it('refuses unknown and expired tokens the way the platform does', async () => {
