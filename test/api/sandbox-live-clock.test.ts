@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { connectPlatform } from '../../src/admin/platforms.ts';
-import { claimDueConnections, runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
+import { claimDueConnections } from '../../src/ingest/schedule.ts';
 import { snapshotRow, upsertSnapshots } from '../../src/ingest/store.ts';
 import { connectThroughConsent } from '../../src/sandbox/live-connect.ts';
 import { handOverToSimulator } from '../../src/sandbox/live-history.ts';
@@ -9,6 +9,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { addDays, daysBetween, utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { syntheticSnapshots } from '../helpers/synthetic.ts';
+import { runQueuedSyncs } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
@@ -42,15 +43,6 @@ afterAll(async () => {
   await t?.close();
   await sim?.close();
 });
-
-async function runQueuedSyncs(): Promise<string[]> {
-  const outcomes: string[] = [];
-  for (const platform of PLATFORMS) {
-    const jobs = (await t.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 100 })) ?? [];
-    for (const job of jobs) outcomes.push(await runSyncJob(t.ctx, job.data));
-  }
-  return outcomes;
-}
 
 async function storedDays(workspaceId: string) {
   const rows = await t.db
@@ -87,7 +79,7 @@ describe("the demo's clocks", () => {
     });
     const results = await connectThroughConsent({ baseUrl, key, workspaceId: workspace.id });
     expect(results.map((r) => r.outcome)).toEqual(['connected', 'connected']);
-    expect(await runQueuedSyncs()).toEqual(['synced', 'synced']);
+    expect(await runQueuedSyncs(t, PLATFORMS)).toEqual(['synced', 'synced']);
 
     // The first sync asked for 90 days up to the service's today; the platforms have lived only up to
     // the simulator's today, and everything from the backfill's first day on is the simulator's account.
@@ -105,7 +97,7 @@ describe("the demo's clocks", () => {
       const simToday = sim.today();
       expect(simToday).toBe(addDays(simStart, Math.min(2 * step, BEHIND)));
       expect(await claimDueConnections(t.ctx)).toBe(2);
-      expect(await runQueuedSyncs()).toEqual(['synced', 'synced']);
+      expect(await runQueuedSyncs(t, PLATFORMS)).toEqual(['synced', 'synced']);
       stored = await storedDays(workspace.id);
       for (const p of PLATFORMS) expect(stored.last(p)).toBe(simToday);
       const score = (await t.request({ method: 'GET', url: '/v1/score', key })).json();

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { connectPlatform } from '../../src/admin/platforms.ts';
-import { claimDueConnections, runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
+import { claimDueConnections } from '../../src/ingest/schedule.ts';
 import { connectThroughConsent } from '../../src/sandbox/live-connect.ts';
 import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';
+import { runQueuedSyncs } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
@@ -32,15 +33,6 @@ afterAll(async () => {
 
 const PLATFORMS: Platform[] = ['instagram', 'tiktok'];
 
-async function runQueuedSyncs(): Promise<string[]> {
-  const outcomes: string[] = [];
-  for (const platform of PLATFORMS) {
-    const jobs = (await t.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 100 })) ?? [];
-    for (const job of jobs) outcomes.push(await runSyncJob(t.ctx, job.data));
-  }
-  return outcomes;
-}
-
 describe('live sandbox', () => {
   it('connects through consent over HTTP; syncs show in /v1/platforms and the score moves as days pass', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency', realtimeScoring: true });
@@ -63,7 +55,7 @@ describe('live sandbox', () => {
     expect(live.every((c) => c.access_token !== null)).toBe(true);
 
     // The first syncs were queued by the flow.
-    expect(await runQueuedSyncs()).toEqual(['synced', 'synced']);
+    expect(await runQueuedSyncs(t, PLATFORMS)).toEqual(['synced', 'synced']);
     const first = (await t.request({ method: 'GET', url: '/v1/platforms', key })).json();
     expect(first.total_connected).toBe(2);
     for (const p of first.platforms)
@@ -80,7 +72,7 @@ describe('live sandbox', () => {
       const now = new Date(NOW.getTime() + day * 86_400_000);
       t.setNow(now);
       expect(await claimDueConnections(t.ctx)).toBe(2);
-      expect(await runQueuedSyncs()).toEqual(['synced', 'synced']);
+      expect(await runQueuedSyncs(t, PLATFORMS)).toEqual(['synced', 'synced']);
       const listed = (await t.request({ method: 'GET', url: '/v1/platforms', key })).json();
       for (const p of listed.platforms) expect(p.last_sync).toBe(now.toISOString());
       const score = (await t.request({ method: 'GET', url: '/v1/score', key })).json().score as number;

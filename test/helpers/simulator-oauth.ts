@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../src/core/catalog.ts';
+import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
 import type { TestService } from './service.ts';
 
 /**
@@ -46,4 +47,17 @@ export async function connectThroughSimulatorOverHttp(
   const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
   const done = await fetch(`${origin}${back.pathname}${back.search}`, { redirect: 'manual' });
   expect(done.status, await done.text()).toBe(200);
+}
+
+/**
+ * Runs the sync jobs queued for the platforms (by the connect flow's first sync or a scheduled round)
+ * through the handler the workers use, as a test service has no workers. Returns their outcomes.
+ */
+export async function runQueuedSyncs(t: TestService, platforms: readonly Platform[]): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (const platform of platforms) {
+    const jobs = (await t.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 100 })) ?? [];
+    for (const job of jobs) outcomes.push(await runSyncJob(t.ctx, job.data));
+  }
+  return outcomes;
 }
