@@ -83,8 +83,9 @@ function rangeFor(
   if (since === undefined) {
     if (!lastSync) since = addDays(until, -(FIRST_SYNC_DAYS - 1));
     else {
-      // From the earlier of the last sync and the last day held (a platform whose data lags, like the
-      // simulator's clock, still gets its new days), never more than the first-sync window back.
+      // From the earlier of the last sync and the last day held with activity (a platform whose data
+      // lags, like insights a day or two late or a clock behind ours, still gets its new days), never
+      // more than the first-sync window back.
       const from = latestHeld && latestHeld < utcDay(lastSync) ? latestHeld : utcDay(lastSync);
       const floor = addDays(until, -(FIRST_SYNC_DAYS - 1));
       since = addDays(from, -RESYNC_OVERLAP_DAYS);
@@ -122,9 +123,9 @@ export interface SyncTarget {
 /**
  * The last day a platform reported activity for, as a scalar subquery (so a sync job reads it in the
  * statement that claims the connection). Not simply the last row: connectors write a row for every
- * day of the range (audience only on days the platform has nothing for yet), so a platform whose data
- * lags (the simulator's clock, insights a day or two late) would otherwise never be re-read for the
- * days it fills in later.
+ * day of the range up to the platform's today (audience only on days it has nothing for yet), so a
+ * platform whose data lags (insights a day or two late) would otherwise never be re-read for the days
+ * it fills in later.
  */
 export function lastActiveDaySql(
   workspaceId: Expression<string> | string,
