@@ -59,6 +59,10 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
     capAtNow: true,
   });
   console.log(`platform simulator on ${sim.url} (today ${sim.today()}, speed ${o.speed}x)`);
+  if (o.speed > 1 && sim.today() === utcDay(new Date()))
+    console.log(
+      'its clock is at the real today and goes no further: for accelerated days give a --start in the past',
+    );
   console.log(`point the service at it with SIMULATOR_URL=${sim.url}`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
