@@ -160,25 +160,28 @@ function classify(error: unknown, attempt: number): Failure | null {
     };
   }
   if (error instanceof ConnectorError) {
-    // A refused token with a refresh token on file (accessTokenRefused marked it expired): the next
-    // attempt refreshes it.
-    if (error.tokenRefused)
-      return {
-        errorClass: 'platform_error',
-        retryAfter: again ? backoff(attempt) : null,
-        platformDown: false,
-      };
-    if (error.status === 429) {
-      const wait = error.retryAfterSeconds ?? backoff(attempt);
-      return { errorClass: 'rate_limited', retryAfter: again ? wait : null, platformDown: false };
+    const wait = error.retryAfterSeconds() ?? backoff(attempt);
+    switch (error.kind) {
+      // A refused token with a refresh token on file (accessTokenRefused marked it expired): the next
+      // attempt refreshes it.
+      case 'token_refused':
+        return {
+          errorClass: 'platform_error',
+          retryAfter: again ? backoff(attempt) : null,
+          platformDown: false,
+        };
+      case 'throttled':
+      case 'quota_exhausted':
+        return { errorClass: 'rate_limited', retryAfter: again ? wait : null, platformDown: false };
+      case 'unavailable':
+        return { errorClass: 'platform_unavailable', retryAfter: again ? wait : null, platformDown: true };
+      case 'invalid_response':
+        return { errorClass: 'invalid_response', retryAfter: null, platformDown: false };
+      case 'permission_missing':
+      case 'account_gone':
+      case 'invalid_request':
+        return { errorClass: 'platform_error', retryAfter: null, platformDown: false };
     }
-    if (error.status === null || error.status >= 500) {
-      const wait = error.retryAfterSeconds ?? backoff(attempt);
-      return { errorClass: 'platform_unavailable', retryAfter: again ? wait : null, platformDown: true };
-    }
-    // A 2xx we cannot read is the platform's answer changing shape; 4xx is a refusal.
-    const errorClass = error.status < 400 ? 'invalid_response' : 'platform_error';
-    return { errorClass, retryAfter: null, platformDown: false };
   }
   if (error instanceof SyncError)
     return { errorClass: 'platform_error', retryAfter: null, platformDown: false };

@@ -20,7 +20,7 @@ import {
   type PackedSnapshot,
 } from '../scoring/snapshots.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
-import { ApiClient, CONNECTORS, ConnectorError } from './connectors/index.ts';
+import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import type { Platform } from '../core/catalog.ts';
@@ -209,6 +209,7 @@ export async function syncConnection(
     timeoutMs: options.timeoutMs ?? 15_000,
     maxBytes: options.maxBytes ?? 10 * 1024 * 1024,
     fetch: options.fetch ?? fetch,
+    ...(connector.readFault ? { readFault: (a: PlatformAnswer) => connector.readFault!(a) } : {}),
   });
   const result = await connector.fetchSnapshots(
     client,

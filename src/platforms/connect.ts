@@ -100,6 +100,7 @@ export async function startConnect(
   url.searchParams.set('state', state);
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set('code_challenge_method', 'S256');
+  for (const [name, value] of Object.entries(e.quirks.authorizeParams)) url.searchParams.set(name, value);
   return { authorizationUrl: url.href, expiresAt };
 }
 

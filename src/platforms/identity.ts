@@ -1,4 +1,4 @@
-import { ApiClient, CONNECTORS, ConnectorError } from '../ingest/connectors/index.ts';
+import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from '../ingest/connectors/index.ts';
 import type { Platform } from '../core/catalog.ts';
 import type { PlatformEndpoints } from './oauth-config.ts';
 
@@ -36,6 +36,9 @@ export async function identify(
     timeoutMs: 15_000,
     maxBytes: 1024 * 1024,
     fetch: fetchImpl,
+    ...(CONNECTORS[platform].readFault
+      ? { readFault: (a: PlatformAnswer) => CONNECTORS[platform].readFault!(a) }
+      : {}),
   });
   const fail = (what: string): never => {
     throw new ConnectorError(platform, `the platform did not describe the authorised account (${what})`);

@@ -46,24 +46,59 @@ export interface OAuthQuirks {
    * user's `/me/accounts`; `/me` is the person. Facebook Page data is read with the Page's token.
    */
   accountsVia: 'me' | 'me/accounts';
+  /**
+   * How our client authenticates at the token, refresh and revocation endpoints (RFC 6749 2.3.1):
+   * `client_secret_post` (the secret in the form) or `client_secret_basic` (HTTP Basic). With no
+   * secret configured the client is public and sends only its id.
+   */
+  clientAuth: 'client_secret_post' | 'client_secret_basic';
+  /**
+   * The issuer the platform names in its authorization responses (`iss`, RFC 9207), checked against
+   * the one in the redirect; null: the token endpoint's origin.
+   */
+  issuer: string | null;
+  /** Extra parameters the authorize URL needs on this platform (e.g. Google's offline access). */
+  authorizeParams: Readonly<Record<string, string>>;
 }
+
+const PLAIN = { clientAuth: 'client_secret_post', issuer: null, authorizeParams: {} } as const;
 
 export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
   instagram: {
+    ...PLAIN,
     clientIdParam: 'client_id',
     scopeSeparator: ',',
     longLivedExchange: true,
     accountsVia: 'me/accounts',
   },
   facebook: {
+    ...PLAIN,
     clientIdParam: 'client_id',
     scopeSeparator: ',',
     longLivedExchange: true,
     accountsVia: 'me/accounts',
   },
-  tiktok: { clientIdParam: 'client_key', scopeSeparator: ',', longLivedExchange: false, accountsVia: 'me' },
-  youtube: { clientIdParam: 'client_id', scopeSeparator: ' ', longLivedExchange: false, accountsVia: 'me' },
-  twitter: { clientIdParam: 'client_id', scopeSeparator: ' ', longLivedExchange: false, accountsVia: 'me' },
+  tiktok: {
+    ...PLAIN,
+    clientIdParam: 'client_key',
+    scopeSeparator: ',',
+    longLivedExchange: false,
+    accountsVia: 'me',
+  },
+  youtube: {
+    ...PLAIN,
+    clientIdParam: 'client_id',
+    scopeSeparator: ' ',
+    longLivedExchange: false,
+    accountsVia: 'me',
+  },
+  twitter: {
+    ...PLAIN,
+    clientIdParam: 'client_id',
+    scopeSeparator: ' ',
+    longLivedExchange: false,
+    accountsVia: 'me',
+  },
 };
 
 interface Defaults {
@@ -157,7 +192,7 @@ export function oauthParties(e: PlatformEndpoints): {
 } {
   return {
     as: {
-      issuer: new URL(e.tokenUrl).origin,
+      issuer: e.quirks.issuer ?? new URL(e.tokenUrl).origin,
       authorization_endpoint: e.authorizeUrl,
       token_endpoint: e.tokenUrl,
       ...(e.revokeUrl ? { revocation_endpoint: e.revokeUrl } : {}),

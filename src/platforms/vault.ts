@@ -91,7 +91,10 @@ export function clientAuth(e: PlatformEndpoints): oauth.ClientAuth {
       if (secret) body.set('client_secret', secret);
     };
   }
-  return e.clientSecret ? oauth.ClientSecretPost(e.clientSecret) : oauth.None();
+  if (!e.clientSecret) return oauth.None();
+  return e.quirks.clientAuth === 'client_secret_basic'
+    ? oauth.ClientSecretBasic(e.clientSecret)
+    : oauth.ClientSecretPost(e.clientSecret);
 }
 
 /** A refusal of the grant itself (as opposed to the endpoint being unwell). */

@@ -1,27 +1,90 @@
 import type { Platform } from '../../core/catalog.ts';
 import { utcDay } from '../../core/days.ts';
 
+/**
+ * What a platform's error means for the service, whatever signal the platform used to say it (an HTTP
+ * status, a code in the body of a 200, a header). Each connector reads its own platform's signals
+ * (`PlatformConnector.readFault`); the sync scheduler acts on the kind alone (src/ingest/schedule.ts).
+ * - throttled: a rate limit; retry when the platform's own signal says, never a failure of the connection.
+ * - quota_exhausted: a daily or monthly quota; nothing more until its known reset (`retryAt`).
+ * - token_refused: the access token expired or was revoked: refresh it, else the brand reconnects.
+ * - permission_missing: a scope the call needs was not granted (`scope` names it when known): reconnect.
+ * - account_gone: the account, Page or channel no longer exists or is no longer reachable by this token.
+ * - unavailable: network failure, timeout or 5xx: back off; counts towards the platform's breaker.
+ * - invalid_request: the platform refused our request (a removed metric, a bad parameter, a window too long).
+ * - invalid_response: an answer we cannot read (the platform's answer changed shape).
+ */
+export const CONNECTOR_ERROR_KINDS = [
+  'throttled',
+  'quota_exhausted',
+  'token_refused',
+  'permission_missing',
+  'account_gone',
+  'unavailable',
+  'invalid_request',
+  'invalid_response',
+] as const;
+export type ConnectorErrorKind = (typeof CONNECTOR_ERROR_KINDS)[number];
+
+/** One platform answer as the connector's `readFault` sees it. */
+export interface PlatformAnswer {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body (undefined when the body was not JSON). */
+  json: unknown;
+  /** The path called, e.g. `/v24.0/123/insights`. */
+  path: string;
+  /** Epoch milliseconds when the answer was read. */
+  now: number;
+}
+
+/** A platform's answer read as an error. */
+export interface PlatformFault {
+  kind: ConnectorErrorKind;
+  message: string;
+  /** When the platform will accept the call again, by its own signal (Retry-After, a reset header or time). */
+  retryAt?: Date | null;
+  /** The permission (scope) the platform says is missing, when it names one. */
+  scope?: string | null;
+}
+
+export interface ConnectorErrorOptions {
+  kind?: ConnectorErrorKind;
+  status?: number | null;
+  retryAt?: Date | null;
+  scope?: string | null;
+  /** The call that failed (its path), and the metric when one metric of it failed. */
+  call?: string | null;
+  metric?: string | null;
+}
+
 /** A platform API answered with an error or something we cannot read. */
 export class ConnectorError extends Error {
   readonly platform: Platform;
+  readonly kind: ConnectorErrorKind;
   readonly status: number | null;
-  /** Seconds the platform asked us to wait (Retry-After on a 429 or 503), else null. */
-  readonly retryAfterSeconds: number | null;
-  /** The platform refused the access token itself (expired or revoked), not the request. */
-  readonly tokenRefused: boolean;
-  constructor(
-    platform: Platform,
-    message: string,
-    status: number | null = null,
-    retryAfterSeconds: number | null = null,
-    tokenRefused = false,
-  ) {
+  readonly retryAt: Date | null;
+  readonly scope: string | null;
+  readonly call: string | null;
+  readonly metric: string | null;
+  constructor(platform: Platform, message: string, options: ConnectorErrorOptions = {}) {
     super(`${platform}: ${message}`);
     this.name = 'ConnectorError';
     this.platform = platform;
-    this.status = status;
-    this.retryAfterSeconds = retryAfterSeconds;
-    this.tokenRefused = tokenRefused;
+    this.kind = options.kind ?? 'invalid_response';
+    this.status = options.status ?? null;
+    this.retryAt = options.retryAt ?? null;
+    this.scope = options.scope ?? null;
+    this.call = options.call ?? null;
+    this.metric = options.metric ?? null;
+  }
+  /** The platform refused the access token itself (expired or revoked), not the request. */
+  get tokenRefused(): boolean {
+    return this.kind === 'token_refused';
+  }
+  /** Seconds until the platform's own retry signal, else null. */
+  retryAfterSeconds(now = Date.now()): number | null {
+    return this.retryAt ? Math.max(0, Math.ceil((this.retryAt.getTime() - now) / 1000)) : null;
   }
 }
 
@@ -43,6 +106,8 @@ export interface ApiClientOptions {
   /** Largest response body read, in bytes. */
   maxBytes: number;
   fetch: typeof fetch;
+  /** Reads an answer as the platform's error, if it is one (default: `httpFault`). */
+  readFault?: (answer: PlatformAnswer) => PlatformFault | null;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -108,6 +173,7 @@ export class ApiClient {
       throw new ConnectorError(platform, `more than ${ApiClient.MAX_REQUESTS} requests in one sync`);
     }
     let res: Response;
+    const call = url.pathname;
     try {
       res = await this.#o.fetch(url, {
         method,
@@ -123,7 +189,11 @@ export class ApiClient {
     } catch (error) {
       throw new ConnectorError(
         platform,
-        `request to ${url.origin}${url.pathname} failed: ${(error as Error).message}`,
+        `request to ${url.origin}${call} failed: ${(error as Error).message}`,
+        {
+          kind: 'unavailable',
+          call,
+        },
       );
     }
     const text = await this.#read(res);
@@ -131,21 +201,31 @@ export class ApiClient {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ConnectorError(
-        platform,
-        `${url.pathname} answered ${res.status} with a body that is not JSON`,
-        res.status,
-        retryAfterSeconds(res.headers.get('retry-after')),
-      );
+      json = undefined;
     }
-    if (!res.ok) {
-      throw new ConnectorError(
-        platform,
-        `${url.pathname} answered ${res.status}: ${errorMessage(json)}`,
-        res.status,
-        retryAfterSeconds(res.headers.get('retry-after')),
-        tokenRefused(res.status, json),
-      );
+    const answer: PlatformAnswer = {
+      status: res.status,
+      headers: res.headers,
+      json,
+      path: call,
+      now: Date.now(),
+    };
+    const fault = (this.#o.readFault ?? httpFault)(answer) ?? (res.ok ? null : httpFault(answer));
+    if (fault) {
+      throw new ConnectorError(platform, `${call} answered ${res.status}: ${fault.message}`, {
+        kind: fault.kind,
+        status: res.status,
+        retryAt: fault.retryAt ?? null,
+        scope: fault.scope ?? null,
+        call,
+      });
+    }
+    if (json === undefined) {
+      throw new ConnectorError(platform, `${call} answered ${res.status} with a body that is not JSON`, {
+        kind: 'invalid_response',
+        status: res.status,
+        call,
+      });
     }
     const date = Date.parse(res.headers.get('date') ?? '');
     if (Number.isFinite(date)) {
@@ -161,6 +241,10 @@ export class ApiClient {
       throw new ConnectorError(
         this.#o.platform,
         `response of ${declared} bytes is over the ${this.#o.maxBytes} limit`,
+        {
+          kind: 'invalid_response',
+          status: res.status,
+        },
       );
     }
     const reader = res.body?.getReader();
@@ -173,7 +257,10 @@ export class ApiClient {
       size += value.byteLength;
       if (size > this.#o.maxBytes) {
         await reader.cancel();
-        throw new ConnectorError(this.#o.platform, `response is over the ${this.#o.maxBytes} byte limit`);
+        throw new ConnectorError(this.#o.platform, `response is over the ${this.#o.maxBytes} byte limit`, {
+          kind: 'invalid_response',
+          status: res.status,
+        });
       }
       chunks.push(value);
     }
@@ -182,12 +269,21 @@ export class ApiClient {
 }
 
 /**
- * Whether an error answer refuses the access token: HTTP 401 (the OAuth bearer rule, RFC 6750), or
- * Meta's Graph error code 190 (OAuthException: expired or invalidated token), which Graph may send
- * with 400.
+ * The HTTP reading of an answer, for platforms whose errors are plain HTTP: 429 throttled (Retry-After,
+ * RFC 9110 10.2.3), 401 token refused (the OAuth bearer rule, RFC 6750 3.1), 5xx unavailable (Retry-After
+ * on a 503), any other non-2xx an invalid request. Null for a 2xx. Connectors whose platforms say more
+ * (Graph codes, Google reasons, TikTok's 200 envelopes, X's reset header) read those first.
  */
-function tokenRefused(status: number, json: unknown): boolean {
-  return status === 401 || (json as { error?: { code?: unknown } })?.error?.code === 190;
+export function httpFault(answer: PlatformAnswer): PlatformFault | null {
+  const { status, headers, json, now } = answer;
+  if (status >= 200 && status < 300) return null;
+  const message = errorMessage(json);
+  const wait = retryAfterSeconds(headers.get('retry-after'), now);
+  const retryAt = wait === null ? null : new Date(now + wait * 1000);
+  if (status === 429) return { kind: 'throttled', message, retryAt };
+  if (status === 401) return { kind: 'token_refused', message };
+  if (status >= 500) return { kind: 'unavailable', message, retryAt };
+  return { kind: 'invalid_request', message };
 }
 
 /** The error text of the platforms' error envelopes (Graph, Google, X, TikTok). */

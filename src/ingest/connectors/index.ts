@@ -15,5 +15,12 @@ export const CONNECTORS: Record<Platform, PlatformConnector> = {
 };
 
 export { ApiClient } from './http.ts';
-export { ConnectorError } from './http.ts';
+export {
+  ConnectorError,
+  CONNECTOR_ERROR_KINDS,
+  httpFault,
+  type ConnectorErrorKind,
+  type PlatformAnswer,
+  type PlatformFault,
+} from './http.ts';
 export { type ConnectorResult, type DayRange, type PlatformConnector } from './types.ts';

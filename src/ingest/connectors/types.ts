@@ -1,4 +1,4 @@
-import type { ApiClient } from './http.ts';
+import type { ApiClient, PlatformAnswer, PlatformFault } from './http.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
@@ -30,6 +30,11 @@ export interface PlatformConnector {
   /** Request headers carrying an access token, the way this platform expects it. */
   authHeaders(token: string): Record<string, string>;
   fetchSnapshots(api: ApiClient, account: ConnectorAccount, range: DayRange): Promise<ConnectorResult>;
+  /**
+   * Reads one answer as this platform's error, if it is one, from the platform's own signals (error
+   * codes in the body, a 200 envelope, reset headers); null leaves it to `httpFault`.
+   */
+  readFault?(answer: PlatformAnswer): PlatformFault | null;
 }
 
 export interface ConnectorResult {
