@@ -1,5 +1,6 @@
 import type { Platform } from '../../core/catalog.ts';
 import { utcDay } from '../../core/days.ts';
+import type { PartialFailure } from './types.ts';
 
 /**
  * What a platform's error means for the service, whatever signal the platform used to say it (an HTTP
@@ -85,6 +86,44 @@ export class ConnectorError extends Error {
   /** Seconds until the platform's own retry signal, else null. */
   retryAfterSeconds(now = Date.now()): number | null {
     return this.retryAt ? Math.max(0, Math.ceil((this.retryAt.getTime() - now) / 1000)) : null;
+  }
+}
+
+/**
+ * Kinds that stop the whole sync (every other call would meet them too); the rest fail one call,
+ * which `partial` records while the others go on.
+ */
+const WHOLE_SYNC_KINDS: ReadonlySet<ConnectorErrorKind> = new Set([
+  'throttled',
+  'quota_exhausted',
+  'token_refused',
+  'unavailable',
+  'account_gone',
+]);
+
+/**
+ * Runs one call that the rest of a sync can do without (comments, one metric, per-post insights):
+ * a refusal of that call alone is recorded in `failures` and answers `fallback`; an error that would
+ * stop every call (throttled, token refused, platform down, account gone) is thrown.
+ */
+export async function partial<T>(
+  failures: PartialFailure[],
+  what: { call: string; metric?: string | null },
+  fallback: T,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ConnectorError) || WHOLE_SYNC_KINDS.has(error.kind)) throw error;
+    failures.push({
+      call: what.call,
+      metric: what.metric ?? null,
+      kind: error.kind,
+      message: error.message,
+      scope: error.scope,
+    });
+    return fallback;
   }
 }
 

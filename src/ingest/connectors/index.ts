@@ -19,8 +19,9 @@ export {
   ConnectorError,
   CONNECTOR_ERROR_KINDS,
   httpFault,
+  partial,
   type ConnectorErrorKind,
   type PlatformAnswer,
   type PlatformFault,
 } from './http.ts';
-export { type ConnectorResult, type DayRange, type PlatformConnector } from './types.ts';
+export { type ConnectorResult, type DayRange, type PartialFailure, type PlatformConnector } from './types.ts';

@@ -1,4 +1,4 @@
-import type { ApiClient, PlatformAnswer, PlatformFault } from './http.ts';
+import type { ApiClient, ConnectorErrorKind, PlatformAnswer, PlatformFault } from './http.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
@@ -43,4 +43,21 @@ export interface ConnectorResult {
   followers: number;
   /** The platform's id of the account when the connector had to look it up (stored on the connection). */
   accountId?: string;
+  /**
+   * The calls that failed while the others succeeded (a permission not granted, a metric refused):
+   * what succeeded is stored, these are recorded on the connection and tried again next sync.
+   */
+  failures?: PartialFailure[];
+}
+
+/** One call of a sync that failed while the rest succeeded. */
+export interface PartialFailure {
+  /** The call, as `METHOD path` with ids left out, e.g. `GET /{ig-user-id}/insights`. */
+  call: string;
+  /** The metric or field the call was for (`views`, `comments`), null for the whole call. */
+  metric: string | null;
+  kind: ConnectorErrorKind;
+  message: string;
+  /** The permission the platform said is missing, when it named one. */
+  scope: string | null;
 }
