@@ -24,6 +24,12 @@ export interface PlatformEndpoints {
   redirectUri: string | null;
   /** Plain http is allowed only for loopback (the simulator) and explicit overrides in tests. */
   insecure: boolean;
+  /**
+   * The issuer the authorization server names in its redirects (`iss`, RFC 9207), which the callback
+   * checks: the platform's own (`quirks.issuer`, else the token endpoint's origin), or the simulator's
+   * `<sim>/<platform>` when the simulator stands in for the platform.
+   */
+  issuer: string;
   quirks: OAuthQuirks;
 }
 
@@ -85,15 +91,24 @@ export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
     longLivedExchange: false,
     accountsVia: 'me',
   },
+  // Google: the authorization response carries iss=https://accounts.google.com; a refresh token is issued
+  // only with access_type=offline, and again after the first consent only with prompt=consent
+  // (https://developers.google.com/identity/protocols/oauth2/web-server#creatingclient).
   youtube: {
     ...PLAIN,
+    issuer: 'https://accounts.google.com',
+    authorizeParams: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
     clientIdParam: 'client_id',
     scopeSeparator: ' ',
     longLivedExchange: false,
     accountsVia: 'me',
   },
+  // X: a confidential client authenticates to the token endpoints with HTTP Basic; a public client
+  // (no secret) sends only its client_id, with PKCE
+  // (https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token).
   twitter: {
     ...PLAIN,
+    clientAuth: 'client_secret_basic',
     clientIdParam: 'client_id',
     scopeSeparator: ' ',
     longLivedExchange: false,
@@ -140,9 +155,12 @@ export const REAL_OAUTH: Record<Platform, Defaults> = {
     authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
     tokenUrl: 'https://oauth2.googleapis.com/token',
     revokeUrl: 'https://oauth2.googleapis.com/revoke',
+    // youtube.readonly: channels and uploads (and reports.query requires it too); yt-analytics.readonly:
+    // the day report; youtube.force-ssl: commentThreads.list, whose only scope it is.
     scopes: [
       'https://www.googleapis.com/auth/youtube.readonly',
       'https://www.googleapis.com/auth/yt-analytics.readonly',
+      'https://www.googleapis.com/auth/youtube.force-ssl',
     ],
   },
   twitter: {
@@ -181,6 +199,11 @@ export function platformEndpoints(config: Config, platform: Platform): PlatformE
     scopes: o.scopes ?? def.scopes,
     redirectUri: o.redirectUri,
     insecure: sim !== null || [o.authorizeUrl, o.tokenUrl, o.revokeUrl].some((u) => u?.startsWith('http:')),
+    // The simulator names itself per platform; a real platform by its documented issuer.
+    issuer:
+      sim && !o.authorizeUrl
+        ? `${sim}/${platform}`
+        : (OAUTH_QUIRKS[platform].issuer ?? new URL(o.tokenUrl ?? def.tokenUrl).origin),
     quirks: OAUTH_QUIRKS[platform],
   };
 }
@@ -192,7 +215,7 @@ export function oauthParties(e: PlatformEndpoints): {
 } {
   return {
     as: {
-      issuer: e.quirks.issuer ?? new URL(e.tokenUrl).origin,
+      issuer: e.issuer,
       authorization_endpoint: e.authorizeUrl,
       token_endpoint: e.tokenUrl,
       ...(e.revokeUrl ? { revocation_endpoint: e.revokeUrl } : {}),

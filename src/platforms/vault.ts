@@ -92,9 +92,14 @@ export function clientAuth(e: PlatformEndpoints): oauth.ClientAuth {
     };
   }
   if (!e.clientSecret) return oauth.None();
-  return e.quirks.clientAuth === 'client_secret_basic'
-    ? oauth.ClientSecretBasic(e.clientSecret)
-    : oauth.ClientSecretPost(e.clientSecret);
+  if (e.quirks.clientAuth === 'client_secret_post') return oauth.ClientSecretPost(e.clientSecret);
+  // HTTP Basic, and the client_id in the form as well, as X's token requests carry it
+  // (https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token).
+  const basic = oauth.ClientSecretBasic(e.clientSecret);
+  return (as, client, body, headers) => {
+    basic(as, client, body, headers);
+    body.set('client_id', client.client_id);
+  };
 }
 
 /** A refusal of the grant itself (as opposed to the endpoint being unwell). */

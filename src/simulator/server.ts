@@ -20,7 +20,10 @@ import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts'
  */
 
 export interface Faults {
-  /** The next n API requests answer 429 with Retry-After. */
+  /**
+   * The next n API requests are throttled as the platform does it: 429 with Retry-After (Meta, TikTok),
+   * 403 quotaExceeded (YouTube), 429 with x-rate-limit-reset (X).
+   */
   burst429: number;
   retryAfterSeconds: number;
   /** The next n API requests answer 503. */
@@ -107,7 +110,7 @@ const SCOPES: Record<Platform, string> = {
   facebook: 'pages_show_list pages_read_engagement read_insights',
   tiktok: 'user.info.basic user.info.profile user.info.stats video.list',
   youtube:
-    'https://www.googleapis.com/auth/youtube.readonly https://www.googleapis.com/auth/yt-analytics.readonly',
+    'https://www.googleapis.com/auth/youtube.readonly https://www.googleapis.com/auth/yt-analytics.readonly https://www.googleapis.com/auth/youtube.force-ssl',
   twitter: 'tweet.read users.read offline.access',
 };
 
@@ -147,6 +150,45 @@ const isMeta = (platform: Platform) => platform === 'instagram' || platform === 
 /** Meta's long-lived user tokens last about 60 days. */
 const META_LONG_LIVED_SECONDS = 60 * 86_400;
 
+/**
+ * X registers an app as a confidential client (Basic authentication with its secret) or a public one
+ * (client_id and PKCE only); the simulator knows one of each
+ * (https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token).
+ */
+export const X_PUBLIC_CLIENT_ID = 'brandhealth-twitter-public';
+
+/** Google's scopes: a YouTube endpoint answers a token granted at least one of its scopes. */
+const YT = 'https://www.googleapis.com/auth/';
+const YOUTUBE_READ = [`${YT}youtube.readonly`, `${YT}youtube`, `${YT}youtube.force-ssl`];
+const YOUTUBE_ANALYTICS = [`${YT}yt-analytics.readonly`, `${YT}yt-analytics-monetary.readonly`];
+
+/**
+ * Google's 403 for a token without the scope an endpoint needs: `insufficientPermissions` in the error
+ * envelope and the scope in WWW-Authenticate (RFC 6750 3.1).
+ */
+const googleScopeRefusal = (scope: string) =>
+  new HttpError(
+    403,
+    {
+      error: {
+        code: 403,
+        message: 'Request had insufficient authentication scopes.',
+        errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
+        status: 'PERMISSION_DENIED',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+            domain: 'googleapis.com',
+          },
+        ],
+      },
+    },
+    {
+      'www-authenticate': `Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="${scope}"`,
+    },
+  );
+
 const graphTime = (iso: string) => iso.replace(/\.\d{3}Z$|Z$/, '+0000');
 const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
@@ -160,8 +202,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const faults = new Map<Platform, Faults>(PLATFORMS.map((p) => [p, { ...DEFAULT_FAULTS }]));
   const codes = new Map<
     string,
-    Grant & { clientId: string; redirectUri: string; challenge: string; expiresAt: number }
+    Grant & {
+      clientId: string;
+      redirectUri: string;
+      challenge: string;
+      expiresAt: number;
+      /** Google: the authorize request asked for offline access, and for the consent screen again. */
+      offline?: boolean;
+      reconsent?: boolean;
+    }
   >();
+  /** Google: the accounts that already granted offline access (a refresh token) to the client. */
+  const googleOffline = new Set<string>();
   const accessTokens = new Map<string, AccessToken>();
   const everIssued: string[] = [];
   const refreshTokens = new Map<string, Grant>();
@@ -187,13 +239,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
    */
   function issue(
     grant: Grant,
-    options: { rotateFrom?: string; refresh?: boolean; ttlSeconds?: number } = {},
+    options: { rotateFrom?: string; refresh?: boolean; ttlSeconds?: number; keepRefresh?: string } = {},
   ): TokenAnswer {
     if (options.rotateFrom) refreshTokens.delete(options.rotateFrom);
     const access = `sim_at_${b64url(randomBytes(24))}`;
     const refresh = options.refresh === false ? null : `sim_rt_${b64url(randomBytes(24))}`;
     const ttl = options.ttlSeconds ?? faults.get(grant.platform)!.tokenTtlSeconds;
-    accessTokens.set(access, { ...grant, expiresAt: now() + ttl * 1000, refreshToken: refresh });
+    accessTokens.set(access, {
+      ...grant,
+      expiresAt: now() + ttl * 1000,
+      refreshToken: refresh ?? options.keepRefresh ?? null,
+    });
     everIssued.push(access);
     if (refresh) {
       everIssued.push(refresh);
@@ -217,7 +273,34 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return access;
   }
 
+  /**
+   * X: a confidential client sends HTTP Basic and its client_id in the form too; the secret in the form
+   * alone is answered 401 unauthorized_client "Missing valid authorization header". A public client
+   * sends only its client_id. Returns the authenticated client id.
+   */
+  function checkXClient(req: IncomingMessage, form: URLSearchParams): string {
+    const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
+    const id = form.get('client_id');
+    if (!id) throw oauthError(400, 'invalid_request', 'Missing required parameter [client_id].');
+    if (!basic) {
+      if (id === X_PUBLIC_CLIENT_ID && !form.has('client_secret')) return id;
+      throw oauthError(401, 'unauthorized_client', 'Missing valid authorization header');
+    }
+    const [u, p] = Buffer.from(basic[1]!, 'base64').toString('utf8').split(':');
+    if (
+      decodeURIComponent(u ?? '') !== simulatorClientId('twitter') ||
+      decodeURIComponent(p ?? '') !== SIMULATOR_CLIENT_SECRET ||
+      id !== simulatorClientId('twitter')
+    )
+      throw oauthError(401, 'unauthorized_client', 'Missing valid authorization header');
+    return id;
+  }
+
   function checkClient(platform: Platform, req: IncomingMessage, form: URLSearchParams): void {
+    if (platform === 'twitter') {
+      checkXClient(req, form);
+      return;
+    }
     let id = form.get(clientIdParam(platform));
     let secret = form.get('client_secret');
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? '');
@@ -230,16 +313,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       throw oauthError(401, 'invalid_client', 'unknown client or wrong secret');
   }
 
-  function authorize(platform: Platform, url: URL, res: ServerResponse): void {
+  function authorize(platform: Platform, url: URL, res: ServerResponse, origin: string): void {
     const q = url.searchParams;
     const redirectUri = q.get('redirect_uri');
-    if (q.get(clientIdParam(platform)) !== simulatorClientId(platform))
-      throw oauthError(400, 'invalid_client', `unknown ${clientIdParam(platform)}`);
+    const knownClient =
+      q.get(clientIdParam(platform)) === simulatorClientId(platform) ||
+      (platform === 'twitter' && q.get('client_id') === X_PUBLIC_CLIENT_ID);
+    if (!knownClient) throw oauthError(400, 'invalid_client', `unknown ${clientIdParam(platform)}`);
     if (!redirectUri || !/^https?:\/\//.test(redirectUri))
       throw oauthError(400, 'invalid_request', 'redirect_uri is required');
     const back = new URL(redirectUri);
     const state = q.get('state');
     if (state) back.searchParams.set('state', state);
+    // Google names itself in the authorization response (RFC 9207 iss), successful or not.
+    if (platform === 'youtube') back.searchParams.set('iss', `${origin}/${platform}`);
     const fail = (error: string, description: string) => {
       back.searchParams.set('error', error);
       back.searchParams.set('error_description', description);
@@ -261,6 +348,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       redirectUri,
       challenge: q.get('code_challenge')!,
       expiresAt: now() + 60_000,
+      ...(platform === 'youtube'
+        ? {
+            offline: q.get('access_type') === 'offline',
+            reconsent: (q.get('prompt') ?? '').split(' ').includes('consent'),
+          }
+        : {}),
     });
     back.searchParams.set('code', code);
     res.writeHead(302, { location: back.href }).end();
@@ -282,6 +375,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const actual = Buffer.from(b64url(createHash('sha256').update(verifier).digest()));
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual))
         throw oauthError(400, 'invalid_grant', 'code_verifier does not match the challenge');
+      if (platform === 'twitter' && form.get('client_id') !== grant.clientId)
+        throw oauthError(400, 'invalid_grant', 'the code was issued to another client');
+      if (platform === 'youtube') {
+        // Google issues a refresh token only for access_type=offline, and after the account's first
+        // offline consent only when prompt=consent asked for it again.
+        const refresh =
+          grant.offline === true && (grant.reconsent === true || !googleOffline.has(grant.handle));
+        if (refresh) googleOffline.add(grant.handle);
+        return issue({ platform, handle: grant.handle, scope: grant.scope }, { refresh });
+      }
       // Meta answers a short-lived user token and no refresh token.
       return issue({ platform, handle: grant.handle, scope: grant.scope }, { refresh: !isMeta(platform) });
     }
@@ -299,6 +402,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const grant = refreshTokens.get(refresh);
       if (!grant || grant.platform !== platform)
         throw oauthError(400, 'invalid_grant', 'the refresh token is invalid or revoked');
+      // Google keeps the refresh token: the answer has a new access token only.
+      if (platform === 'youtube') return issue(grant, { refresh: false, keepRefresh: refresh });
       return issue(grant, { rotateFrom: refresh });
     }
     throw oauthError(400, 'unsupported_grant_type', `grant_type ${grantType}`);
@@ -313,6 +418,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (access.refreshToken) refreshTokens.delete(access.refreshToken);
     }
     if (refreshTokens.get(value)?.platform === platform) {
+      if (platform === 'youtube') googleOffline.delete(refreshTokens.get(value)!.handle);
       refreshTokens.delete(value);
       for (const [k, t] of accessTokens) if (t.refreshToken === value) accessTokens.delete(k);
     }
@@ -330,7 +436,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         ? new HttpError(401, { code: 40105, message: why, request_id: 'sim' })
         : platform === 'twitter'
           ? new HttpError(401, { title: 'Unauthorized', detail: why, status: 401 })
-          : new HttpError(401, { error: { message: why, code: 190, type: 'OAuthException' } });
+          : platform === 'youtube'
+            ? new HttpError(401, {
+                error: {
+                  code: 401,
+                  message: `Request had invalid authentication credentials. ${why}`,
+                  errors: [
+                    {
+                      message: 'Invalid Credentials',
+                      domain: 'global',
+                      reason: 'authError',
+                      location: 'Authorization',
+                      locationType: 'header',
+                    },
+                  ],
+                  status: 'UNAUTHENTICATED',
+                },
+              })
+            : new HttpError(401, { error: { message: why, code: 190, type: 'OAuthException' } });
     if (!t || t.platform !== platform) throw unauthorized('Invalid OAuth access token');
     if (t.expiresAt <= now())
       throw unauthorized(
@@ -559,6 +682,80 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         },
         contentDetails: { relatedPlaylists: { uploads: `UU${a.handle}` } },
       });
+      // As Google: each endpoint answers a token granted one of its scopes, else 403 insufficientPermissions.
+      const granted = new Set(me.scope.split(/[ ,]+/));
+      const need = (any: string[]) => {
+        if (!any.some((scope) => granted.has(scope))) throw googleScopeRefusal(any.join(' '));
+      };
+      if (path === '/data/channels' || path === '/data/playlistItems') need(YOUTUBE_READ);
+      if (path === '/data/commentThreads') need([`${YT}youtube.force-ssl`]);
+      if (path === '/analytics/reports') {
+        // reports.query needs an analytics scope, and youtube.readonly as well
+        // (https://developers.google.com/youtube/analytics/reference/reports/query).
+        need(YOUTUBE_ANALYTICS);
+        need(YOUTUBE_READ);
+      }
+      if (path === '/data/channels' && q.get('id')) {
+        // By id, as Google: an unknown id is an empty list, not an error.
+        const id = q.get('id')!;
+        const known = id.startsWith('UC') && /^[a-z0-9_.-]{1,60}$/.test(id.slice(2));
+        return {
+          kind: 'youtube#channelListResponse',
+          pageInfo: { totalResults: known ? 1 : 0, resultsPerPage: 5 },
+          ...(known ? { items: [channelOf(account(platform, id.slice(2)))] } : {}),
+        };
+      }
+      if (path === '/data/commentThreads') {
+        // The channel's comment threads, newest first, a page holding whole days (as playlistItems).
+        if (q.get('part') !== 'snippet' && !q.get('part')?.split(',').includes('snippet'))
+          throw new HttpError(400, { error: { code: 400, message: 'part must include snippet' } });
+        const channelId = q.get('allThreadsRelatedToChannelId') ?? '';
+        const a = byId(channelId, 'UC');
+        const max = Math.min(100, Math.max(1, Number(q.get('maxResults')) || 20));
+        const start = q.get('pageToken') && isCalendarDay(q.get('pageToken')!) ? q.get('pageToken')! : day;
+        const items: unknown[] = [];
+        let d = start;
+        for (; d >= HISTORY_START && items.length < max; d = addDays(d, -1)) {
+          const m = a.metrics(d);
+          for (const [i, c] of [...m.commentTexts].reverse().entries()) {
+            const id = `Ug${a.numericId}${d.replace(/-/g, '')}${i}`;
+            const video = m.posts[0]?.id ?? `${a.numericId}`;
+            items.push({
+              kind: 'youtube#commentThread',
+              id,
+              snippet: {
+                channelId,
+                videoId: video,
+                topLevelComment: {
+                  kind: 'youtube#comment',
+                  id,
+                  snippet: {
+                    channelId,
+                    videoId: video,
+                    textDisplay: c.text,
+                    textOriginal: c.text,
+                    authorDisplayName: '@viewer',
+                    canRate: true,
+                    viewerRating: 'none',
+                    likeCount: 0,
+                    publishedAt: c.at,
+                    updatedAt: c.at,
+                  },
+                },
+                canReply: true,
+                totalReplyCount: 0,
+                isPublic: true,
+              },
+            });
+          }
+        }
+        return {
+          kind: 'youtube#commentThreadListResponse',
+          pageInfo: { totalResults: items.length, resultsPerPage: max },
+          items,
+          ...(d >= HISTORY_START ? { nextPageToken: d } : {}),
+        };
+      }
       if (path === '/data/channels') {
         const handle = q.get('mine') === 'true' ? me.handle : q.get('forHandle')?.replace(/^@/, '');
         return {
@@ -638,11 +835,32 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (path === '/api/users/me') return userOf(account(platform, me.handle));
     const byName = /^\/api\/users\/by\/username\/([^/]+)$/.exec(path);
     if (byName) return userOf(account(platform, decodeURIComponent(byName[1]!)));
+    const userById = /^\/api\/users\/([^/]+)$/.exec(path);
+    if (userById) {
+      // As X: an unknown id answers 200 with only errors[].
+      const id = decodeURIComponent(userById[1]!);
+      if (!/^x[a-z0-9_.-]{1,60}$/.test(id))
+        return {
+          errors: [
+            {
+              value: id,
+              detail: `Could not find user with id: [${id}].`,
+              title: 'Not Found Error',
+              resource_type: 'user',
+              parameter: 'id',
+              resource_id: id,
+              type: 'https://api.twitter.com/2/problems/resource-not-found',
+            },
+          ],
+        };
+      return userOf(account(platform, id.slice(1)));
+    }
     const timeline = /^\/api\/users\/x([^/]+)\/(tweets|mentions)$/.exec(path);
     if (timeline) {
       const a = account(platform, decodeURIComponent(timeline[1]!));
       const since = utcDay(new Date(q.get('start_time') ?? `${addDays(day, -6)}T00:00:00Z`));
-      const until = addDays(utcDay(new Date(q.get('end_time') ?? `${addDays(day, 1)}T00:00:00Z`)), -1);
+      // end_time is exclusive: the last day served is the one holding the instant before it.
+      const until = utcDay(new Date(Date.parse(q.get('end_time') ?? `${addDays(day, 1)}T00:00:00Z`) - 1));
       const days = a.range(since, until, day).reverse();
       const all =
         timeline[2] === 'tweets'
@@ -720,7 +938,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const platform = first as Platform;
         if (!PLATFORMS.includes(platform)) throw new HttpError(404, { error: 'unknown platform' });
         const path = `/${rest.join('/')}`;
-        if (path === '/oauth/authorize' && req.method === 'GET') return authorize(platform, url, res);
+        if (path === '/oauth/authorize' && req.method === 'GET') return authorize(platform, url, res, origin);
         if (path.startsWith('/oauth/') && req.method === 'POST') {
           const form = new URLSearchParams(await readBody(req));
           if (path === '/oauth/token') {
@@ -742,6 +960,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const f = faults.get(platform)!;
         try {
           if (f.slowMs > 0) await new Promise((r) => setTimeout(r, f.slowMs));
+          if (f.burst429 > 0 && platform === 'youtube') {
+            // Google throttles a spent daily quota with 403 quotaExceeded, without Retry-After: the quota
+            // returns at midnight Pacific Time (https://developers.google.com/youtube/v3/docs/errors).
+            f.burst429--;
+            const message = 'The request cannot be completed because you have exceeded your quota.';
+            throw new HttpError(403, {
+              error: {
+                code: 403,
+                message,
+                errors: [{ message, domain: 'youtube.quota', reason: 'quotaExceeded' }],
+              },
+            });
+          }
+          if (f.burst429 > 0 && platform === 'twitter') {
+            // X answers 429 with its x-rate-limit-* headers, the reset in epoch seconds, and no
+            // Retry-After (https://docs.x.com/x-api/fundamentals/rate-limits).
+            f.burst429--;
+            throw new HttpError(
+              429,
+              { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+              {
+                'x-rate-limit-limit': '900',
+                'x-rate-limit-remaining': '0',
+                'x-rate-limit-reset': String(Math.ceil(now() / 1000) + f.retryAfterSeconds),
+              },
+            );
+          }
           if (f.burst429 > 0) {
             f.burst429--;
             throw new HttpError(

@@ -169,11 +169,14 @@ describe('platform connectors against recorded API responses', () => {
     expect(r.seen.filter((s) => s.path.endsWith('/video/list/'))).toHaveLength(2);
   });
 
-  it('youtube: channel by handle (string statistics), analytics day report by column name, uploads playlist', async () => {
-    const r = await run('youtube', loadFixture('youtube'), 'acme', (o) => ({
-      data: `${o}/youtube/v3`,
-      analytics: `${o}/v2`,
-    }));
+  it('youtube: channel by its stored id (string statistics), analytics day report by column name, uploads, comment threads for sentiment', async () => {
+    const r = await run(
+      'youtube',
+      loadFixture('youtube'),
+      'googledevelopers',
+      (o) => ({ data: `${o}/youtube/v3`, analytics: `${o}/v2` }),
+      'UC_x5XG1OV2P6uZZ5FSM9Ttw',
+    );
     expect(r.followers).toBe(25000);
     expect(columns(r.snapshots as never, ALL)).toEqual({
       day: ['2025-03-01', '2025-03-02', '2025-03-03'],
@@ -186,21 +189,35 @@ describe('platform connectors against recorded API responses', () => {
       shares: [10, 12, 6],
       saves: [0, 0, 0],
       mentions: [0, 0, 0],
-      sentimentPositive: [0, 0, 0],
-      sentimentNegative: [0, 0, 0],
+      // The comment threads' texts: one glowing on the 1st, one bitter on the 3rd; the older one is outside.
+      sentimentPositive: [1, 0, 0],
+      sentimentNegative: [0, 0, 1],
       profileCompleteness: [1, 1, 1],
     });
-    const report = r.seen.find((s) => s.path === '/v2/reports')!;
-    expect(report.query).toMatchObject({
-      ids: 'channel==UCacme000000000000000000',
-      startDate: '2025-03-01',
-      endDate: '2025-03-03',
-      dimensions: 'day',
-    });
+    // Exactly the documented requests, in order: the channel by id (never by handle when the id is
+    // known), the report, two pages of uploads, two pages of comment threads (the second reaches
+    // before the range).
+    expect(r.seen.map((s) => s.path)).toEqual([
+      '/youtube/v3/channels',
+      '/v2/reports',
+      '/youtube/v3/playlistItems',
+      '/youtube/v3/playlistItems',
+      '/youtube/v3/commentThreads',
+      '/youtube/v3/commentThreads',
+    ]);
+    expect(r.seen.every((s) => s.headers.authorization === 'Bearer tok_123')).toBe(true);
+    expect(r.failures).toEqual([]);
+    expect(r.accountId).toBeUndefined();
   });
 
-  it('twitter (X API v2): public_metrics of posts, paged by next_token, mentions classified for sentiment', async () => {
-    const r = await run('twitter', loadFixture('twitter'), 'acme', (o) => ({ api: `${o}/2` }));
+  it('twitter (X API v2): the user by stored id, public_metrics of posts paged by next_token, mentions classified for sentiment', async () => {
+    const r = await run(
+      'twitter',
+      loadFixture('twitter'),
+      'XDevelopers',
+      (o) => ({ api: `${o}/2` }),
+      '2244994945',
+    );
     expect(r.followers).toBe(4200);
     expect(columns(r.snapshots as never, ALL)).toEqual({
       day: ['2025-03-01', '2025-03-02', '2025-03-03'],
@@ -216,11 +233,13 @@ describe('platform connectors against recorded API responses', () => {
       sentimentNegative: [0, 0, 1],
       profileCompleteness: [1, 1, 1],
     });
-    const tweets = r.seen.find((s) => s.path.endsWith('/tweets'))!;
-    expect(tweets.query).toMatchObject({
-      start_time: '2025-03-01T00:00:00Z',
-      end_time: '2025-03-04T00:00:00Z',
-    });
+    expect(r.seen.map((s) => s.path)).toEqual([
+      '/2/users/2244994945',
+      '/2/users/2244994945/tweets',
+      '/2/users/2244994945/tweets',
+      '/2/users/2244994945/mentions',
+    ]);
+    expect(r.accountId).toBeUndefined();
   });
 
   it('reports platform errors, unknown accounts and empty channels as ConnectorError', async () => {
