@@ -195,7 +195,8 @@ export function platformEndpoints(config: Config, platform: Platform): PlatformE
     revokeUrl: o.revokeUrl ?? def.revokeUrl,
     apiBaseUrls,
     clientId: o.clientId ?? (sim ? simulatorClientId(platform) : null),
-    clientSecret: o.clientSecret ?? (sim ? SIMULATOR_CLIENT_SECRET : null),
+    // An operator's own client id without a secret is a public client (PKCE only), simulator or not.
+    clientSecret: o.clientSecret ?? (sim && !o.clientId ? SIMULATOR_CLIENT_SECRET : null),
     scopes: o.scopes ?? def.scopes,
     redirectUri: o.redirectUri,
     insecure: sim !== null || [o.authorizeUrl, o.tokenUrl, o.revokeUrl].some((u) => u?.startsWith('http:')),

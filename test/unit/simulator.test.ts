@@ -227,15 +227,15 @@ describe('platform simulator', () => {
       const res = await fetch(url, { redirect: 'manual' });
       return new URL(res.headers.get('location')!).searchParams;
     };
-    const token = async (form: Record<string, string>) => {
+    // X's confidential client: HTTP Basic, and its client_id in the form.
+    const token = async (form: Record<string, string>, secret = 'simulator-secret') => {
       const res = await fetch(`${sim.url}/twitter/oauth/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          client_id: 'brandhealth-twitter',
-          client_secret: 'simulator-secret',
-          ...form,
-        }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`brandhealth-twitter:${secret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ client_id: 'brandhealth-twitter', ...form }),
       });
       return { status: res.status, body: (await res.json()) as any };
     };
@@ -264,8 +264,7 @@ describe('platform simulator', () => {
       'invalid_grant',
     );
     expect(
-      (await token({ grant_type: 'refresh_token', refresh_token: ok.body.refresh_token, client_secret: 'x' }))
-        .status,
+      (await token({ grant_type: 'refresh_token', refresh_token: ok.body.refresh_token }, 'x')).status,
     ).toBe(401);
     const rotated = await token({ grant_type: 'refresh_token', refresh_token: ok.body.refresh_token });
     expect(rotated.status).toBe(200);
@@ -274,12 +273,11 @@ describe('platform simulator', () => {
     ).toBe('invalid_grant');
     const revoke = await fetch(`${sim.url}/twitter/oauth/revoke`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        client_id: 'brandhealth-twitter',
-        client_secret: 'simulator-secret',
-        token: rotated.body.refresh_token,
-      }),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('brandhealth-twitter:simulator-secret').toString('base64')}`,
+      },
+      body: new URLSearchParams({ client_id: 'brandhealth-twitter', token: rotated.body.refresh_token }),
     });
     expect(revoke.status).toBe(200);
     const me = await fetch(`${sim.url}/twitter/api/users/me`, {
