@@ -27,6 +27,8 @@ export interface ClientScoreRow {
   org_type: OrgType;
   is_white_labeled: boolean;
   score: number | null;
+  /** The grade the audit gave (with the formula and hysteresis in force when it ran). */
+  grade: string | null;
   completed_at: Date | null;
 }
 
@@ -45,7 +47,7 @@ export async function clientsWithLatestScore(
       (eb) =>
         eb
           .selectFrom('audits as a')
-          .select(['a.score', 'a.completed_at'])
+          .select(['a.score', 'a.grade', 'a.completed_at'])
           .whereRef('a.workspace_id', '=', 'w.id')
           .where('a.status', '=', 'completed')
           .orderBy('a.completed_at', 'desc')
@@ -61,6 +63,7 @@ export async function clientsWithLatestScore(
       'w.org_type',
       'w.is_white_labeled',
       'latest.score',
+      'latest.grade',
       'latest.completed_at',
     ])
     .where('w.parent_id', '=', ownerId);

@@ -5,7 +5,7 @@ import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plu
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
 import { errorResponses, Grade, PlatformName, Timestamp, withDefault } from '../infra/http/schemas.ts';
-import { ACCOUNT_TIERS, compositeGrade, round1 } from '../scoring/engine/index.ts';
+import { ACCOUNT_TIERS, round1, type CompositeGrade } from '../scoring/engine/index.ts';
 import { ACCOUNT_TYPES, ORG_TYPES } from '../core/catalog.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 import { parseIsoInstant } from '../core/days.ts';
@@ -120,7 +120,7 @@ function scoreFields(row: ClientScoreRow) {
   return {
     coreScore: score,
     imprsScore: score,
-    grade: score === null ? null : compositeGrade(score),
+    grade: score === null ? null : (row.grade as CompositeGrade | null),
     scoredAt: row.completed_at ? row.completed_at.toISOString() : null,
   };
 }

@@ -20,9 +20,11 @@ let betaCreator: Workspace; // beta's client
 let loner: Workspace; // nobody's client
 const logIds = new Map<string, string[]>(); // workspace id -> recordedAt of its rows
 
+/** A finished audit as the audit engine stores it: its score and the grade it gave. */
 async function audit(
   workspaceId: string,
   score: number,
+  grade: string,
   completedAt: string,
   status: 'completed' | 'processing' = 'completed',
 ) {
@@ -39,8 +41,9 @@ async function audit(
       created_at: when,
       completed_at: status === 'completed' ? when : null,
       score: status === 'completed' ? score : null,
+      grade: status === 'completed' ? grade : null,
       pillars: status === 'completed' ? JSON.stringify({}) : null,
-      formula_version: 'v1',
+      formula_version: 'v2',
     })
     .execute();
 }
@@ -86,12 +89,12 @@ beforeAll(async () => {
   });
   loner = await createWorkspace(t.db, { name: 'Loner', plan: 'agency' });
 
-  await audit(brand.id, 55, '2030-01-01T10:00:00Z');
-  await audit(brand.id, 82.4, '2030-02-01T10:00:00Z'); // the latest: elite
-  await audit(brand.id, 40, '2030-03-01T10:00:00Z', 'processing'); // not a stored score
-  await audit(creatorB.id, 66, '2030-01-20T08:00:00Z'); // strong
-  await audit(betaCreator.id, 91, '2030-01-15T08:00:00Z');
-  await audit(loner.id, 77, '2030-01-15T08:00:00Z');
+  await audit(brand.id, 55, 'strong', '2030-01-01T10:00:00Z');
+  await audit(brand.id, 82.4, 'elite', '2030-02-01T10:00:00Z'); // the latest
+  await audit(brand.id, 40, 'weak', '2030-03-01T10:00:00Z', 'processing'); // not a stored score
+  await audit(creatorB.id, 57, 'strong', '2030-01-20T08:00:00Z');
+  await audit(betaCreator.id, 91, 'elite', '2030-01-15T08:00:00Z');
+  await audit(loner.id, 77, 'elite', '2030-01-15T08:00:00Z');
 
   await scoreLog(alpha.workspace.id, '2030-01-05T00:00:00Z');
   await scoreLog(brand.id, '2030-01-10T00:00:00Z', 'instagram', 55);
@@ -143,8 +146,8 @@ describe('GET /v1/export/clients and /v1/export/creators', () => {
         type: 'creator',
         orgType: 'individual',
         isWhiteLabeled: true,
-        coreScore: 66,
-        imprsScore: 66,
+        coreScore: 57,
+        imprsScore: 57,
         grade: 'strong',
         scoredAt: '2030-01-20T08:00:00.000Z',
       },
@@ -359,7 +362,7 @@ describe('export tenancy and access', () => {
       parentId: alpha.workspace.id,
       accountType: 'creator',
     });
-    await audit(moving.id, 70, '2030-01-25T00:00:00Z');
+    await audit(moving.id, 70, 'elite', '2030-01-25T00:00:00Z');
     await scoreLog(moving.id, '2030-01-25T00:00:00Z', 'facebook', 70);
     const seenBy = async (key: string) =>
       Promise.all(ENDPOINTS.map(async (url) => (await get(key, url)).body.includes(moving.id)));
