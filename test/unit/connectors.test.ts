@@ -27,6 +27,7 @@ async function run(
     timeoutMs: 5000,
     maxBytes: 1_000_000,
     fetch,
+    ...(connector.readFault ? { readFault: connector.readFault } : {}),
   });
   const result = await connector.fetchSnapshots(api, { handle, accountId }, range);
   return { ...result, seen: server.seen };
