@@ -58,13 +58,14 @@ async function call(
   } catch {
     json = undefined;
   }
-  if (!response.ok || typeof json !== 'object' || json === null || typeof json.code !== 'number') {
+  // The envelope's code decides, whatever the HTTP status; without one the endpoint is unwell.
+  if (typeof json !== 'object' || json === null || typeof json.code !== 'number') {
     throw new Error(`TikTok token endpoint answered HTTP ${response.status} without an envelope`);
   }
   const message = typeof json.message === 'string' ? json.message.slice(0, 300) : '';
   if (json.code === 0) {
-    if (typeof json.data !== 'object' || json.data === null) {
-      throw new Error('TikTok token endpoint answered code 0 without data');
+    if (!response.ok || typeof json.data !== 'object' || json.data === null) {
+      throw new Error(`TikTok token endpoint answered code 0 with HTTP ${response.status} and no data`);
     }
     return json.data as Record<string, unknown>;
   }
