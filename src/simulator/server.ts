@@ -12,7 +12,7 @@ import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts'
  * shapes src/ingest/connectors/ read, for deterministic synthetic accounts (accounts.ts). Its clock
  * reveals one more day of data per simulated day; `speed` simulated seconds pass per real second.
  * Faults are injected per platform through the control API under /_sim/. It speaks the real platforms'
- * OAuth quirks (TikTok's client_key; Meta's short-lived code token, fb_exchange_token grant, /me as the
+ * OAuth quirks (TikTok's API for Business token endpoints and envelopes; Meta's short-lived code token, fb_exchange_token grant, /me as the
  * person and /me/accounts for Pages), so the service's handling of them is tested end to end.
  *
  * Layout: /<platform>/oauth/{authorize,token,revoke}, /<platform>/<api>/... (api names as in each
