@@ -11,6 +11,7 @@ import { ConnectorError } from '../ingest/connectors/index.ts';
 import { SYNC_STATE_CLEAN } from '../ingest/sync.ts';
 import { identify } from './identity.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
+import * as tiktokBusiness from './tiktok-business-oauth.ts';
 import { clientAuth, oauthOptions, sealTokens, tokenSet } from './vault.ts';
 
 /** How long an authorisation URL (its state) stays usable. */
@@ -196,16 +197,20 @@ export async function completeConnect(
   );
   let tokens: oauth.TokenEndpointResponse;
   try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      clientAuth(e),
-      callback,
-      claimed.redirect_uri,
-      verifier,
-      oauthOptions(e),
-    );
-    tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    if (e.quirks.tokenProtocol === 'tiktok-business') {
+      tokens = await tiktokBusiness.exchangeCode(e, callback.get('code') ?? '', claimed.redirect_uri);
+    } else {
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        clientAuth(e),
+        callback,
+        claimed.redirect_uri,
+        verifier,
+        oauthOptions(e),
+      );
+      tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+    }
     if (e.quirks.longLivedExchange) tokens = await exchangeLongLived(e, tokens.access_token);
   } catch (error) {
     const refused = error instanceof oauth.ResponseBodyError && error.status < 500;
@@ -354,10 +359,17 @@ export async function disconnect(
   if (e.revokeUrl && e.clientId && sealedToken) {
     const { as, client } = oauthParties(e);
     try {
-      const token = ctx.keyRing.open(sealedToken, PLATFORM_TOKEN_PURPOSE);
-      await oauth.processRevocationResponse(
-        await oauth.revocationRequest(as, client, clientAuth(e), token, oauthOptions(e, 5_000)),
-      );
+      if (e.quirks.tokenProtocol === 'tiktok-business') {
+        // TikTok's revocation takes the access token (the grant goes with it).
+        if (!row.access_token) throw new Error('no access token on file');
+        const access = { ciphertext: row.access_token, keyId: row.access_token_key_id! };
+        await tiktokBusiness.revoke(e, ctx.keyRing.open(access, PLATFORM_TOKEN_PURPOSE));
+      } else {
+        const token = ctx.keyRing.open(sealedToken, PLATFORM_TOKEN_PURPOSE);
+        await oauth.processRevocationResponse(
+          await oauth.revocationRequest(as, client, clientAuth(e), token, oauthOptions(e, 5_000)),
+        );
+      }
       revoked = true;
     } catch {
       revoked = false;

@@ -74,17 +74,17 @@ export async function identify(
       };
     }
     case 'tiktok': {
+      // The business_id of the Business API is the token's open_id; the handle shown is the username.
+      // Envelope errors (code != 0) are raised by the connector's readFault.
       const businessId = typeof token.open_id === 'string' ? token.open_id : fail('no open_id in the token');
-      const got = await api.get<{ code: number; data?: Record<string, unknown> }>(
-        'business',
-        '/business/get/',
-        {
-          business_id: businessId,
-          fields: JSON.stringify(['username', 'followers_count']),
-        },
-      );
-      if (got.code !== 0 || !got.data) fail(`code ${got.code}`);
-      return { accountId: businessId, handle: businessId, followers: n(got.data!.followers_count) };
+      const got = await api.get<{ data?: Record<string, unknown> }>('business', '/business/get/', {
+        business_id: businessId,
+        fields: JSON.stringify(['username', 'followers_count']),
+      });
+      if (!got.data) fail('no account data');
+      const handle =
+        typeof got.data!.username === 'string' && got.data!.username ? got.data!.username : businessId;
+      return { accountId: businessId, handle, followers: n(got.data!.followers_count) };
     }
   }
 }

@@ -65,9 +65,20 @@ export interface OAuthQuirks {
   issuer: string | null;
   /** Extra parameters the authorize URL needs on this platform (e.g. Google's offline access). */
   authorizeParams: Readonly<Record<string, string>>;
+  /**
+   * How the token, refresh and revocation endpoints are spoken: `oauth2` (RFC 6749/7009, through
+   * oauth4webapi) or `tiktok-business` (the TikTok API for Business account-holder endpoints: JSON
+   * bodies, `{code, message, data}` envelopes; src/platforms/tiktok-business-oauth.ts).
+   */
+  tokenProtocol: 'oauth2' | 'tiktok-business';
 }
 
-const PLAIN = { clientAuth: 'client_secret_post', issuer: null, authorizeParams: {} } as const;
+const PLAIN = {
+  clientAuth: 'client_secret_post',
+  issuer: null,
+  authorizeParams: {},
+  tokenProtocol: 'oauth2',
+} as const;
 
 export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
   instagram: {
@@ -84,12 +95,15 @@ export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
     longLivedExchange: true,
     accountsVia: 'me/accounts',
   },
+  // TikTok API for Business, TikTok account holders: the authorize URL is TikTok's v2 one with the
+  // Business app's id as `client_key`; the tokens come from the Business API's own endpoints.
   tiktok: {
     ...PLAIN,
     clientIdParam: 'client_key',
     scopeSeparator: ',',
     longLivedExchange: false,
     accountsVia: 'me',
+    tokenProtocol: 'tiktok-business',
   },
   // Google: the authorization response carries iss=https://accounts.google.com; a refresh token is issued
   // only with access_type=offline, and again after the first consent only with prompt=consent
@@ -130,6 +144,20 @@ const META_SCOPES_IG = [
   'business_management',
 ];
 const META_SCOPES_FB = ['pages_show_list', 'pages_read_engagement', 'read_insights'];
+/**
+ * TikTok API for Business account-holder scopes the sync reads with (docs/ingestion.md "TikTok"):
+ * display name and avatar, username, bio, audience totals, daily account insights, the video list and
+ * the comments on the account's videos.
+ */
+const TIKTOK_BUSINESS_SCOPES = [
+  'user.info.basic',
+  'user.info.username',
+  'user.info.profile',
+  'user.info.stats',
+  'user.insights',
+  'video.list',
+  'comment.list',
+];
 
 /** The real platforms (Meta's Graph has no RFC 7009 endpoint: its tokens lapse or are removed by the user). */
 export const REAL_OAUTH: Record<Platform, Defaults> = {
@@ -145,11 +173,12 @@ export const REAL_OAUTH: Record<Platform, Defaults> = {
     revokeUrl: null,
     scopes: META_SCOPES_FB,
   },
+  // The refresh endpoint is the token endpoint's sibling `refresh_token/` (tiktok-business-oauth.ts).
   tiktok: {
     authorizeUrl: 'https://www.tiktok.com/v2/auth/authorize/',
-    tokenUrl: 'https://open.tiktokapis.com/v2/oauth/token/',
-    revokeUrl: 'https://open.tiktokapis.com/v2/oauth/revoke/',
-    scopes: ['user.info.basic', 'user.info.profile', 'user.info.stats', 'video.list'],
+    tokenUrl: 'https://business-api.tiktok.com/open_api/v1.3/tt_user/oauth2/token/',
+    revokeUrl: 'https://business-api.tiktok.com/open_api/v1.3/tt_user/oauth2/revoke/',
+    scopes: TIKTOK_BUSINESS_SCOPES,
   },
   youtube: {
     authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',

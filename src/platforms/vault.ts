@@ -6,6 +6,7 @@ import type { KeyRing } from '../infra/crypto/keyring.ts';
 import { PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
 import type { Platform } from '../core/catalog.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
+import * as tiktokBusiness from './tiktok-business-oauth.ts';
 
 /**
  * The token vault: platform access and refresh tokens, sealed at rest with the key ring (purpose
@@ -182,14 +183,15 @@ async function accessToken(
   const { as, client } = oauthParties(e);
   let set: TokenSet;
   try {
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      client,
-      clientAuth(e),
-      refreshToken,
-      oauthOptions(e),
-    );
-    set = tokenSet(await oauth.processRefreshTokenResponse(as, client, response), now, refreshToken);
+    const answer =
+      e.quirks.tokenProtocol === 'tiktok-business'
+        ? await tiktokBusiness.refresh(e, refreshToken)
+        : await oauth.processRefreshTokenResponse(
+            as,
+            client,
+            await oauth.refreshTokenGrantRequest(as, client, clientAuth(e), refreshToken, oauthOptions(e)),
+          );
+    set = tokenSet(answer, now, refreshToken);
   } catch (error) {
     const refusal = isGrantRefusal(error);
     if (!refusal) {

@@ -12,7 +12,7 @@ import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts'
  * shapes src/ingest/connectors/ read, for deterministic synthetic accounts (accounts.ts). Its clock
  * reveals one more day of data per simulated day; `speed` simulated seconds pass per real second.
  * Faults are injected per platform through the control API under /_sim/. It speaks the real platforms'
- * OAuth quirks (TikTok's client_key; Meta's short-lived code token, fb_exchange_token grant, /me as the
+ * OAuth quirks (TikTok's API for Business token endpoints and envelopes; Meta's short-lived code token, fb_exchange_token grant, /me as the
  * person and /me/accounts for Pages), so the service's handling of them is tested end to end.
  *
  * Layout: /<platform>/oauth/{authorize,token,revoke}, /<platform>/<api>/... (api names as in each
@@ -108,7 +108,9 @@ interface TokenAnswer {
 const SCOPES: Record<Platform, string> = {
   instagram: 'instagram_basic instagram_manage_insights pages_show_list business_management',
   facebook: 'pages_show_list pages_read_engagement read_insights',
-  tiktok: 'user.info.basic user.info.profile user.info.stats video.list',
+  // The TikTok API for Business account-holder scopes the connector needs (comma-separated, as TikTok writes them).
+  tiktok:
+    'user.info.basic,user.info.username,user.info.profile,user.info.stats,user.insights,video.list,comment.list',
   youtube:
     'https://www.googleapis.com/auth/youtube.readonly https://www.googleapis.com/auth/yt-analytics.readonly https://www.googleapis.com/auth/youtube.force-ssl',
   twitter: 'tweet.read users.read offline.access',
@@ -188,6 +190,38 @@ const googleScopeRefusal = (scope: string) =>
       'www-authenticate': `Bearer realm="https://accounts.google.com/", error="insufficient_scope", scope="${scope}"`,
     },
   );
+
+/**
+ * TikTok API for Business: every answer is an envelope `{code, message, request_id, data}` sent with
+ * HTTP 200, errors included (https://business-api.tiktok.com/portal/docs?id=1738373164380162).
+ */
+const tiktokEnvelope = (code: number, message: string, data: unknown = {}) => ({
+  code,
+  message,
+  request_id: `sim${Date.now()}`,
+  data,
+});
+const tiktokError = (code: number, message: string) => new HttpError(200, tiktokEnvelope(code, message));
+/** The scope each /business/get/ field needs; the video list and comments need theirs whatever the fields. */
+const TIKTOK_FIELD_SCOPES: Record<string, string> = {
+  display_name: 'user.info.basic',
+  profile_image: 'user.info.basic',
+  username: 'user.info.username',
+  bio_description: 'user.info.profile',
+  profile_deep_link: 'user.info.profile',
+  is_verified: 'user.info.profile',
+  followers_count: 'user.info.stats',
+  following_count: 'user.info.stats',
+  total_likes: 'user.info.stats',
+  videos_count: 'user.info.stats',
+  video_views: 'user.insights',
+  profile_views: 'user.insights',
+  likes: 'user.insights',
+  comments: 'user.insights',
+  shares: 'user.insights',
+};
+/** Days of daily metrics /business/get/ goes back (start_date). */
+const TIKTOK_LOOKBACK_DAYS = 60;
 
 const graphTime = (iso: string) => iso.replace(/\.\d{3}Z$|Z$/, '+0000');
 const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -409,6 +443,61 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw oauthError(400, 'unsupported_grant_type', `grant_type ${grantType}`);
   }
 
+  /**
+   * The TikTok API for Business account-holder token endpoints (`/tiktok/oauth/token`, `/refresh_token`,
+   * `/revoke`, standing for `/open_api/v1.3/tt_user/oauth2/...`): a JSON body with the app's client_id and
+   * client_secret, the code as `auth_code`, revocation by access token; every answer an HTTP 200 envelope.
+   * https://business-api.tiktok.com/portal/docs?id=1738084387220481
+   */
+  function tiktokToken(path: string, req: IncomingMessage, text: string): unknown {
+    let body: Record<string, unknown>;
+    try {
+      if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) throw new Error('not JSON');
+      body = JSON.parse(text) as Record<string, unknown>;
+      if (typeof body !== 'object' || body === null) throw new Error('not an object');
+    } catch {
+      throw tiktokError(40002, 'The request body must be JSON (Content-Type: application/json).');
+    }
+    if (body.client_id !== simulatorClientId('tiktok') || body.client_secret !== SIMULATOR_CLIENT_SECRET)
+      throw tiktokError(40101, 'Illegal access partner: the client_id and client_secret do not match.');
+    if (path === '/oauth/revoke') {
+      const access = accessTokens.get(String(body.access_token ?? ''));
+      if (access?.platform === 'tiktok') {
+        accessTokens.delete(String(body.access_token));
+        if (access.refreshToken) refreshTokens.delete(access.refreshToken);
+      }
+      return tiktokEnvelope(0, 'OK');
+    }
+    const answer = (t: TokenAnswer) =>
+      tiktokEnvelope(0, 'OK', {
+        access_token: t.access_token,
+        expires_in: t.expires_in,
+        open_id: t.open_id,
+        refresh_token: t.refresh_token,
+        refresh_token_expires_in: 31_536_000,
+        scope: t.scope,
+        token_type: 'Bearer',
+      });
+    if (path === '/oauth/token' && body.grant_type === 'authorization_code') {
+      const code = String(body.auth_code ?? '');
+      const grant = codes.get(code);
+      codes.delete(code); // single use, whatever happens next
+      if (!grant || grant.platform !== 'tiktok' || grant.expiresAt < now())
+        throw tiktokError(40131, 'Authorization code is expired.');
+      if (body.redirect_uri !== grant.redirectUri)
+        throw tiktokError(40002, 'redirect_uri does not match the TikTok account holder redirect URL.');
+      return answer(issue({ platform: 'tiktok', handle: grant.handle, scope: grant.scope }));
+    }
+    if (path === '/oauth/refresh_token' && body.grant_type === 'refresh_token') {
+      const refresh = String(body.refresh_token ?? '');
+      const grant = refreshTokens.get(refresh);
+      if (!grant || grant.platform !== 'tiktok')
+        throw tiktokError(40105, 'The refresh token is incorrect or has been revoked.');
+      return answer(issue(grant, { rotateFrom: refresh }));
+    }
+    throw tiktokError(40002, `grant_type ${String(body.grant_type)} is not accepted at ${path}`);
+  }
+
   function revoke(platform: Platform, req: IncomingMessage, form: URLSearchParams): void {
     checkClient(platform, req, form);
     const value = form.get('token') ?? '';
@@ -424,6 +513,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
   }
 
+  /** TikTok reports throttling (40100) and its own outages (5xxxx) in HTTP 200 envelopes too. */
+  function tiktokFaults(f: Faults): void {
+    if (f.burst429 > 0) {
+      f.burst429--;
+      throw tiktokError(40100, 'Requests made too frequently (simulated).');
+    }
+    if (f.errors5xx > 0) {
+      f.errors5xx--;
+      throw tiktokError(50002, 'System error (simulated).');
+    }
+  }
+
   /** The bearer of an API request (TikTok sends it as `access-token`). */
   function authenticate(platform: Platform, req: IncomingMessage): AccessToken {
     const raw =
@@ -433,7 +534,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const t = accessTokens.get(raw);
     const unauthorized = (why: string) =>
       platform === 'tiktok'
-        ? new HttpError(401, { code: 40105, message: why, request_id: 'sim' })
+        ? tiktokError(40105, `Access token is incorrect or has been revoked. (${why})`)
         : platform === 'twitter'
           ? new HttpError(401, { title: 'Unauthorized', detail: why, status: 401 })
           : platform === 'youtube'
@@ -620,33 +721,74 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
 
     if (platform === 'tiktok') {
-      const handle = q.get('business_id') ?? me.handle;
-      const a = account(platform, handle);
-      const ok = (data: unknown) => ({ code: 0, message: 'OK', request_id: `sim${Date.now()}`, data });
+      // As the Business API: the business_id is the token's open_id, every field and endpoint needs
+      // its scope, and refusals are HTTP 200 envelopes.
+      const granted = new Set(me.scope.split(/[\s,]+/).filter(Boolean));
+      const need = (scope: string) => {
+        if (!granted.has(scope))
+          throw tiktokError(40001, `No permission to operate: the access token lacks the scope ${scope}.`);
+      };
+      if (q.get('business_id') !== me.handle)
+        throw tiktokError(40001, 'No permission to operate: business_id is not the authorized account.');
+      const a = account(platform, me.handle);
+      const ok = (data: unknown) => tiktokEnvelope(0, 'OK', data);
+      let fields: string[];
+      try {
+        fields = JSON.parse(q.get('fields') ?? '[]') as string[];
+        if (!Array.isArray(fields)) throw new Error('not an array');
+      } catch {
+        throw tiktokError(40002, 'fields must be a JSON array of strings');
+      }
       if (path === '/business/business/get/') {
-        const since = q.get('start_date') ?? addDays(day, -6);
-        const until = q.get('end_date') ?? day;
-        if (!isCalendarDay(since) || !isCalendarDay(until))
-          return { code: 40002, message: 'start_date and end_date must be YYYY-MM-DD', request_id: 'sim' };
-        return ok({
-          username: a.handle,
+        for (const f of fields) {
+          if (!TIKTOK_FIELD_SCOPES[f]) throw tiktokError(40002, `Invalid field: ${f}`);
+          need(TIKTOK_FIELD_SCOPES[f]);
+        }
+        need('user.info.basic');
+        const since = q.get('start_date') ?? addDays(day, -7);
+        const until = q.get('end_date') ?? addDays(day, -1);
+        if (!isCalendarDay(since) || !isCalendarDay(until) || since > until)
+          throw tiktokError(
+            40002,
+            'start_date and end_date must be YYYY-MM-DD, start_date not after end_date',
+          );
+        if (since < addDays(day, -TIKTOK_LOOKBACK_DAYS))
+          throw tiktokError(
+            40002,
+            `start_date is beyond the maximum lookback of ${TIKTOK_LOOKBACK_DAYS} days`,
+          );
+        const daily = ['followers_count', 'video_views', 'likes', 'comments', 'shares'].filter((f) =>
+          fields.includes(f),
+        );
+        const pick = (m: DayMetrics, f: string) =>
+          f === 'followers_count' ? m.followers : f === 'video_views' ? m.impressions : m[f as 'likes'];
+        const profile: Record<string, unknown> = {
           display_name: `${a.handle} (simulated)`,
           profile_image: `https://cdn.example/${a.handle}.jpeg`,
+          username: a.handle,
           bio_description: 'A simulated brand account',
           followers_count: a.followersOn(day),
-          metrics: a.range(since, until, day).map((m) => ({
-            date: m.day,
-            followers_count: m.followers,
-            video_views: m.impressions,
-            likes: m.likes,
-            comments: m.comments,
-            shares: m.shares,
-          })),
+        };
+        return ok({
+          ...Object.fromEntries(
+            Object.entries(profile).filter(
+              ([k]) => fields.includes(k) || k === 'display_name' || k === 'profile_image',
+            ),
+          ),
+          ...(daily.length
+            ? {
+                metrics: a
+                  .range(since, until, day)
+                  .map((m) => ({ date: m.day, ...Object.fromEntries(daily.map((f) => [f, pick(m, f)])) })),
+              }
+            : {}),
         });
       }
       if (path === '/business/business/video/list/') {
+        need('video.list');
+        for (const f of fields) if (!['item_id', 'create_time'].includes(f)) need('video.insights');
         const cursor = Number(q.get('cursor')) || Date.parse(`${addDays(day, 1)}T00:00:00Z`);
-        const max = Math.min(20, Math.max(1, Number(q.get('max_count')) || 20));
+        const max = Math.min(20, Math.max(1, Number(q.get('max_count')) || 10));
         const videos: Array<{ item_id: string; create_time: number }> = [];
         let d = utcDay(new Date(cursor - 1));
         for (; videos.length < max && d >= HISTORY_START; d = addDays(d, -1)) {
@@ -659,6 +801,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           videos,
           cursor: last ? last.create_time * 1000 : cursor,
           has_more: d >= HISTORY_START && videos.length === max,
+        });
+      }
+      if (path === '/business/business/comment/list/') {
+        need('comment.list');
+        // A video id is the account's numeric id, the post's day (YYYYMMDD) and its index that day.
+        const video = /^(\d{4})(\d{2})(\d{2})(\d)$/.exec((q.get('video_id') ?? '').slice(a.numericId.length));
+        const postDay = video ? `${video[1]}-${video[2]}-${video[3]}` : '';
+        if (!q.get('video_id')?.startsWith(a.numericId) || !isCalendarDay(postDay))
+          throw tiktokError(40007, 'The video does not exist.');
+        const post = a.metrics(postDay).posts[Number(video![4])];
+        if (!post || postDay > day) throw tiktokError(40007, 'The video does not exist.');
+        const max = Math.min(30, Math.max(1, Number(q.get('max_count')) || 20));
+        // The first video of a day holds its comment texts, as on the other simulated platforms.
+        const texts = video![4] === '0' ? (a.postTotals(postDay, day)?.commentTexts ?? []) : [];
+        return ok({
+          comments: texts.slice(0, max).map((c, i) => ({
+            comment_id: `${post.id}${i}`,
+            video_id: post.id,
+            create_time: String(unixSeconds(c.at)),
+            text: c.text,
+            likes: 0,
+            replies: 0,
+            owner: false,
+            status: 'PUBLIC',
+          })),
+          cursor: Math.min(max, texts.length),
+          has_more: texts.length > max,
         });
       }
       throw new HttpError(404, { code: 40404, message: `no such endpoint ${path}`, request_id: 'sim' });
@@ -939,6 +1108,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         if (!PLATFORMS.includes(platform)) throw new HttpError(404, { error: 'unknown platform' });
         const path = `/${rest.join('/')}`;
         if (path === '/oauth/authorize' && req.method === 'GET') return authorize(platform, url, res, origin);
+        if (platform === 'tiktok' && path.startsWith('/oauth/') && req.method === 'POST') {
+          const answer = await readBody(req).then((text) => tiktokToken(path, req, text));
+          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          res.end(JSON.stringify(answer));
+          return;
+        }
         if (path.startsWith('/oauth/') && req.method === 'POST') {
           const form = new URLSearchParams(await readBody(req));
           if (path === '/oauth/token') {
@@ -960,6 +1135,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const f = faults.get(platform)!;
         try {
           if (f.slowMs > 0) await new Promise((r) => setTimeout(r, f.slowMs));
+          if (platform === 'tiktok') tiktokFaults(f);
           if (f.burst429 > 0 && platform === 'youtube') {
             // Google throttles a spent daily quota with 403 quotaExceeded, without Retry-After: the quota
             // returns at midnight Pacific Time (https://developers.google.com/youtube/v3/docs/errors).

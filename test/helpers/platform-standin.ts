@@ -37,6 +37,23 @@ export async function platformStandIn() {
     const url = new URL(req.url ?? '/', 'http://standin');
     const [, platform = '', api = '', ...rest] = url.pathname.split('/');
     const prefix = PREFIXES[platform]?.[api];
+    if (api === 'oauth' && platform === 'tiktok') {
+      // TikTok API for Business: the refresh endpoint answers in an HTTP 200 envelope, refusals included.
+      const refused = refuseRefresh.has(platform);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          refused
+            ? { code: 40105, message: 'The refresh token is incorrect or has been revoked.', data: {} }
+            : {
+                code: 0,
+                message: 'OK',
+                data: { access_token: 'refreshed-tiktok-token', expires_in: 86400, token_type: 'Bearer' },
+              },
+        ),
+      );
+      return;
+    }
     if (api === 'oauth') {
       // The token endpoint: refresh grants are refused (revoked consent) or answered with a new token.
       const refused = refuseRefresh.has(platform);
@@ -64,7 +81,7 @@ export async function platformStandIn() {
       (r) =>
         r.method === req.method &&
         r.path === path &&
-        Object.entries(r.query ?? {}).every(([k, v]) => query[k] === v),
+        Object.entries(r.query ?? {}).every(([k, v]) => (v === '*' ? k in query : query[k] === v)),
     );
     const status = route ? (route.status ?? 200) : 404;
     requests.push({ platform, path: url.pathname, status, authorization: auth });

@@ -27,6 +27,7 @@ async function run(
     timeoutMs: 5000,
     maxBytes: 1_000_000,
     fetch,
+    ...(connector.readFault ? { readFault: connector.readFault } : {}),
   });
   const result = await connector.fetchSnapshots(api, { handle, accountId }, range);
   return { ...result, seen: server.seen };
@@ -140,7 +141,7 @@ describe('platform connectors against recorded API responses', () => {
     expect(r.snapshots.map((s) => s.engagementDating)).toEqual(['post', 'post', 'post']);
   });
 
-  it('tiktok: business/get daily metrics, video list paged by cursor until before the range, Access-Token header', async () => {
+  it('tiktok: business/get daily metrics, video list paged by cursor until before the range, comments of the recent videos, Access-Token header', async () => {
     const r = await run('tiktok', loadFixture('tiktok'), 'acme', (o) => ({ business: `${o}/open_api/v1.3` }));
     expect(r.followers).toBe(8000);
     expect(columns(r.snapshots as never, ALL)).toEqual({
@@ -153,8 +154,9 @@ describe('platform connectors against recorded API responses', () => {
       shares: [5, 9, 2],
       saves: [0, 0, 0],
       mentions: [0, 0, 0],
-      sentimentPositive: [0, 0, 0],
-      sentimentNegative: [0, 0, 0],
+      // The comment texts of the two videos in the range, on the days they were written.
+      sentimentPositive: [1, 1, 0],
+      sentimentNegative: [0, 1, 0],
       profileCompleteness: [2 / 3, 2 / 3, 2 / 3],
     });
     const get = r.seen.find((s) => s.path.endsWith('/business/get/'))!;
@@ -164,9 +166,16 @@ describe('platform connectors against recorded API responses', () => {
       end_date: '2025-03-03',
     });
     expect(get.headers['access-token']).toBe('tok_123');
+    expect(get.headers.authorization).toBeUndefined();
     // Daily metrics: engagement counted on its day.
     expect(r.snapshots.map((s) => s.engagementDating)).toEqual(['day', 'day', 'day']);
     expect(r.seen.filter((s) => s.path.endsWith('/video/list/'))).toHaveLength(2);
+    // Comments of the videos published in the range, not of the older one the second page reached.
+    expect(r.seen.filter((s) => s.path.endsWith('/comment/list/')).map((s) => s.query.video_id)).toEqual([
+      '7340000000000000002',
+      '7340000000000000001',
+    ]);
+    expect(r.failures).toBeUndefined();
   });
 
   it('youtube: channel by its stored id (string statistics), analytics day report by column name, uploads, comment threads for sentiment', async () => {
@@ -274,16 +283,31 @@ describe('platform connectors against recorded API responses', () => {
     expect(error.status).toBe(400);
     expect(error.message).toContain('Invalid OAuth access token');
     await close?.();
+    // TikTok refuses a token with HTTP 200 and code 40105 in its envelope: a refused token, not an outage.
     const tiktokDenied: Route[] = [
       {
         method: 'GET',
         path: '/open_api/v1.3/business/get/',
-        body: { code: 40105, message: 'Access token is invalid or expired.', request_id: 'x', data: {} },
+        query: { business_id: 'acme', start_date: '*', end_date: '*', fields: '*' },
+        source: 'https://business-api.tiktok.com/portal/docs?id=1738373164380162',
+        body: {
+          code: 40105,
+          message: 'Access token is incorrect or has been revoked.',
+          request_id: '20231128065023E81AF5A697F6751ACD17',
+          data: {},
+        },
       },
     ];
-    await expect(
-      run('tiktok', tiktokDenied, 'acme', (o) => ({ business: `${o}/open_api/v1.3` })),
-    ).rejects.toThrow(/Access token is invalid or expired/);
+    const denied = await run('tiktok', tiktokDenied, 'acme', (o) => ({
+      business: `${o}/open_api/v1.3`,
+    })).catch((e) => e);
+    expect(denied).toBeInstanceOf(ConnectorError);
+    expect(denied).toMatchObject({
+      kind: 'token_refused',
+      status: 200,
+      call: '/open_api/v1.3/business/get/',
+    });
+    expect(denied.message).toContain('Access token is incorrect or has been revoked');
   });
 
   it('never follows a pagination link outside the configured API base', async () => {
