@@ -1,6 +1,5 @@
 import type { Platform } from '../../core/catalog.ts';
 import { utcDay } from '../../core/days.ts';
-import type { PartialFailure } from './types.ts';
 
 /**
  * What a platform's error means for the service, whatever signal the platform used to say it (an HTTP
@@ -87,6 +86,18 @@ export class ConnectorError extends Error {
   retryAfterSeconds(now = Date.now()): number | null {
     return this.retryAt ? Math.max(0, Math.ceil((this.retryAt.getTime() - now) / 1000)) : null;
   }
+}
+
+/** One call of a sync that failed while the rest succeeded. */
+export interface PartialFailure {
+  /** The call, as `METHOD path` with ids left out, e.g. `GET /{ig-user-id}/insights`. */
+  call: string;
+  /** The metric or field the call was for (`views`, `comments`), null for the whole call. */
+  metric: string | null;
+  kind: ConnectorErrorKind;
+  message: string;
+  /** The permission the platform said is missing, when it named one. */
+  scope: string | null;
 }
 
 /**

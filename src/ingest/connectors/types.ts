@@ -1,4 +1,5 @@
-import type { ApiClient, ConnectorErrorKind, PlatformAnswer, PlatformFault } from './http.ts';
+import type { ApiClient, PartialFailure, PlatformAnswer, PlatformFault } from './http.ts';
+export type { PartialFailure } from './http.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
@@ -48,16 +49,4 @@ export interface ConnectorResult {
    * what succeeded is stored, these are recorded on the connection and tried again next sync.
    */
   failures?: PartialFailure[];
-}
-
-/** One call of a sync that failed while the rest succeeded. */
-export interface PartialFailure {
-  /** The call, as `METHOD path` with ids left out, e.g. `GET /{ig-user-id}/insights`. */
-  call: string;
-  /** The metric or field the call was for (`views`, `comments`), null for the whole call. */
-  metric: string | null;
-  kind: ConnectorErrorKind;
-  message: string;
-  /** The permission the platform said is missing, when it named one. */
-  scope: string | null;
 }
