@@ -83,7 +83,9 @@ export const instagramConnector: PlatformConnector = {
     const today = api.platformToday ?? utcDay(new Date());
     const floor = addDays(today, -(IG_INSIGHTS_WINDOW_DAYS - 1));
     const from = range.since > floor ? range.since : floor;
-    const windows = from <= range.until ? dayWindows(from, range.until, IG_INSIGHTS_WINDOW_DAYS) : [];
+    // Nothing is asked for days the platform has not reached yet.
+    const last = range.until < today ? range.until : today;
+    const windows = from <= last ? dayWindows(from, last, IG_INSIGHTS_WINDOW_DAYS) : [];
 
     const reach = new Map<string, number>();
     for (const w of windows) {
@@ -105,8 +107,8 @@ export const instagramConnector: PlatformConnector = {
 
     // Views, one day per request, newest first; the first refusal stops the rest (same cause).
     const views = new Map<string, number>();
-    const viewsFrom = addDays(range.until, -(IG_VIEWS_DAYS - 1));
-    for (let day = range.until; day >= from && day >= viewsFrom; day = addDays(day, -1)) {
+    const viewsFrom = addDays(last, -(IG_VIEWS_DAYS - 1));
+    for (let day = last; day >= from && day >= viewsFrom; day = addDays(day, -1)) {
       let refused = false;
       const insights = await partial(
         failures,
