@@ -63,7 +63,9 @@ describe('connect, sync, score', () => {
     // the days' views there; before, only the views of the posts published on a day.
     const window = snapshots.filter((s) => s.day >= addDays(TODAY, -59));
     expect(window.filter((s) => s.impressions > 0).length).toBeGreaterThan(25);
-    expect(snapshots.every((s) => s.day >= addDays(TODAY, -59) || s.impressions === 0 || s.posts > 0)).toBe(true);
+    expect(snapshots.every((s) => s.day >= addDays(TODAY, -59) || s.impressions === 0 || s.posts > 0)).toBe(
+      true,
+    );
     // Instagram posts' likes and comments are lifetime totals booked on their day, and stored as such.
     expect(new Set(snapshots.map((s) => s.engagement_dating))).toEqual(new Set(['post']));
     const daily = await t.db
