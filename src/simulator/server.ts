@@ -84,8 +84,11 @@ export interface Simulator {
    * does after about 60 days: API requests with it are refused (401, Graph code 190).
    */
   expireAccessTokens(platform: Platform, handle?: string): number;
-  /** Issues tokens directly, as if a user had consented (bench and tests). */
-  issueTokens(platform: Platform, handle: string): TokenAnswer;
+  /**
+   * Issues tokens directly, as if a user had consented (bench and tests); `scope` (space- or
+   * comma-separated): the permissions the user granted, default all the service asks for.
+   */
+  issueTokens(platform: Platform, handle: string, scope?: string): TokenAnswer;
   /** API requests answered per platform, by status. */
   stats(): Record<Platform, Record<string, number>>;
   /** Every access token, refresh token and authorization code ever issued (for leak scans in tests). */
@@ -1080,7 +1083,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         }
       return n;
     },
-    issueTokens: (platform, handle) => issue({ platform, handle, scope: SCOPES[platform] }),
+    issueTokens: (platform, handle, scope) => issue({ platform, handle, scope: scope ?? SCOPES[platform] }),
     stats: () => counts,
     issuedTokens: () => [...everIssued],
     close: () =>
