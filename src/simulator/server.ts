@@ -737,10 +737,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const q = url.searchParams;
     const day = today();
     const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
-    const fromUnix = (name: string, fallback: string) => {
-      const v = Number(q.get(name));
-      return Number.isFinite(v) && q.get(name) ? utcDay(new Date(v * 1000)) : fallback;
-    };
     const notFound = (what: string) =>
       new HttpError(404, { error: { message: `${what} not found`, code: 100 } });
     const byId = (id: string, prefix: string) => {
