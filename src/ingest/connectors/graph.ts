@@ -5,9 +5,9 @@ import { addDays } from '../../core/days.ts';
 /**
  * The Graph API version every Meta URL names: the OAuth dialog and token endpoint
  * (src/platforms/oauth-config.ts), both connectors' base URL, the simulator's Meta layout and the
- * fixtures. v26.0 was released on 2026-07-29 and has no end date yet; each version is available for
- * at least two years after the next one is released (https://developers.facebook.com/docs/graph-api/changelog/versions/).
- * Bump it when Meta's versions page gives this one an expiry date: a call to an expired version is
+ * fixtures. Meta's versions page (https://developers.facebook.com/docs/graph-api/changelog/versions/)
+ * lists v26.0 as released on 2026-07-29 with no expiry date yet (v25.0 runs until 2028-07-29, two years
+ * after v26.0 shipped). Bump it when the page dates v26.0's expiry: a call to an expired version is
  * served by the oldest live version, whose behaviour this code was not checked against.
  */
 export const GRAPH_API_VERSION = 'v26.0';
