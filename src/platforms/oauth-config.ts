@@ -1,7 +1,12 @@
 import type * as oauth from 'oauth4webapi';
 import type { Config } from '../infra/config.ts';
 import type { Platform } from '../core/catalog.ts';
-import { CONNECTORS } from '../ingest/connectors/index.ts';
+import {
+  CONNECTORS,
+  FACEBOOK_DIALOG_URL,
+  GRAPH_API_VERSION,
+  GRAPH_TOKEN_URL,
+} from '../ingest/connectors/index.ts';
 import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from '../simulator/client.ts';
 
 /**
@@ -137,13 +142,32 @@ interface Defaults {
   scopes: string[];
 }
 
+/**
+ * Facebook Login for Business permissions (https://developers.facebook.com/docs/permissions). Each needs
+ * Advanced Access through App Review before anyone without a role on the app can grant it.
+ * Instagram: the account and its media (instagram_basic), account and media insights
+ * (instagram_manage_insights), the Pages listing the linked account (pages_show_list), Page data the
+ * insights and comments edges require (pages_read_engagement), comment texts
+ * (instagram_manage_comments), and Pages reached through a Business Manager role (business_management).
+ */
 const META_SCOPES_IG = [
   'instagram_basic',
   'instagram_manage_insights',
+  'instagram_manage_comments',
   'pages_show_list',
+  'pages_read_engagement',
   'business_management',
 ];
-const META_SCOPES_FB = ['pages_show_list', 'pages_read_engagement', 'read_insights'];
+/**
+ * Facebook Pages: the Pages (pages_show_list), Page posts and engagement (pages_read_engagement), Page
+ * insights (read_insights) and other people's comments on the Page's posts (pages_read_user_content).
+ */
+const META_SCOPES_FB = [
+  'pages_show_list',
+  'pages_read_engagement',
+  'read_insights',
+  'pages_read_user_content',
+];
 /**
  * TikTok API for Business account-holder scopes the sync reads with (docs/ingestion.md "TikTok"):
  * display name and avatar, username, bio, audience totals, daily account insights, the video list and
@@ -162,14 +186,14 @@ const TIKTOK_BUSINESS_SCOPES = [
 /** The real platforms (Meta's Graph has no RFC 7009 endpoint: its tokens lapse or are removed by the user). */
 export const REAL_OAUTH: Record<Platform, Defaults> = {
   instagram: {
-    authorizeUrl: 'https://www.facebook.com/v21.0/dialog/oauth',
-    tokenUrl: 'https://graph.facebook.com/v21.0/oauth/access_token',
+    authorizeUrl: FACEBOOK_DIALOG_URL,
+    tokenUrl: GRAPH_TOKEN_URL,
     revokeUrl: null,
     scopes: META_SCOPES_IG,
   },
   facebook: {
-    authorizeUrl: 'https://www.facebook.com/v21.0/dialog/oauth',
-    tokenUrl: 'https://graph.facebook.com/v21.0/oauth/access_token',
+    authorizeUrl: FACEBOOK_DIALOG_URL,
+    tokenUrl: GRAPH_TOKEN_URL,
     revokeUrl: null,
     scopes: META_SCOPES_FB,
   },
@@ -215,7 +239,10 @@ export function platformEndpoints(config: Config, platform: Platform): PlatformE
   const apiBaseUrls: Record<string, string> = {};
   for (const [api, url] of Object.entries(CONNECTORS[platform].defaultBaseUrls)) {
     const base = o.apiUrl ?? (sim ? `${sim}/${platform}` : null);
-    apiBaseUrls[api] = base ? `${base.replace(/\/+$/, '')}/${api}` : url;
+    // The simulator serves Graph under the version Meta's URLs carry, as graph.facebook.com does.
+    const version =
+      sim && !o.apiUrl && OAUTH_QUIRKS[platform].longLivedExchange ? `/${GRAPH_API_VERSION}` : '';
+    apiBaseUrls[api] = base ? `${base.replace(/\/+$/, '')}/${api}${version}` : url;
   }
   return {
     platform,

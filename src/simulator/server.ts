@@ -87,8 +87,11 @@ export interface Simulator {
    * does after about 60 days: API requests with it are refused (401, Graph code 190).
    */
   expireAccessTokens(platform: Platform, handle?: string): number;
-  /** Issues tokens directly, as if a user had consented (bench and tests). */
-  issueTokens(platform: Platform, handle: string): TokenAnswer;
+  /**
+   * Issues tokens directly, as if a user had consented (bench and tests); `scope` (space- or
+   * comma-separated): the permissions the user granted, default all the service asks for.
+   */
+  issueTokens(platform: Platform, handle: string, scope?: string): TokenAnswer;
   /** API requests answered per platform, by status. */
   stats(): Record<Platform, Record<string, number>>;
   /** Every access token, refresh token and authorization code ever issued (for leak scans in tests). */
@@ -106,9 +109,9 @@ interface TokenAnswer {
 }
 
 const SCOPES: Record<Platform, string> = {
-  instagram: 'instagram_basic instagram_manage_insights pages_show_list business_management',
-  facebook: 'pages_show_list pages_read_engagement read_insights',
-  // The TikTok API for Business account-holder scopes the connector needs (comma-separated, as TikTok writes them).
+  instagram:
+    'instagram_basic instagram_manage_insights instagram_manage_comments pages_show_list pages_read_engagement business_management',
+  facebook: 'pages_show_list pages_read_engagement read_insights pages_read_user_content',
   tiktok:
     'user.info.basic,user.info.username,user.info.profile,user.info.stats,user.insights,video.list,comment.list',
   youtube:
@@ -222,6 +225,44 @@ const TIKTOK_FIELD_SCOPES: Record<string, string> = {
 };
 /** Days of daily metrics /business/get/ goes back (start_date). */
 const TIKTOK_LOOKBACK_DAYS = 60;
+
+/**
+ * Graph's throttling: no 429 and no Retry-After, but a 400 with the business-use-case code (Instagram
+ * 80002; a Page token 32, Page-level throttling) and the usage header whose
+ * `estimated_time_to_regain_access` is in whole minutes.
+ * https://developers.facebook.com/docs/graph-api/overview/rate-limiting/
+ */
+function graphThrottle(platform: Platform, retryAfterSeconds: number): HttpError {
+  const instagram = platform === 'instagram';
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return new HttpError(
+    400,
+    {
+      error: {
+        message: instagram
+          ? 'There have been too many calls to this Instagram account. Wait a bit and try again.'
+          : '(#32) Page request limit reached',
+        type: 'OAuthException',
+        is_transient: true,
+        code: instagram ? 80002 : 32,
+        fbtrace_id: 'simthrottle',
+      },
+    },
+    {
+      'x-business-use-case-usage': JSON.stringify({
+        [instagram ? '17841400000000001' : '104000000000001']: [
+          {
+            type: instagram ? 'instagram' : 'pages',
+            call_count: 100,
+            total_cputime: 12,
+            total_time: 14,
+            estimated_time_to_regain_access: minutes,
+          },
+        ],
+      }),
+    },
+  );
+}
 
 const graphTime = (iso: string) => iso.replace(/\.\d{3}Z$|Z$/, '+0000');
 const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -565,14 +606,360 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return t;
   }
 
+  /**
+   * Meta's Graph API for the two Meta platforms, refusing what Graph refuses: removed metrics
+   * (`impressions`, `page_impressions`), `views` without `metric_type=total_value`, a `period=day`
+   * window over 30 days (Instagram) or 90 days (Pages), Instagram insights earlier than 30 days ago,
+   * and a call whose permission the token was not granted (code 10). Served under an optional version
+   * segment (`/graph/v26.0/...`), as graph.facebook.com serves unversioned calls at the app's version.
+   */
+  function graphApi(
+    platform: 'instagram' | 'facebook',
+    rawSegments: string[],
+    q: URLSearchParams,
+    origin: string,
+    me: AccessToken,
+    day: string,
+  ): unknown {
+    const [apiName, ...afterApi] = rawSegments;
+    const versioned = /^v\d+\.\d+$/.test(afterApi[0] ?? '');
+    const [node, edge] = versioned ? afterApi.slice(1) : afterApi;
+    const root = `${origin}/graph${versioned ? `/${afterApi[0]}` : ''}`;
+    const prefix = platform === 'instagram' ? 'ig_' : 'page_';
+    const graphError = (status: number, message: string, code: number, extra: Record<string, unknown> = {}) =>
+      new HttpError(status, {
+        error: {
+          message,
+          type: 'OAuthException',
+          code,
+          ...extra,
+          fbtrace_id: `sim${randomBytes(6).toString('hex')}`,
+        },
+      });
+    const notFound = (what: string) =>
+      new HttpError(404, {
+        error: { message: `Unknown path components: /${what}`, type: 'OAuthException', code: 2500 },
+      });
+    if (apiName !== 'graph' || !node) throw notFound(rawSegments.join('/'));
+    const granted = new Set(me.scope.split(/[\s,]+/).filter(Boolean));
+    const requireScope = (scope: string, message: string) => {
+      if (!granted.has(scope)) throw graphError(403, message, 10);
+    };
+    const unix = (name: string): number | null => {
+      const raw = q.get(name);
+      const v = Number(raw);
+      return raw && Number.isFinite(v) ? v : null;
+    };
+    const byId = (id: string) => {
+      if (!id.startsWith(prefix)) {
+        throw graphError(
+          400,
+          `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+          100,
+          { error_subcode: 33 },
+        );
+      }
+      return account(platform, id.slice(prefix.length));
+    };
+
+    // As Meta: /me is the person; the Page (and the Instagram business account linked to it) is
+    // listed by /me/accounts, each Page with its own token.
+    if (node === 'me' && !edge) return { id: `user_${me.handle}`, name: `${me.handle} (simulated person)` };
+    if (node === 'me' && edge === 'accounts') {
+      const a = account(platform, me.handle);
+      return {
+        data: [
+          {
+            id: `page_${a.handle}`,
+            name: `${a.handle} (simulated)`,
+            username: a.handle,
+            category: 'Brand',
+            fan_count: a.followersOn(day),
+            followers_count: a.followersOn(day),
+            access_token: pageToken({ platform, handle: me.handle, scope: me.scope }),
+            ...(platform === 'instagram'
+              ? {
+                  instagram_business_account: {
+                    id: `ig_${a.handle}`,
+                    username: a.handle,
+                    followers_count: a.followersOn(day),
+                  },
+                }
+              : {}),
+          },
+        ],
+        paging: {},
+      };
+    }
+
+    // An Instagram media node (its insights): a post of the token holder's account.
+    if (platform === 'instagram' && !node.startsWith(prefix) && edge === 'insights') {
+      const a = account(platform, me.handle);
+      const postDay = /^\d{8}$/.test(node.slice(-9, -1))
+        ? `${node.slice(-9, -5)}-${node.slice(-5, -3)}-${node.slice(-3, -1)}`
+        : '';
+      const m = isCalendarDay(postDay) && node.startsWith(a.numericId) ? a.metrics(postDay) : null;
+      const t = m ? a.postTotals(postDay, day) : null;
+      if (!m || !t || !m.posts.some((p) => p.id === node)) throw byId(node);
+      requireScope('instagram_manage_insights', '(#10) Application does not have permission for this action');
+      const metrics = (q.get('metric') ?? '').split(',').filter(Boolean);
+      const known = new Set(['reach', 'saved', 'shares', 'views', 'likes', 'comments', 'total_interactions']);
+      const bad = metrics.find((name) => !known.has(name));
+      if (!metrics.length || bad)
+        throw graphError(
+          400,
+          `(#100) metric[${metrics.indexOf(bad ?? '')}] must be one of the following values: ${[...known].join(', ')}`,
+          100,
+        );
+      const share = (n: number) => Math.round(n / m.posts.length);
+      const value = (name: string) =>
+        name === 'saved'
+          ? share(t.saves)
+          : name === 'shares'
+            ? share(t.shares)
+            : name === 'likes'
+              ? share(t.likes)
+              : name === 'comments'
+                ? share(t.comments)
+                : name === 'reach'
+                  ? share(Math.round(m.impressions * 0.7))
+                  : share(m.impressions);
+      return {
+        data: metrics.map((name) => ({
+          name,
+          period: 'lifetime',
+          values: [{ value: value(name) }],
+          title: name,
+          id: `${node}/insights/${name}/lifetime`,
+        })),
+      };
+    }
+
+    if (!edge) {
+      // As the Graph API: an Instagram account is addressed by its id only (no lookup by username);
+      // a Page also by its username.
+      const a = platform === 'instagram' || node.startsWith(prefix) ? byId(node) : account(platform, node);
+      return platform === 'instagram'
+        ? {
+            id: `${prefix}${a.handle}`,
+            username: a.handle,
+            name: `${a.handle} (simulated)`,
+            biography: 'A simulated brand account',
+            website: `https://${a.handle}.example`,
+            profile_picture_url: `https://cdn.example/${a.handle}.jpg`,
+            followers_count: a.followersOn(day),
+            media_count: 100,
+          }
+        : {
+            id: `${prefix}${a.handle}`,
+            username: a.handle,
+            name: `${a.handle} (simulated)`,
+            about: 'A simulated brand page',
+            website: `https://${a.handle}.example`,
+            picture: { data: { url: `https://cdn.example/${a.handle}.jpg` } },
+            followers_count: a.followersOn(day),
+            fan_count: a.followersOn(day),
+          };
+    }
+    const a = byId(node);
+    const net = (m: DayMetrics) => m.followers - a.followersOn(addDays(m.day, -1));
+
+    if (edge === 'insights') {
+      if (platform === 'instagram')
+        requireScope(
+          'instagram_manage_insights',
+          '(#10) Application does not have permission for this action',
+        );
+      else requireScope('read_insights', '(#10) This endpoint requires the read_insights permission');
+      const metrics = (q.get('metric') ?? '').split(',').filter(Boolean);
+      if (!metrics.length) throw graphError(400, '(#100) The parameter metric is required', 100);
+      const since = unix('since');
+      const until = unix('until');
+      const from = since !== null ? utcDay(new Date(since * 1000)) : addDays(day, -1);
+      const to = until !== null ? addDays(utcDay(new Date(until * 1000)), -1) : day;
+      const span =
+        (until ?? unixSeconds(`${addDays(day, 1)}T00:00:00Z`)) -
+        (since ?? unixSeconds(`${addDays(day, -1)}T00:00:00Z`));
+      if (platform === 'instagram') {
+        // https://developers.facebook.com/docs/instagram-platform/api-reference/instagram-user/insights
+        const series = new Map<string, (m: DayMetrics) => number>([
+          ['reach', (m) => Math.round(m.impressions * 0.7)],
+          // New followers each day (gains; the simulated accounts only grow).
+          ['follower_count', (m) => Math.max(0, net(m))],
+        ]);
+        const totals = new Map<string, (m: DayMetrics) => number>([
+          ['views', (m) => m.impressions],
+          ['likes', (m) => m.likes],
+          ['comments', (m) => m.comments],
+          ['shares', (m) => m.shares],
+          ['saves', (m) => m.saves],
+        ]);
+        const valid = [...series.keys(), ...totals.keys()];
+        const bad = metrics.findIndex((name) => !valid.includes(name));
+        if (bad >= 0)
+          throw graphError(
+            400,
+            `(#100) metric[${bad}] must be one of the following values: ${valid.join(', ')}`,
+            100,
+          );
+        const totalValue = q.get('metric_type') === 'total_value';
+        const needsTotal = metrics.filter((name) => totals.has(name));
+        if (!totalValue && needsTotal.length)
+          throw graphError(
+            400,
+            `(#100) The following metrics (${needsTotal.join(', ')}) should be specified with parameter metric_type=total_value`,
+            100,
+          );
+        if (q.get('period') !== 'day')
+          throw graphError(
+            400,
+            '(#100) param period must be one of {day, week, days_28, month, lifetime}',
+            100,
+          );
+        if (span > 30 * 86_400)
+          throw graphError(
+            400,
+            '(#100) There cannot be more than 30 days (2592000 s) between since and until',
+            100,
+          );
+        if (
+          since !== null &&
+          since < unixSeconds(`${addDays(day, -(30 - 1))}T00:00:00Z`) &&
+          metrics.includes('follower_count')
+        )
+          throw graphError(400, '(#100) follower_count is only available for the last 30 days', 100);
+        const days = a.range(from, to, day);
+        if (totalValue)
+          return {
+            data: metrics.map((name) => ({
+              name,
+              period: 'day',
+              title: name,
+              total_value: {
+                value: days.reduce((s, m) => s + (totals.get(name) ?? series.get(name)!)(m), 0),
+              },
+              id: `${node}/insights/${name}/day`,
+            })),
+          };
+        return {
+          data: metrics.map((name) => ({
+            name,
+            period: 'day',
+            values: days.map((m) => ({
+              value: series.get(name)!(m),
+              end_time: `${addDays(m.day, 1)}T08:00:00+0000`,
+            })),
+            title: name,
+            id: `${node}/insights/${name}/day`,
+          })),
+        };
+      }
+      // Pages: https://developers.facebook.com/docs/graph-api/reference/insights
+      const series = new Map<string, (m: DayMetrics) => number>([
+        ['page_media_view', (m) => m.impressions],
+        ['page_daily_follows_unique', (m) => Math.max(0, net(m))],
+        ['page_daily_unfollows_unique', (m) => Math.max(0, -net(m))],
+        ['page_follows', (m) => m.followers],
+      ]);
+      if (metrics.some((name) => !series.has(name)))
+        throw graphError(400, '(#100) The value must be a valid insights metric', 100);
+      if (span > 90 * 86_400)
+        throw graphError(400, '(#100) There cannot be more than 90 days between since and until', 100);
+      const days = a.range(from, to, day);
+      return {
+        data: metrics.map((name) => ({
+          name,
+          period: 'day',
+          values: days.map((m) => ({
+            value: series.get(name)!(m),
+            end_time: `${addDays(m.day, 1)}T08:00:00+0000`,
+          })),
+          title: name,
+          id: `${node}/insights/${name}/day`,
+        })),
+        paging: {},
+      };
+    }
+
+    if (edge === (platform === 'instagram' ? 'media' : 'published_posts')) {
+      const fields = q.get('fields') ?? '';
+      const wantsCommentTexts =
+        platform === 'instagram' ? /\bcomments[.{]/.test(fields) : /comments[^,]*\{/.test(fields);
+      if (wantsCommentTexts) {
+        if (platform === 'instagram') {
+          // https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments
+          requireScope(
+            'instagram_manage_comments',
+            '(#10) Application does not have permission for this action',
+          );
+          requireScope('pages_read_engagement', '(#10) Application does not have permission for this action');
+        } else {
+          requireScope(
+            'pages_read_user_content',
+            "(#10) This endpoint requires the 'pages_read_user_content' permission",
+          );
+        }
+      }
+      const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
+      // Instagram's media edge takes no time range: newest first, whole days a page, from the cursor.
+      // Pages' published_posts honours since/until (time-based pagination).
+      const cursor = q.get('after');
+      const since = unix('since');
+      const until = unix('until');
+      const low = platform === 'instagram' || since === null ? HISTORY_START : utcDay(new Date(since * 1000));
+      const high =
+        cursor && isCalendarDay(cursor)
+          ? cursor
+          : platform === 'facebook' && until !== null
+            ? addDays(utcDay(new Date(until * 1000)), -1)
+            : day;
+      const items: Array<{ p: { id: string; at: string }; m: DayMetrics; first: boolean; n: number }> = [];
+      let d = high > day ? day : high;
+      for (; d >= low && items.length < limit; d = addDays(d, -1)) {
+        const m = a.metrics(d);
+        if (!m.posts.length || !a.postTotals(d, day)) continue;
+        m.posts.forEach((p, i) => items.push({ p, m, first: i === 0, n: m.posts.length }));
+        items.sort((x, y) => (x.p.at < y.p.at ? 1 : -1));
+      }
+      const next = new URL(`${root}/${node}/${edge}`);
+      for (const [k, v] of q) next.searchParams.set(k, v);
+      next.searchParams.set('after', d);
+      const data = items.map(({ p, m, first, n }) => {
+        const t = a.postTotals(m.day, day)!;
+        const likes = Math.round(t.likes / n);
+        const comments = Math.round(t.comments / n);
+        // The first post of the day holds the comment texts (at most the page the connectors ask for).
+        const take = first && wantsCommentTexts ? t.commentTexts.slice(0, 25) : [];
+        return platform === 'instagram'
+          ? {
+              id: p.id,
+              timestamp: graphTime(p.at),
+              like_count: likes,
+              comments_count: comments,
+              ...(wantsCommentTexts
+                ? { comments: { data: take.map((c) => ({ text: c.text, timestamp: graphTime(c.at) })) } }
+                : {}),
+            }
+          : {
+              id: `${node}_${p.id}`,
+              created_time: graphTime(p.at),
+              shares: { count: first ? t.shares : 0 },
+              reactions: { data: [], summary: { total_count: likes } },
+              comments: {
+                data: take.map((c) => ({ message: c.text, created_time: graphTime(c.at) })),
+                summary: { total_count: comments },
+              },
+            };
+      });
+      return { data, paging: d >= low ? { cursors: { after: d }, next: next.href } : {} };
+    }
+    throw notFound(`${node}/${edge}`);
+  }
+
   function api(platform: Platform, path: string, url: URL, origin: string, me: AccessToken): unknown {
     const q = url.searchParams;
     const day = today();
     const segments = path.split('/').filter(Boolean).map(decodeURIComponent);
-    const fromUnix = (name: string, fallback: string) => {
-      const v = Number(q.get(name));
-      return Number.isFinite(v) && q.get(name) ? utcDay(new Date(v * 1000)) : fallback;
-    };
     const notFound = (what: string) =>
       new HttpError(404, { error: { message: `${what} not found`, code: 100 } });
     const byId = (id: string, prefix: string) => {
@@ -580,145 +967,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return account(platform, id.slice(prefix.length));
     };
 
-    if (platform === 'instagram' || platform === 'facebook') {
-      const [apiName, node, edge] = segments;
-      if (apiName !== 'graph' || !node) throw notFound(path);
-      const prefix = platform === 'instagram' ? 'ig_' : 'page_';
-      // As Meta: /me is the person; the Page (and the Instagram business account linked to it) is
-      // listed by /me/accounts, each Page with its own token.
-      if (node === 'me' && !edge) return { id: `user_${me.handle}`, name: `${me.handle} (simulated person)` };
-      if (node === 'me' && edge === 'accounts') {
-        const a = account(platform, me.handle);
-        return {
-          data: [
-            {
-              id: `page_${a.handle}`,
-              name: `${a.handle} (simulated)`,
-              username: a.handle,
-              category: 'Brand',
-              fan_count: a.followersOn(day),
-              followers_count: a.followersOn(day),
-              access_token: pageToken({ platform, handle: me.handle, scope: me.scope }),
-              ...(platform === 'instagram'
-                ? {
-                    instagram_business_account: {
-                      id: `ig_${a.handle}`,
-                      username: a.handle,
-                      followers_count: a.followersOn(day),
-                    },
-                  }
-                : {}),
-            },
-          ],
-          paging: {},
-        };
-      }
-      if (!edge) {
-        // As the Graph API: an Instagram account is addressed by its id only (no lookup by
-        // username); a Page also by its username.
-        if (platform === 'instagram' && !node.startsWith(prefix)) {
-          throw new HttpError(400, {
-            error: {
-              message: `Unsupported get request. Object with ID '${node}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-              type: 'GraphMethodException',
-              code: 100,
-              error_subcode: 33,
-            },
-          });
-        }
-        const a = node.startsWith(prefix) ? byId(node, prefix) : account(platform, node);
-        return platform === 'instagram'
-          ? {
-              id: `${prefix}${a.handle}`,
-              username: a.handle,
-              name: `${a.handle} (simulated)`,
-              biography: 'A simulated brand account',
-              website: `https://${a.handle}.example`,
-              profile_picture_url: `https://cdn.example/${a.handle}.jpg`,
-              followers_count: a.followersOn(day),
-              media_count: 100,
-            }
-          : {
-              id: `${prefix}${a.handle}`,
-              username: a.handle,
-              name: `${a.handle} (simulated)`,
-              about: 'A simulated brand page',
-              website: `https://${a.handle}.example`,
-              picture: { data: { url: `https://cdn.example/${a.handle}.jpg` } },
-              followers_count: a.followersOn(day),
-              fan_count: a.followersOn(day),
-            };
-      }
-      const a = byId(node, prefix);
-      const since = fromUnix('since', addDays(day, -29));
-      const until = addDays(fromUnix('until', addDays(day, 1)), -1);
-      const days = a.range(since, until, day);
-      const series = (name: string, pick: (m: DayMetrics) => number) => ({
-        name,
-        period: 'day',
-        values: days.map((m) => ({ value: pick(m), end_time: `${addDays(m.day, 1)}T08:00:00+0000` })),
-        id: `${node}/insights/${name}/day`,
-      });
-      const net = (m: DayMetrics) => m.followers - a.followersOn(addDays(m.day, -1));
-      if (edge === 'insights') {
-        return platform === 'instagram'
-          ? {
-              data: [
-                series('impressions', (m) => m.impressions),
-                series('follower_count', (m) => Math.max(0, net(m))),
-              ],
-            }
-          : {
-              data: [
-                series('page_impressions', (m) => m.impressions),
-                series('page_daily_follows_unique', (m) => Math.max(0, net(m))),
-                series('page_daily_unfollows_unique', (m) => Math.max(0, -net(m))),
-              ],
-            };
-      }
-      if (edge === (platform === 'instagram' ? 'media' : 'published_posts')) {
-        // Each post carries its lifetime totals so far, as the Graph API reports them: its share of
-        // its day's engagement and of the days up to the next post (SyntheticAccount.postTotals).
-        const items = days
-          .flatMap((m) => {
-            const t = a.postTotals(m.day, day);
-            return t ? m.posts.map((p, i) => ({ p, m, t, first: i === 0 })) : [];
-          })
-          .reverse();
-        const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
-        const offset = Math.max(0, Number(q.get('after')) || 0);
-        const page = items.slice(offset, offset + limit);
-        const next = new URL(`${origin}${path}`);
-        for (const [k, v] of q) next.searchParams.set(k, v);
-        next.searchParams.set('after', String(offset + limit));
-        const data = page.map(({ p, m, t, first }) => {
-          const likes = Math.round(t.likes / m.posts.length);
-          const comments = Math.round(t.comments / m.posts.length);
-          // The first post of the day holds the comment texts (at most the page the connectors ask for).
-          const take = first ? t.commentTexts.slice(0, 25) : [];
-          return platform === 'instagram'
-            ? {
-                id: p.id,
-                timestamp: graphTime(p.at),
-                like_count: likes,
-                comments_count: comments,
-                comments: { data: take.map((c) => ({ text: c.text, timestamp: graphTime(c.at) })) },
-              }
-            : {
-                id: `${node}_${p.id}`,
-                created_time: graphTime(p.at),
-                shares: { count: first ? t.shares : 0 },
-                reactions: { data: [], summary: { total_count: likes } },
-                comments: {
-                  data: take.map((c) => ({ message: c.text, created_time: graphTime(c.at) })),
-                  summary: { total_count: comments },
-                },
-              };
-        });
-        return { data, paging: offset + limit < items.length ? { next: next.href } : {} };
-      }
-      throw notFound(path);
-    }
+    if (platform === 'instagram' || platform === 'facebook')
+      return graphApi(platform, segments, q, origin, me, day);
 
     if (platform === 'tiktok') {
       // As the Business API: the business_id is the token's open_id, every field and endpoint needs
@@ -1165,11 +1415,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           }
           if (f.burst429 > 0) {
             f.burst429--;
-            throw new HttpError(
-              429,
-              { error: { message: 'rate limit reached (simulated)', code: 4 } },
-              { 'retry-after': String(f.retryAfterSeconds) },
-            );
+            throw isMeta(platform)
+              ? graphThrottle(platform, f.retryAfterSeconds)
+              : new HttpError(
+                  429,
+                  { error: { message: 'rate limit reached (simulated)', code: 4 } },
+                  { 'retry-after': String(f.retryAfterSeconds) },
+                );
           }
           if (f.errors5xx > 0) {
             f.errors5xx--;
@@ -1247,7 +1499,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         }
       return n;
     },
-    issueTokens: (platform, handle) => issue({ platform, handle, scope: SCOPES[platform] }),
+    issueTokens: (platform, handle, scope) => issue({ platform, handle, scope: scope ?? SCOPES[platform] }),
     stats: () => counts,
     issuedTokens: () => [...everIssued],
     close: () =>

@@ -3,6 +3,7 @@ import { connectPlatform } from '../../src/admin/platforms.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { ImportFileError, importMetrics } from '../../src/ingest/import-file.ts';
 import { syncPlatform, syncWorkspace } from '../../src/ingest/sync.ts';
+import { GRAPH_API_VERSION } from '../../src/ingest/connectors/index.ts';
 import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { fixtureServer, loadFixture } from '../unit/connectors-fixtures/server.ts';
@@ -233,7 +234,7 @@ describe('platform sync', () => {
         since: '2025-03-01',
         until: '2025-03-03',
         baseUrls: {
-          instagram: `${server.origin}/v21.0`,
+          instagram: `${server.origin}/${GRAPH_API_VERSION}`,
           tiktok: `${server.origin}/open_api/v1.3`,
           'youtube.data': `${server.origin}/youtube/v3`,
           'youtube.analytics': `${server.origin}/v2`,
@@ -261,9 +262,9 @@ describe('platform sync', () => {
       ]);
       // A handle-only Instagram connection: its business account is found through /me/accounts
       // (the Graph API has no lookup by username) and its id kept for the next sync.
-      expect(server.seen.find((s) => s.path === '/v21.0/me/accounts')!.headers.authorization).toBe(
-        'Bearer ig_token',
-      );
+      expect(
+        server.seen.find((s) => s.path === `/${GRAPH_API_VERSION}/me/accounts`)!.headers.authorization,
+      ).toBe('Bearer ig_token');
       const ig = await t.db
         .selectFrom('platform_connections')
         .select('account_id')
@@ -279,8 +280,9 @@ describe('platform sync', () => {
         .orderBy('day')
         .execute();
       expect(snaps.map((s) => [s.platform, s.day, s.followers, s.source])).toEqual([
-        ['instagram', '2025-03-01', 10420, 'connector'],
-        ['instagram', '2025-03-02', 10450, 'connector'],
+        // Instagram reports new followers only, not the ones lost: the audience is carried back.
+        ['instagram', '2025-03-01', 10500, 'connector'],
+        ['instagram', '2025-03-02', 10500, 'connector'],
         ['instagram', '2025-03-03', 10500, 'connector'],
         ['tiktok', '2025-03-01', 7900, 'connector'],
         ['tiktok', '2025-03-02', 7950, 'connector'],

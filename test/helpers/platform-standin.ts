@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadFixture, type Route } from '../unit/connectors-fixtures/server.ts';
+import { GRAPH_API_VERSION } from '../../src/ingest/connectors/index.ts';
 
 /** Where each fixture's recorded paths live on the real platform: `<api>` -> its path prefix. */
 const PREFIXES: Record<string, Record<string, string>> = {
-  instagram: { graph: '/v21.0' },
+  instagram: { graph: `/${GRAPH_API_VERSION}` },
   tiktok: { business: '/open_api/v1.3' },
 };
 

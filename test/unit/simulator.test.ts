@@ -59,8 +59,9 @@ describe('platform simulator', () => {
     expect(first.snapshots.reduce((n, s) => n + s.posts, 0)).toBe(
       first.snapshots.reduce((n, s) => n + account.metrics(s.day).posts.length, 0),
     );
-    // Platforms with follower history rebuild each day's audience from the daily changes.
-    if (platform !== 'twitter')
+    // Platforms with follower history (gains and losses) rebuild each day's audience from the daily
+    // changes; Instagram reports gains only, so its audience is carried, as X's.
+    if (platform !== 'twitter' && platform !== 'instagram')
       expect(first.snapshots[5]!.followers).toBe(account.followersOn(first.snapshots[5]!.day));
     const again = await CONNECTORS[platform].fetchSnapshots(
       client(platform, access_token),
@@ -196,10 +197,25 @@ describe('platform simulator', () => {
       await res.arrayBuffer();
       return [res.status, res.headers.get('retry-after')];
     };
-    expect(await get()).toEqual([429, '7']);
-    expect(await get()).toEqual([429, '7']);
+    // Graph throttles with a 400 and a code (32 for a Page), its wait in the usage header, no Retry-After.
+    const throttled = await fetch(url, { headers });
+    expect(throttled.status).toBe(400);
+    expect(throttled.headers.get('retry-after')).toBeNull();
+    expect(((await throttled.json()) as any).error).toMatchObject({ code: 32, is_transient: true });
+    expect(JSON.parse(throttled.headers.get('x-business-use-case-usage')!)).toMatchObject({
+      '104000000000001': [{ type: 'pages', estimated_time_to_regain_access: 1 }],
+    });
+    expect(await get()).toEqual([400, null]);
     expect(await get()).toEqual([503, null]);
     expect(await get()).toEqual([200, null]);
+    // Elsewhere a burst is a 429 with Retry-After.
+    await post('/_sim/faults', { platform: 'twitter', faults: { burst429: 1, retryAfterSeconds: 7 } });
+    const x = sim.issueTokens('twitter', 'acme').access_token;
+    const limited = await fetch(`${sim.url}/twitter/api/users/me`, {
+      headers: { authorization: `Bearer ${x}` },
+    });
+    await limited.arrayBuffer();
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '7']);
     // Other platforms are unaffected.
     const yt = sim.issueTokens('youtube', 'acme').access_token;
     const res = await fetch(`${sim.url}/youtube/data/channels?forHandle=@acme`, {

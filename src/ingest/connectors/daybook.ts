@@ -32,6 +32,8 @@ export class DayBook {
   readonly days: string[] = [];
   readonly #rows = new Map<string, Record<Counter, number> & { sentiment: SentimentTally }>();
   readonly #net = new Map<string, number>();
+  /** Days whose audience change is only half known (gains without losses). */
+  readonly #unknownNet = new Set<string>();
 
   constructor(range: DayRange) {
     for (let d = range.since; d <= range.until; d = addDays(d, 1)) {
@@ -62,14 +64,25 @@ export class DayBook {
     row.sentiment.add(text);
   }
 
-  /** Net audience change on a day (gained minus lost), for rebuilding daily totals. */
+  /** Net audience change on a day (gained minus lost, both reported), for rebuilding daily totals. */
   addNetFollowers(day: string | null, value: number): void {
     if (day && Number.isFinite(value)) this.#net.set(day, (this.#net.get(day) ?? 0) + value);
   }
 
   /**
-   * Snapshots for every day. Audience on day d is the current count minus the net change
-   * reported after d (APIs give today's total and daily gains, not daily totals).
+   * New followers on a day where the platform does not report the ones lost (Instagram's
+   * `follower_count`). The day's net change is unknown, so the audience before it cannot be rebuilt:
+   * subtracting gains alone would make every account that also lost followers look as if it grew.
+   */
+  addFollowerGains(day: string | null, value: number): void {
+    if (day && Number.isFinite(value)) this.#unknownNet.add(day);
+  }
+
+  /**
+   * Snapshots for every day. Audience on day d is the current count minus the net change reported
+   * after d (APIs give today's total and daily changes, not daily totals). Back from the latest day
+   * whose net change is unknown, the audience is carried at the last count that could be rebuilt:
+   * the stored history then comes from the counts each daily sync reads, not from a guess.
    * `engagementDating` 'post': the engagement counts are posts' lifetime totals booked on their day.
    */
   snapshots(
@@ -80,10 +93,12 @@ export class DayBook {
   ): DailySnapshot[] {
     const followers = new Map<string, number>();
     let running = currentFollowers;
+    let frozen = false;
     for (let i = this.days.length - 1; i >= 0; i--) {
       const day = this.days[i]!;
       followers.set(day, Math.max(0, Math.round(running)));
-      running -= this.#net.get(day) ?? 0;
+      if (this.#unknownNet.has(day)) frozen = true;
+      if (!frozen) running -= this.#net.get(day) ?? 0;
     }
     return this.days.map((day) => {
       const r = this.#rows.get(day)!;

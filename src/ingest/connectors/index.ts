@@ -15,6 +15,7 @@ export const CONNECTORS: Record<Platform, PlatformConnector> = {
 };
 
 export { ApiClient } from './http.ts';
+export { FACEBOOK_DIALOG_URL, GRAPH_API_VERSION, GRAPH_BASE_URL, GRAPH_TOKEN_URL } from './graph.ts';
 export {
   ConnectorError,
   CONNECTOR_ERROR_KINDS,

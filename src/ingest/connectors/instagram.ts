@@ -1,8 +1,16 @@
 import { completeness, count, DayBook, dayOf } from './daybook.ts';
-import { insightSeries, unixDay, type GraphInsights } from './graph-insights.ts';
-import { ConnectorError, type ApiClient } from './http.ts';
-import type { PlatformConnector } from './types.ts';
-import { addDays } from '../../core/days.ts';
+import {
+  dayWindows,
+  GRAPH_BASE_URL,
+  graphFault,
+  insightSeries,
+  totalValue,
+  unixDay,
+  type GraphInsights,
+} from './graph.ts';
+import { ConnectorError, partial, type ApiClient } from './http.ts';
+import type { PartialFailure, PlatformConnector } from './types.ts';
+import { addDays, utcDay } from '../../core/days.ts';
 
 interface IgUser {
   id: string;
@@ -15,28 +23,53 @@ interface IgUser {
   media_count?: number;
 }
 
+interface IgMedia {
+  id: string;
+  timestamp?: string;
+  like_count?: number;
+  comments_count?: number;
+  comments?: { data?: Array<{ text?: string; timestamp?: string }> };
+}
+
 interface IgMediaPage {
-  data?: Array<{
-    id: string;
-    timestamp?: string;
-    like_count?: number;
-    comments_count?: number;
-    comments?: { data?: Array<{ text?: string; timestamp?: string }> };
-  }>;
+  data?: IgMedia[];
   paging?: { next?: string };
 }
 
 /**
- * Instagram Graph API (professional accounts): the user node (followers_count), daily user
- * insights (impressions or views, and follower_count = new followers a day) and the media
- * list with like_count, comments_count and comment texts for sentiment.
+ * Account insights with `period=day` cover at most 30 days between since and until, and
+ * `follower_count` only the last 30 days: no window starts earlier than the platform's today - 29.
+ * https://developers.facebook.com/docs/instagram-platform/api-reference/instagram-user/insights
+ */
+export const IG_INSIGHTS_WINDOW_DAYS = 30;
+/**
+ * `views` exists only as `metric_type=total_value`: one total per request, so one request per day.
+ * A sync reads it for at most the last 30 days of its range (a first sync: 30 requests; a daily one:
+ * the 3 or 4 days it re-reads), well within ApiClient.MAX_REQUESTS.
+ */
+export const IG_VIEWS_DAYS = 30;
+/** Media insights (saved, shares, reach, views) are one request per post: the newest this many per sync. */
+export const IG_MEDIA_INSIGHTS_MAX = 40;
+
+const MEDIA_FIELDS = 'id,timestamp,like_count,comments_count';
+/** Comment texts need instagram_manage_comments (and pages_read_engagement). */
+const MEDIA_FIELDS_WITH_COMMENTS = `${MEDIA_FIELDS},comments.limit(50){text,timestamp}`;
+
+/**
+ * Instagram API with Facebook Login (professional accounts): the account node (followers_count),
+ * daily `reach` and `follower_count` (new followers, not net), daily `views` one day per request,
+ * the media list newest first with like and comment counts and comment texts for sentiment, and
+ * media insights (saved, shares, views) for the newest posts. Insights, views, comments and media
+ * insights are each a call the sync can do without: a refusal is recorded as a partial failure.
  */
 export const instagramConnector: PlatformConnector = {
   platform: 'instagram',
-  defaultBaseUrls: { graph: 'https://graph.facebook.com/v21.0' },
+  defaultBaseUrls: { graph: GRAPH_BASE_URL },
   authHeaders: (token) => ({ authorization: `Bearer ${token}` }),
+  readFault: graphFault,
 
   async fetchSnapshots(api: ApiClient, account, range) {
+    const failures: PartialFailure[] = [];
     // The Graph API addresses an Instagram account by its id only (there is no lookup by username).
     const id = account.accountId || (await businessAccountId(api, account.handle));
     const user = await api.get<IgUser>('graph', `/${encodeURIComponent(id)}`, {
@@ -44,42 +77,129 @@ export const instagramConnector: PlatformConnector = {
     });
     if (!user?.id) throw new ConnectorError('instagram', `no Instagram account for ${account.handle}`);
     const book = new DayBook(range);
+    const insightsPath = `/${user.id}/insights`;
 
-    const insights = await api.get<GraphInsights>('graph', `/${user.id}/insights`, {
-      metric: 'impressions,views,follower_count',
-      period: 'day',
-      since: unixDay(range.since),
-      until: unixDay(addDays(range.until, 1)),
-    });
-    const views = insightSeries(insights, 'impressions');
-    for (const [day, n] of insightSeries(insights, 'views')) if (!views.has(day)) views.set(day, n);
+    // Days Graph can give: from the platform's today - 29 (its Date header; ours when it sent none).
+    const today = api.platformToday ?? utcDay(new Date());
+    const floor = addDays(today, -(IG_INSIGHTS_WINDOW_DAYS - 1));
+    const from = range.since > floor ? range.since : floor;
+    // Nothing is asked for days the platform has not reached yet.
+    const last = range.until < today ? range.until : today;
+    const windows = from <= last ? dayWindows(from, last, IG_INSIGHTS_WINDOW_DAYS) : [];
+
+    const reach = new Map<string, number>();
+    for (const w of windows) {
+      const insights = await partial(
+        failures,
+        { call: 'GET /{ig-user-id}/insights', metric: 'reach,follower_count' },
+        null,
+        () =>
+          api.get<GraphInsights>('graph', insightsPath, {
+            metric: 'reach,follower_count',
+            period: 'day',
+            since: unixDay(w.since),
+            until: unixDay(addDays(w.until, 1)),
+          }),
+      );
+      for (const [day, n] of insightSeries(insights, 'reach')) reach.set(day, n);
+      for (const [day, n] of insightSeries(insights, 'follower_count')) book.addFollowerGains(day, n);
+    }
+
+    // Views, one day per request, newest first; the first refusal stops the rest (same cause).
+    const views = new Map<string, number>();
+    const viewsFrom = addDays(last, -(IG_VIEWS_DAYS - 1));
+    for (let day = last; day >= from && day >= viewsFrom; day = addDays(day, -1)) {
+      let refused = false;
+      const insights = await partial(
+        failures,
+        { call: 'GET /{ig-user-id}/insights', metric: 'views' },
+        null,
+        async () => {
+          try {
+            return await api.get<GraphInsights>('graph', insightsPath, {
+              metric: 'views',
+              metric_type: 'total_value',
+              period: 'day',
+              since: unixDay(day),
+              until: unixDay(addDays(day, 1)),
+            });
+          } catch (error) {
+            refused = true;
+            throw error;
+          }
+        },
+      );
+      if (refused) break;
+      const n = totalValue(insights, 'views');
+      if (n !== null) views.set(day, n);
+    }
+    // Impressions: the day's views; a day whose views could not be read, its reach (accounts reached,
+    // never more than the views). Days Graph has no insights for are left at 0, not estimated.
     for (const [day, n] of views) book.add(day, 'impressions', n);
-    for (const [day, n] of insightSeries(insights, 'follower_count')) book.addNetFollowers(day, n);
+    for (const [day, n] of reach) if (!views.has(day)) book.add(day, 'impressions', n);
 
-    let page: IgMediaPage | null = await api.get<IgMediaPage>('graph', `/${user.id}/media`, {
-      fields: 'id,timestamp,like_count,comments_count,comments.limit(50){text,timestamp}',
-      since: unixDay(range.since),
-      until: unixDay(addDays(range.until, 1)),
-      limit: 100,
-    });
+    // Media, newest first (the edge takes no time range): paging stops at the first post before the range.
+    const mediaPath = `/${user.id}/media`;
+    let page: IgMediaPage | null = await partial(
+      failures,
+      { call: 'GET /{ig-user-id}/media', metric: 'comments' },
+      null,
+      () => api.get<IgMediaPage>('graph', mediaPath, { fields: MEDIA_FIELDS_WITH_COMMENTS, limit: 100 }),
+    );
+    page ??= await api.get<IgMediaPage>('graph', mediaPath, { fields: MEDIA_FIELDS, limit: 100 });
+    const media: Array<IgMedia & { day: string }> = [];
     while (page) {
-      for (const media of page.data ?? []) {
-        const day = dayOf(media.timestamp);
-        book.add(day, 'posts', 1);
-        book.add(day, 'likes', media.like_count);
-        book.add(day, 'comments', media.comments_count);
-        for (const c of media.comments?.data ?? []) book.addText(dayOf(c.timestamp) ?? day, c.text);
+      let reachedStart = false;
+      for (const m of page.data ?? []) {
+        const day = dayOf(m.timestamp);
+        if (!day) continue;
+        if (day < range.since) reachedStart = true;
+        else if (day <= range.until) media.push({ ...m, day });
       }
-      page = page.paging?.next ? await api.follow<IgMediaPage>('graph', page.paging.next) : null;
+      page =
+        !reachedStart && page.paging?.next ? await api.follow<IgMediaPage>('graph', page.paging.next) : null;
+    }
+    for (const m of media) {
+      book.add(m.day, 'posts', 1);
+      book.add(m.day, 'likes', m.like_count);
+      book.add(m.day, 'comments', m.comments_count);
+      for (const c of m.comments?.data ?? []) book.addText(dayOf(c.timestamp) ?? m.day, c.text);
+    }
+
+    // Media insights for the newest posts: lifetime saves and shares on the post's day, like likes;
+    // the post's views count for its day only where the account's daily views are out of Graph's reach.
+    for (const m of media.slice(0, IG_MEDIA_INSIGHTS_MAX)) {
+      let refused = false;
+      const insights = await partial(
+        failures,
+        { call: 'GET /{ig-media-id}/insights', metric: 'saved,shares,reach,views' },
+        null,
+        async () => {
+          try {
+            return await api.get<GraphInsights>('graph', `/${encodeURIComponent(m.id)}/insights`, {
+              metric: 'reach,saved,shares,views',
+            });
+          } catch (error) {
+            refused = true;
+            throw error;
+          }
+        },
+      );
+      if (refused) break;
+      book.add(m.day, 'saves', totalValue(insights, 'saved'));
+      book.add(m.day, 'shares', totalValue(insights, 'shares'));
+      if (m.day < floor)
+        book.add(m.day, 'impressions', totalValue(insights, 'views') ?? totalValue(insights, 'reach'));
     }
 
     const followers = count(user.followers_count);
     const profile = completeness([user.name, user.biography, user.website, user.profile_picture_url]);
-    // like_count and comments_count are lifetime totals: booked on the post's day (engagementDating).
+    // like_count, comments_count and media insights are lifetime totals: booked on the post's day.
     return {
       snapshots: book.snapshots('instagram', followers, profile, 'post'),
       followers,
       accountId: user.id,
+      ...(failures.length ? { failures } : {}),
     };
   },
 };
