@@ -208,14 +208,18 @@ describe('platform simulator', () => {
     expect(await get()).toEqual([400, null]);
     expect(await get()).toEqual([503, null]);
     expect(await get()).toEqual([200, null]);
-    // Elsewhere a burst is a 429 with Retry-After.
+    // X throttles with a 429 whose x-rate-limit-reset (epoch seconds) says when, and no Retry-After
+    // (https://docs.x.com/x-api/fundamentals/rate-limits).
     await post('/_sim/faults', { platform: 'twitter', faults: { burst429: 1, retryAfterSeconds: 7 } });
     const x = sim.issueTokens('twitter', 'acme').access_token;
     const limited = await fetch(`${sim.url}/twitter/api/users/me`, {
       headers: { authorization: `Bearer ${x}` },
     });
     await limited.arrayBuffer();
-    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, '7']);
+    expect([limited.status, limited.headers.get('retry-after')]).toEqual([429, null]);
+    const reset = Number(limited.headers.get('x-rate-limit-reset'));
+    expect(reset - Math.ceil(Date.now() / 1000)).toBeGreaterThanOrEqual(5);
+    expect(reset - Math.ceil(Date.now() / 1000)).toBeLessThanOrEqual(7);
     // Other platforms are unaffected.
     const yt = sim.issueTokens('youtube', 'acme').access_token;
     const res = await fetch(`${sim.url}/youtube/data/channels?forHandle=@acme`, {
