@@ -1,6 +1,6 @@
 import { completeness, count, DayBook, dayOf } from './daybook.ts';
-import { ConnectorError, type ApiClient } from './http.ts';
-import type { PlatformConnector } from './types.ts';
+import { ConnectorError, errorMessage, partial, type ApiClient, type PlatformAnswer } from './http.ts';
+import type { PartialFailure, PlatformConnector } from './types.ts';
 
 interface ChannelList {
   items?: Array<{
@@ -55,21 +55,30 @@ export const youtubeConnector: PlatformConnector = {
     if (!channel) throw new ConnectorError('youtube', `no YouTube channel for @${account.handle}`);
     const book = new DayBook(range);
 
-    const report = await api.get<ResultTable>('analytics', '/reports', {
-      ids: `channel==${channel.id}`,
-      startDate: range.since,
-      endDate: range.until,
-      metrics: REPORT_METRICS.join(','),
-      dimensions: 'day',
-      sort: 'day',
-    });
+    // The Analytics API has its own scope (yt-analytics.readonly), which Google's consent screen lets
+    // the user leave unticked: without it the channel and its uploads are still stored.
+    const failures: PartialFailure[] = [];
+    const report = await partial<ResultTable>(
+      failures,
+      { call: 'GET /v2/reports', metric: 'views,engagement,audience_history' },
+      {},
+      () =>
+        api.get<ResultTable>('analytics', '/reports', {
+          ids: `channel==${channel.id}`,
+          startDate: range.since,
+          endDate: range.until,
+          metrics: REPORT_METRICS.join(','),
+          dimensions: 'day',
+          sort: 'day',
+        }),
+    );
     const column = new Map((report.columnHeaders ?? []).map((h, i) => [h.name, i]));
     const dayColumn = column.get('day');
-    if (dayColumn === undefined)
+    if (dayColumn === undefined && !failures.length)
       throw new ConnectorError('youtube', 'the analytics report has no day column');
     const cell = (row: unknown[], name: string) => (column.has(name) ? row[column.get(name)!] : 0);
     for (const row of report.rows ?? []) {
-      const day = String(row[dayColumn]);
+      const day = String(row[dayColumn!]);
       book.add(day, 'impressions', cell(row, 'views'));
       book.add(day, 'likes', cell(row, 'likes'));
       book.add(day, 'comments', cell(row, 'comments'));
@@ -99,6 +108,45 @@ export const youtubeConnector: PlatformConnector = {
     const followers = count(channel.statistics?.subscriberCount);
     const s = channel.snippet;
     const profile = completeness([s?.title, s?.description, s?.customUrl, s?.thumbnails?.default?.url]);
-    return { snapshots: book.snapshots('youtube', followers, profile), followers };
+    return { snapshots: book.snapshots('youtube', followers, profile), followers, failures };
+  },
+
+  /**
+   * Google's own reasons before the HTTP reading: a spent daily quota (403 `quotaExceeded`) comes back
+   * at midnight Pacific Time (https://developers.google.com/youtube/data/determine_quota_cost).
+   */
+  readFault(answer: PlatformAnswer) {
+    const reason = (answer.json as { error?: { errors?: Array<{ reason?: unknown }> } } | undefined)?.error
+      ?.errors?.[0]?.reason;
+    if (answer.status === 403 && (reason === 'quotaExceeded' || reason === 'dailyLimitExceeded')) {
+      return {
+        kind: 'quota_exhausted' as const,
+        message: errorMessage(answer.json),
+        retryAt: nextPacificMidnight(answer.now),
+      };
+    }
+    return null;
   },
 };
+
+/** The next midnight in America/Los_Angeles after `now` (epoch ms), daylight saving included. */
+export function nextPacificMidnight(now: number): Date {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/Los_Angeles',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+  }).formatToParts(new Date(now));
+  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  const hourThere = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/Los_Angeles',
+    hour: 'numeric',
+    hourCycle: 'h23',
+  });
+  // Pacific midnight is 07:00 or 08:00 UTC: the one that reads 0 h there.
+  for (const offset of [7, 8]) {
+    const at = Date.UTC(part('year'), part('month') - 1, part('day') + 1, offset);
+    if (Number(hourThere.format(new Date(at))) === 0) return new Date(at);
+  }
+  return new Date(Date.UTC(part('year'), part('month') - 1, part('day') + 1, 8));
+}
