@@ -199,6 +199,14 @@ export interface HealthVerdict {
   missing_scope: string | null;
 }
 
+/** The reason of a failure recorded with its class only (before reasons were stored). */
+const REASON_OF_CLASS: Record<string, HealthReasonCode> = {
+  rate_limited: 'throttled',
+  platform_unavailable: 'platform_unavailable',
+  platform_error: 'platform_refused',
+  invalid_response: 'invalid_response',
+};
+
 /** healthy, degraded, needs_reauth or unsupported, with the reason code (null when healthy). */
 export function healthOf(c: HealthInput): HealthVerdict {
   const scope = c.health_scope;
@@ -213,10 +221,12 @@ export function healthOf(c: HealthInput): HealthVerdict {
     };
   }
   // The last attempt failed and the schedule retries it: degraded until a sync succeeds.
-  if (c.last_error_class && c.health_reason) {
-    const reason = (HEALTH_REASONS.degraded as readonly string[]).includes(c.health_reason)
-      ? (c.health_reason as HealthReasonCode)
-      : 'sync_failed';
+  if (c.last_error_class) {
+    const stored = c.health_reason ?? REASON_OF_CLASS[c.last_error_class];
+    const reason =
+      stored && (HEALTH_REASONS.degraded as readonly string[]).includes(stored)
+        ? (stored as HealthReasonCode)
+        : 'sync_failed';
     return { status: 'degraded', reason, missing_scope: null };
   }
   if (c.sync_failures.length) {

@@ -454,6 +454,45 @@ describe('one policy per error kind', () => {
   });
 });
 
+describe('GET /v1/platforms/{platform}', () => {
+  it('shows scopes not granted, and answers a platform never connected or unknown with the right problem', async () => {
+    const c = await connected(t, 'youtube', 'scopes');
+    // Google lets the user untick a scope on its consent screen; the connect flow stores what was granted.
+    await t.db
+      .updateTable('platform_connections')
+      .set({ granted_scopes: ['https://www.googleapis.com/auth/youtube.readonly'] })
+      .where('id', '=', c.id)
+      .execute();
+    const one = await listed(t, c.key, 'youtube');
+    expect(one.health).toMatchObject({
+      status: 'degraded',
+      reason: 'scope_not_granted',
+      missing_scope: ANALYTICS_SCOPE,
+      granted_scopes: ['https://www.googleapis.com/auth/youtube.readonly'],
+      required_scopes: ['https://www.googleapis.com/auth/youtube.readonly', ANALYTICS_SCOPE],
+    });
+    const all = await t.request({ method: 'GET', url: '/v1/platforms', key: c.key });
+    expect(all.json().platforms).toEqual([one]);
+
+    const never = await t.request({ method: 'GET', url: '/v1/platforms/tiktok', key: c.key });
+    expect([never.statusCode, never.json().title]).toEqual([404, 'Platform Not Connected']);
+    const unknown = await t.request({ method: 'GET', url: '/v1/platforms/myspace', key: c.key });
+    expect([unknown.statusCode, unknown.json().title]).toEqual([422, 'Invalid Platform']);
+    const other = await workspaceWithKey(t.db, { plan: 'agency' });
+    const foreign = await t.request({
+      method: 'GET',
+      url: `/v1/platforms/youtube?workspace_id=${c.workspace.id}`,
+      key: other.key,
+    });
+    expect(foreign.statusCode).toBe(404);
+
+    // Disconnected: still shown, without health.
+    const gone = await t.request({ method: 'DELETE', url: '/v1/platforms/youtube', key: c.key });
+    expect(gone.statusCode, gone.body).toBeLessThan(300);
+    expect(await listed(t, c.key, 'youtube')).toMatchObject({ status: 'disconnected', health: null });
+  });
+});
+
 describe('tokens that cannot be refreshed', () => {
   it(`warn once, ${TOKEN_WARNING_DAYS} days before they lapse, from the sync tick`, async () => {
     // Meta's long-lived token: about 60 days, no refresh token
