@@ -545,7 +545,7 @@ export async function runSyncJob(
       throw error;
     }
     if (failure.action === 'reauth') {
-      await recordReauth(ctx, job, failure.reason, failure.scope ?? null);
+      await recordReauth(ctx, job, failure.reason, failure.scope?.slice(0, 200) ?? null);
       return 'reauth_required';
     }
     if (failure.platformDown) circuit.failure(Date.now());

@@ -395,12 +395,13 @@ function distinctFailures(failures: readonly PartialFailure[]): PartialFailure[]
  */
 function failuresSql(failures: readonly PartialFailure[], now: Date) {
   const at = now.toISOString();
+  // Bounded as GET /v1/platforms documents them: the texts come from the platform.
   const list = failures.map((f) => ({
-    call: f.call,
-    metric: f.metric,
+    call: f.call.slice(0, 300),
+    metric: f.metric?.slice(0, 200) ?? null,
     kind: f.kind,
-    scope: f.scope,
-    message: f.message.slice(0, 300),
+    scope: f.scope?.slice(0, 200) ?? null,
+    message: f.message.slice(0, 400),
     at,
   }));
   return sql<string>`(SELECT coalesce(jsonb_agg(f || jsonb_build_object('since', coalesce(
@@ -435,7 +436,11 @@ async function reportMissingPermissions(
       workspace_id: connection.workspace_id,
       platform: connection.platform,
       handle: connection.handle,
-      missing: fresh.map((f) => ({ call: f.call, metric: f.metric, scope: f.scope })),
+      missing: fresh.slice(0, 100).map((f) => ({
+        call: f.call.slice(0, 300),
+        metric: f.metric?.slice(0, 200) ?? null,
+        scope: f.scope?.slice(0, 200) ?? null,
+      })),
       reconnect: `POST /v1/platforms/${connection.platform}/connect`,
       degraded_at: ctx.now().toISOString(),
     },
