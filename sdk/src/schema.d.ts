@@ -73,12 +73,36 @@ export interface paths {
         };
         /**
          * Connected social platforms of a workspace, with their sync health
-         * @description `last_sync` is the last successful sync (the connection time before the first one). Extensions: `status` beyond connected, `last_error`, `next_sync_at` (docs/ingestion.md "Connection health").
+         * @description `last_sync` is the last successful sync (the connection time before the first one). Extensions: `status` beyond connected, `last_error`, `next_sync_at`, and `health`: healthy, degraded, needs_reauth or unsupported with a reason code, the scopes required and granted, the last success, the latest day with data, per-pillar coverage and the calls that failed (docs/ingestion.md "Connection health").
          */
         get: operations["listPlatforms"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One platform's connection, with its health (extension)
+         * @description The connection GET /v1/platforms lists for this platform: the live one, else the latest disconnected one. 404 when the platform was never connected.
+         */
+        get: operations["getPlatform"];
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect a platform (extension)
+         * @description Revokes the grant at the platform where it supports revocation (YouTube, X, TikTok), forgets the tokens and keeps the metric history.
+         */
+        delete: operations["disconnectPlatform"];
         options?: never;
         head?: never;
         patch?: never;
@@ -139,26 +163,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/platforms/{platform}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /**
-         * Disconnect a platform (extension)
-         * @description Revokes the grant at the platform where it supports revocation (YouTube, X, TikTok), forgets the tokens and keeps the metric history.
-         */
-        delete: operations["disconnectPlatform"];
         options?: never;
         head?: never;
         patch?: never;
@@ -665,9 +669,49 @@ export interface webhooks {
         put?: never;
         /**
          * platform.reauth_required event
-         * @description Extension: the platform refused our refresh token; the owner must connect the account again. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
+         * @description Extension: the connection needs the brand and stopped syncing: the platform refused our refresh or access token, a permission the sync needs is missing, or the account is gone. Fires once, when the connection enters the state; the owner connects the account again (docs/ingestion.md "Events"). Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
          */
         post: operations["onPlatformReauthRequired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "platform.token_expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * platform.token_expiring event
+         * @description Extension: the access token of a connection that cannot be refreshed (Meta's long-lived token, about 60 days) lapses within 7 days; connecting again before `expires_at` keeps the syncs going. Once per token. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
+         */
+        post: operations["onPlatformTokenExpiring"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "platform.connection_degraded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * platform.connection_degraded event
+         * @description Extension: a sync stored its data, but a call was refused for a permission the brand did not grant; the pillars it feeds lack that data until the owner connects again granting it. Once per call. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
+         */
+        post: operations["onPlatformConnectionDegraded"];
         delete?: never;
         options?: never;
         head?: never;
@@ -769,6 +813,97 @@ export interface components {
             disconnected_at?: string | null;
             /** @description extension: when the next scheduled sync is due; null when none is scheduled (reauth_required, or a connection made without OAuth, which only the CLI syncs) */
             next_sync_at: string | null;
+            /** @description extension: the connection's health (docs/ingestion.md "Connection health"); null once disconnected */
+            health: components["schemas"]["ConnectionHealth"] | null;
+        };
+        ConnectionHealth: {
+            /**
+             * @description healthy; degraded (stored, but with partial failures, or the last attempt failed and is retried); needs_reauth (the brand must connect again); unsupported (the account is gone or the platform cannot serve it)
+             * @enum {unknown}
+             */
+            status: "healthy" | "degraded" | "needs_reauth" | "unsupported";
+            /** @description why the status is not healthy; null when healthy */
+            reason: ("partial_failure" | "scope_not_granted" | "throttled" | "quota_exhausted" | "platform_unavailable" | "token_refresh_failed" | "token_refused" | "platform_refused" | "invalid_response" | "sync_failed" | "refresh_refused" | "permission_missing" | "account_gone") | null;
+            /** @description the permission to grant when connecting again, when the platform named it */
+            missing_scope: string | null;
+            /** @description the scopes the service asks for on this platform */
+            required_scopes: string[];
+            /** @description the scopes the platform granted at connect; null when unknown */
+            granted_scopes: string[] | null;
+            /** @description the last successful sync */
+            last_success_at: string | null;
+            /** @description the latest day the platform reported activity for (posts, views or engagement) */
+            latest_data_day: string | null;
+            /** @description when the access token lapses, for a token the platform does not let us refresh (Meta): connect again before */
+            reauth_by: string | null;
+            /** @description per pillar, what the connection gives: the platform's capabilities minus its failures */
+            coverage: {
+                presence: {
+                    /** @enum {unknown} */
+                    level: "full" | "partial" | "none";
+                    /** @description the data the pillar lacks or has only in part, and why (empty when full) */
+                    missing: {
+                        /** @enum {unknown} */
+                        data: "posts" | "profile" | "audience" | "audience_history" | "views" | "engagement" | "comments";
+                        reason: string;
+                    }[];
+                };
+                reach: {
+                    /** @enum {unknown} */
+                    level: "full" | "partial" | "none";
+                    /** @description the data the pillar lacks or has only in part, and why (empty when full) */
+                    missing: {
+                        /** @enum {unknown} */
+                        data: "posts" | "profile" | "audience" | "audience_history" | "views" | "engagement" | "comments";
+                        reason: string;
+                    }[];
+                };
+                impact: {
+                    /** @enum {unknown} */
+                    level: "full" | "partial" | "none";
+                    /** @description the data the pillar lacks or has only in part, and why (empty when full) */
+                    missing: {
+                        /** @enum {unknown} */
+                        data: "posts" | "profile" | "audience" | "audience_history" | "views" | "engagement" | "comments";
+                        reason: string;
+                    }[];
+                };
+                sentiment: {
+                    /** @enum {unknown} */
+                    level: "full" | "partial" | "none";
+                    /** @description the data the pillar lacks or has only in part, and why (empty when full) */
+                    missing: {
+                        /** @enum {unknown} */
+                        data: "posts" | "profile" | "audience" | "audience_history" | "views" | "engagement" | "comments";
+                        reason: string;
+                    }[];
+                };
+                momentum: {
+                    /** @enum {unknown} */
+                    level: "full" | "partial" | "none";
+                    /** @description the data the pillar lacks or has only in part, and why (empty when full) */
+                    missing: {
+                        /** @enum {unknown} */
+                        data: "posts" | "profile" | "audience" | "audience_history" | "views" | "engagement" | "comments";
+                        reason: string;
+                    }[];
+                };
+            };
+            /** @description calls of the last sync that failed while the rest was stored; tried again every sync */
+            failures: {
+                /** @description the platform call, e.g. GET /{ig-user-id}/insights */
+                call: string;
+                metric: string | null;
+                /** @enum {unknown} */
+                kind: "throttled" | "quota_exhausted" | "token_refused" | "permission_missing" | "account_gone" | "unavailable" | "invalid_request" | "invalid_response";
+                /** @description the permission the platform said is missing */
+                scope: string | null;
+                message: string;
+                /** Format: date-time */
+                since: string;
+                /** Format: date-time */
+                at: string;
+            }[];
         };
         SyncQueued: {
             /** @enum {unknown} */
@@ -1442,7 +1577,7 @@ export interface components {
         CreatedWebhook: {
             id: string;
             url: string;
-            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required")[];
+            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded")[];
             /**
              * @description disabled (extension): the endpoint answered 410 Gone, or its deliveries kept failing
              * @enum {unknown}
@@ -1461,7 +1596,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required")[];
+            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded")[];
             /**
              * @description disabled (extension): the endpoint answered 410 Gone, or its deliveries kept failing
              * @enum {unknown}
@@ -1487,7 +1622,7 @@ export interface components {
             /** @description also the webhook-id header and the payload id */
             event_id: string;
             /** @enum {unknown} */
-            event_type: "audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required";
+            event_type: "audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded";
             /** @enum {unknown} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -2111,19 +2246,141 @@ export interface operations {
                      *           "handle": "@bluebirdcoffee",
                      *           "followers": 48210,
                      *           "last_error": null,
-                     *           "next_sync_at": "2026-11-23T03:14:00.000Z"
+                     *           "next_sync_at": "2026-11-23T03:14:00.000Z",
+                     *           "health": {
+                     *             "status": "healthy",
+                     *             "reason": null,
+                     *             "missing_scope": null,
+                     *             "required_scopes": [
+                     *               "instagram_basic",
+                     *               "instagram_manage_insights",
+                     *               "pages_show_list",
+                     *               "business_management"
+                     *             ],
+                     *             "granted_scopes": null,
+                     *             "last_success_at": "2026-11-22T03:14:00.000Z",
+                     *             "latest_data_day": "2026-11-21",
+                     *             "reauth_by": "2027-01-12T10:02:00.000Z",
+                     *             "coverage": {
+                     *               "presence": {
+                     *                 "level": "full",
+                     *                 "missing": []
+                     *               },
+                     *               "reach": {
+                     *                 "level": "partial",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "audience_history",
+                     *                     "reason": "new followers a day only (no unfollows), for the last 30 days"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "impact": {
+                     *                 "level": "partial",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "engagement",
+                     *                     "reason": "likes and comments per post; no saves or shares"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "sentiment": {
+                     *                 "level": "full",
+                     *                 "missing": []
+                     *               },
+                     *               "momentum": {
+                     *                 "level": "partial",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "engagement",
+                     *                     "reason": "likes and comments per post; no saves or shares"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "failures": []
+                     *           }
                      *         },
                      *         {
                      *           "name": "youtube",
-                     *           "status": "error",
-                     *           "last_sync": "2026-11-20T03:20:00.000Z",
+                     *           "status": "connected",
+                     *           "last_sync": "2026-11-22T03:20:00.000Z",
                      *           "handle": "@bluebirdcoffee",
                      *           "subscribers": 5120,
-                     *           "last_error": {
-                     *             "class": "platform_unavailable",
-                     *             "at": "2026-11-22T03:20:00.000Z"
-                     *           },
-                     *           "next_sync_at": "2026-11-22T04:20:00.000Z"
+                     *           "last_error": null,
+                     *           "next_sync_at": "2026-11-23T03:20:00.000Z",
+                     *           "health": {
+                     *             "status": "degraded",
+                     *             "reason": "partial_failure",
+                     *             "missing_scope": "https://www.googleapis.com/auth/yt-analytics.readonly",
+                     *             "required_scopes": [
+                     *               "https://www.googleapis.com/auth/youtube.readonly",
+                     *               "https://www.googleapis.com/auth/yt-analytics.readonly"
+                     *             ],
+                     *             "granted_scopes": [
+                     *               "https://www.googleapis.com/auth/youtube.readonly"
+                     *             ],
+                     *             "last_success_at": "2026-11-22T03:20:00.000Z",
+                     *             "latest_data_day": "2026-11-20",
+                     *             "reauth_by": null,
+                     *             "coverage": {
+                     *               "presence": {
+                     *                 "level": "full",
+                     *                 "missing": []
+                     *               },
+                     *               "reach": {
+                     *                 "level": "partial",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "views",
+                     *                     "reason": "GET /v2/reports failed (permission_missing: yt-analytics.readonly)"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "impact": {
+                     *                 "level": "partial",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "views",
+                     *                     "reason": "GET /v2/reports failed (permission_missing: yt-analytics.readonly)"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "sentiment": {
+                     *                 "level": "none",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "comments",
+                     *                     "reason": "comments are not read from YouTube"
+                     *                   }
+                     *                 ]
+                     *               },
+                     *               "momentum": {
+                     *                 "level": "partial",
+                     *                 "missing": [
+                     *                   {
+                     *                     "data": "views",
+                     *                     "reason": "GET /v2/reports failed (permission_missing: yt-analytics.readonly)"
+                     *                   },
+                     *                   {
+                     *                     "data": "comments",
+                     *                     "reason": "comments are not read from YouTube"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             },
+                     *             "failures": [
+                     *               {
+                     *                 "call": "GET /v2/reports",
+                     *                 "metric": "views",
+                     *                 "kind": "permission_missing",
+                     *                 "scope": "https://www.googleapis.com/auth/yt-analytics.readonly",
+                     *                 "message": "youtube: /v2/reports answered 403: Request had insufficient authentication scopes.",
+                     *                 "since": "2026-11-21T03:20:00.000Z",
+                     *                 "at": "2026-11-22T03:20:00.000Z"
+                     *               }
+                     *             ]
+                     *           }
                      *         }
                      *       ],
                      *       "total_connected": 2,
@@ -2234,6 +2491,547 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlatform: {
+        parameters: {
+            query?: {
+                /**
+                 * @description default: the API key owner's workspace
+                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
+                 */
+                workspace_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @example instagram */
+                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection and its health */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "instagram",
+                     *       "status": "connected",
+                     *       "last_sync": "2026-11-22T03:14:00.000Z",
+                     *       "handle": "@bluebirdcoffee",
+                     *       "followers": 48210,
+                     *       "last_error": null,
+                     *       "next_sync_at": "2026-11-23T03:14:00.000Z",
+                     *       "health": {
+                     *         "status": "healthy",
+                     *         "reason": null,
+                     *         "missing_scope": null,
+                     *         "required_scopes": [
+                     *           "instagram_basic",
+                     *           "instagram_manage_insights",
+                     *           "pages_show_list",
+                     *           "business_management"
+                     *         ],
+                     *         "granted_scopes": null,
+                     *         "last_success_at": "2026-11-22T03:14:00.000Z",
+                     *         "latest_data_day": "2026-11-21",
+                     *         "reauth_by": "2027-01-12T10:02:00.000Z",
+                     *         "coverage": {
+                     *           "presence": {
+                     *             "level": "full",
+                     *             "missing": []
+                     *           },
+                     *           "reach": {
+                     *             "level": "partial",
+                     *             "missing": [
+                     *               {
+                     *                 "data": "audience_history",
+                     *                 "reason": "new followers a day only (no unfollows), for the last 30 days"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "impact": {
+                     *             "level": "partial",
+                     *             "missing": [
+                     *               {
+                     *                 "data": "engagement",
+                     *                 "reason": "likes and comments per post; no saves or shares"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "sentiment": {
+                     *             "level": "full",
+                     *             "missing": []
+                     *           },
+                     *           "momentum": {
+                     *             "level": "partial",
+                     *             "missing": [
+                     *               {
+                     *                 "data": "engagement",
+                     *                 "reason": "likes and comments per post; no saves or shares"
+                     *               }
+                     *             ]
+                     *           }
+                     *         },
+                     *         "failures": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformConnection"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disconnectPlatform: {
+        parameters: {
+            query?: {
+                /**
+                 * @description default: the API key owner's workspace
+                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
+                 */
+                workspace_id?: string;
+            };
+            header?: never;
+            path: {
+                /** @example instagram */
+                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platform is disconnected */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "platform": "tiktok",
+                     *       "status": "disconnected",
+                     *       "revoked": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformDisconnected"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001"
                      *     }
@@ -3105,248 +3903,6 @@ export interface operations {
                      *       "title": "Platform Error",
                      *       "status": 502,
                      *       "detail": "The platform did not answer the token exchange.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Service Unavailable (honour Retry-After) */
-            503: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/service-unavailable",
-                     *       "title": "Service Unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is unavailable; retry shortly.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    disconnectPlatform: {
-        parameters: {
-            query?: {
-                /**
-                 * @description default: the API key owner's workspace
-                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
-                 */
-                workspace_id?: string;
-            };
-            header?: never;
-            path: {
-                /** @example instagram */
-                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The platform is disconnected */
-            200: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "platform": "tiktok",
-                     *       "status": "disconnected",
-                     *       "revoked": true
-                     *     }
-                     */
-                    "application/json": components["schemas"]["PlatformDisconnected"];
-                };
-            };
-            /** @description Invalid request (a parameter is named in `errors`) */
-            400: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/invalid-parameter",
-                     *       "title": "Invalid Parameter",
-                     *       "status": 400,
-                     *       "detail": "limit must be <= 100",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001",
-                     *       "errors": [
-                     *         {
-                     *           "parameter": "limit",
-                     *           "message": "must be <= 100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
-            401: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description the authentication scheme to use */
-                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Unauthorized",
-                     *       "status": 401,
-                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Forbidden: the key, its plan or its scopes do not allow this */
-            403: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/plan-required",
-                     *       "title": "Plan Required",
-                     *       "status": 403,
-                     *       "detail": "This endpoint needs the Agency plan or above.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not Found",
-                     *       "status": 404,
-                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unprocessable: well-formed but not acceptable */
-            422: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/invalid-platform",
-                     *       "title": "Invalid Platform",
-                     *       "status": 422,
-                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate Limited (honour Retry-After) */
-            429: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/rate-limited",
-                     *       "title": "Rate Limited",
-                     *       "status": 429,
-                     *       "detail": "Too many requests for this key; retry in 42 s.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Internal error (logged with the request id) */
-            500: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-server-error",
-                     *       "title": "Internal Server Error",
-                     *       "status": 500,
-                     *       "detail": "Something went wrong on our side; it has been logged.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001"
                      *     }
@@ -6920,7 +7476,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL on a public address */
                     url: string;
-                    /** @description one or more of audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required; duplicates are ignored */
+                    /** @description one or more of audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded; duplicates are ignored */
                     events: string[];
                     /** @description signing secret: "whsec_" + base64 of 24-64 bytes, or 24-128 visible ASCII characters; generated when absent */
                     secret?: string;
@@ -7080,7 +7636,7 @@ export interface operations {
                      *       "type": "/problems/invalid-events",
                      *       "title": "Invalid Events",
                      *       "status": 422,
-                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required.",
+                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001",
                      *       "invalid_events": [
@@ -9704,6 +10260,7 @@ export interface operations {
                  *         "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                  *         "platform": "youtube",
                  *         "handle": "@bluebird",
+                 *         "reason": "refresh_refused",
                  *         "reconnect": "POST /v1/platforms/youtube/connect",
                  *         "required_at": "2026-11-21T04:00:12.000Z"
                  *       }
@@ -9722,9 +10279,183 @@ export interface operations {
                         /** @enum {unknown} */
                         platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
                         handle: string;
+                        /**
+                         * @description refresh_refused / token_refused: connect again; permission_missing: connect again granting `scope`; account_gone: the account, Page or channel no longer exists for this login: connect a live one or disconnect
+                         * @enum {unknown}
+                         */
+                        reason?: "refresh_refused" | "token_refused" | "permission_missing" | "account_gone";
+                        /** @description the missing permission, when named */
+                        scope?: string;
                         reconnect: string;
                         /** Format: date-time */
                         required_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the delivery fails at once and the webhook is disabled (unsubscribes) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPlatformTokenExpiring: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the event id (also `id` in the body): the same on every retry, so receivers can de-duplicate
+                 * @example evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt (signed); refuse deliveries more than 5 minutes old
+                 * @example 1763629961
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures: space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two while a secret rotates)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9",
+                 *       "type": "platform.token_expiring",
+                 *       "created_at": "2026-11-20T09:12:41.000Z",
+                 *       "data": {
+                 *         "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                 *         "platform": "instagram",
+                 *         "handle": "@bluebird",
+                 *         "expires_at": "2026-11-28T04:00:12.000Z",
+                 *         "reconnect": "POST /v1/platforms/instagram/connect",
+                 *         "warned_at": "2026-11-21T04:01:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example evt_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                    id: string;
+                    /** @constant */
+                    type: "platform.token_expiring";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        workspace_id: string;
+                        /** @enum {unknown} */
+                        platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                        handle: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                        reconnect: string;
+                        /** Format: date-time */
+                        warned_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the delivery fails at once and the webhook is disabled (unsubscribes) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPlatformConnectionDegraded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the event id (also `id` in the body): the same on every retry, so receivers can de-duplicate
+                 * @example evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt (signed); refuse deliveries more than 5 minutes old
+                 * @example 1763629961
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures: space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two while a secret rotates)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9",
+                 *       "type": "platform.connection_degraded",
+                 *       "created_at": "2026-11-20T09:12:41.000Z",
+                 *       "data": {
+                 *         "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                 *         "platform": "instagram",
+                 *         "handle": "@bluebird",
+                 *         "missing": [
+                 *           {
+                 *             "call": "GET /{ig-media-id}/comments",
+                 *             "metric": "comments",
+                 *             "scope": "instagram_manage_comments"
+                 *           }
+                 *         ],
+                 *         "reconnect": "POST /v1/platforms/instagram/connect",
+                 *         "degraded_at": "2026-11-21T04:00:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example evt_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                    id: string;
+                    /** @constant */
+                    type: "platform.connection_degraded";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        workspace_id: string;
+                        /** @enum {unknown} */
+                        platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                        handle: string;
+                        missing: {
+                            call: string;
+                            metric: string | null;
+                            scope: string | null;
+                        }[];
+                        reconnect: string;
+                        /** Format: date-time */
+                        degraded_at: string;
                     };
                 };
             };

@@ -85,5 +85,7 @@ export const EVENT_TYPES = [
   'campaign.phase_changed',
   'platform.connection_failed',
   'platform.reauth_required',
+  'platform.token_expiring',
+  'platform.connection_degraded',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

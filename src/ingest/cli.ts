@@ -143,7 +143,12 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
                   .map((r) =>
                     'error' in r
                       ? `${r.platform}: failed: ${r.error}`
-                      : `${r.platform}: ${r.snapshots} days ${r.since}..${r.until}, ${r.followers} followers`,
+                      : `${r.platform}: ${r.snapshots} days ${r.since}..${r.until}, ${r.followers} followers` +
+                        r.failures
+                          .map(
+                            (f) => `\n  not read: ${f.call}${f.metric ? ` (${f.metric})` : ''}: ${f.message}`,
+                          )
+                          .join(''),
                   )
                   .join('\n') || 'no connected platform',
             );

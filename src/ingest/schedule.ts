@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../events/emit.ts';
-import type { DB, SyncErrorClass } from '../infra/db/types.ts';
+import type { DB, HealthReason, SyncErrorClass } from '../infra/db/types.ts';
 import { defineJob, type JobDefinition } from '../infra/jobs/define.ts';
 import { platformEndpoints } from '../platforms/oauth-config.ts';
 import {
@@ -125,6 +125,25 @@ class CircuitBreaker {
     this.failures++;
     if (this.failures >= BREAKER_THRESHOLD) this.openUntil = now + BREAKER_OPEN_MS;
   }
+  /**
+   * The platform answered (refusing one account's request): it is up, so a run of failures in a row
+   * is broken, but an open breaker stays open until an attempt it lets through succeeds.
+   */
+  answered(): void {
+    if (this.failures < BREAKER_THRESHOLD) this.failures = 0;
+  }
+}
+
+/** Per instance: until when (epoch ms) a platform's app-wide quota is spent (QUOTA_PER_APP). */
+const appQuotas = new WeakMap<AppContext, Map<Platform, number>>();
+function holdAppQuota(ctx: AppContext, platform: Platform, until: number): void {
+  let map = appQuotas.get(ctx);
+  if (!map) appQuotas.set(ctx, (map = new Map()));
+  map.set(platform, Math.max(map.get(platform) ?? 0, until));
+}
+function appQuotaWait(ctx: AppContext, platform: Platform, now: number): number {
+  const until = appQuotas.get(ctx)?.get(platform) ?? 0;
+  return until > now ? until - now : 0;
 }
 
 const breakers = new WeakMap<AppContext, Map<Platform, CircuitBreaker>>();
@@ -138,74 +157,202 @@ function breaker(ctx: AppContext, platform: Platform): CircuitBreaker {
 
 export type SyncJobOutcome = 'synced' | 'skipped' | 'deferred' | 'failed' | 'reauth_required';
 
+/**
+ * Platforms whose quota is the app's (one Cloud project or developer app for every connection), not
+ * each account's: an exhausted quota defers the platform's other syncs on this instance too.
+ * YouTube: 10,000 units a day per Cloud project, reset at midnight Pacific Time
+ * (https://developers.google.com/youtube/data/determine_quota_cost). X: the monthly post-read cap is
+ * per app (https://docs.x.com/x-api/fundamentals/post-cap). Meta's Business Use Case limits are per
+ * app and Page (https://developers.facebook.com/docs/graph-api/overview/rate-limiting/), so one Page's
+ * exhausted budget leaves the others alone; TikTok's are not documented as per app.
+ */
+export const QUOTA_PER_APP: Readonly<Record<Platform, boolean>> = {
+  instagram: false,
+  facebook: false,
+  tiktok: false,
+  youtube: true,
+  twitter: true,
+};
+
+/**
+ * What the scheduler does with one failed attempt (docs/ingestion.md "Scheduled sync"), one policy
+ * per error kind (ConnectorError.kind):
+ * - retry: again this round after `wait` seconds (when that is before the next slot and attempts are
+ *   left); otherwise the connection waits for its next slot, never before `retryAt`.
+ * - reauth: the brand must act (reconnect, grant a permission, pick a live account); no retry.
+ * - stop: no retry this round; the next slot tries again.
+ */
 interface Failure {
+  action: 'retry' | 'reauth' | 'stop';
   errorClass: SyncErrorClass;
-  /** Seconds to wait before another attempt this round; null = no retry this round. */
-  retryAfter: number | null;
-  /** Whether it counts against the platform's breaker. */
+  reason: HealthReason;
+  /** Seconds before another attempt this round (action retry). */
+  wait: number;
+  /** The platform's own time to call again; no sync of the connection before it. */
+  retryAt: Date | null;
+  /** Whether it is a failure of the connection (the streak that raises platform.connection_failed). */
+  counts: boolean;
+  /** Whether it counts against the platform's breaker: the platform itself is down, for everyone. */
   platformDown: boolean;
+  /** The permission the platform named (permission_missing). */
+  scope?: string | null;
+  /** An app-wide quota: the platform's other syncs on this instance wait for `retryAt` too. */
+  appWide?: boolean;
 }
 
 function backoff(attempt: number): number {
   return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1));
 }
 
-function classify(error: unknown, attempt: number): Failure | null {
-  const again = attempt < MAX_SYNC_ATTEMPTS;
+export function classify(error: unknown, attempt: number, now = Date.now()): Failure | null {
+  const final = attempt >= MAX_SYNC_ATTEMPTS;
   if (error instanceof TokenRefreshFailed) {
+    // The token endpoint is down (network, 5xx) for everyone, or refused this one request (a 4xx that
+    // is not a refusal of the grant): only the former counts against the breaker.
     return {
+      action: 'retry',
       errorClass: 'platform_unavailable',
-      retryAfter: again ? backoff(attempt) : null,
-      platformDown: true,
+      reason: 'token_refresh_failed',
+      wait: backoff(attempt),
+      retryAt: null,
+      counts: true,
+      platformDown: error.platformDown,
     };
   }
   if (error instanceof ConnectorError) {
-    const wait = error.retryAfterSeconds() ?? backoff(attempt);
+    const signalled = error.retryAfterSeconds(now);
     switch (error.kind) {
-      // A refused token with a refresh token on file (accessTokenRefused marked it expired): the next
-      // attempt refreshes it.
-      case 'token_refused':
+      // A rate limit is the platform pacing us, not a failure: its own reset time (Retry-After, a
+      // reset header, a code's estimated time), else backoff; never counted, never the breaker.
+      case 'throttled':
         return {
-          errorClass: 'platform_error',
-          retryAfter: again ? backoff(attempt) : null,
+          action: 'retry',
+          errorClass: 'rate_limited',
+          reason: 'throttled',
+          wait: signalled ?? backoff(attempt),
+          retryAt: error.retryAt,
+          counts: false,
           platformDown: false,
         };
-      case 'throttled':
+      // A spent daily or monthly quota: nothing until its reset; without a known reset, the next slot.
       case 'quota_exhausted':
-        return { errorClass: 'rate_limited', retryAfter: again ? wait : null, platformDown: false };
-      case 'unavailable':
-        return { errorClass: 'platform_unavailable', retryAfter: again ? wait : null, platformDown: true };
-      case 'invalid_response':
-        return { errorClass: 'invalid_response', retryAfter: null, platformDown: false };
+        return {
+          action: signalled === null ? 'stop' : 'retry',
+          errorClass: 'rate_limited',
+          reason: 'quota_exhausted',
+          wait: signalled ?? 0,
+          retryAt: error.retryAt,
+          counts: false,
+          platformDown: false,
+          appWide: QUOTA_PER_APP[error.platform],
+        };
+      // A refused token with a refresh token on file (accessTokenRefused marked it expired): the next
+      // attempt refreshes it. Routine for short-lived tokens, so a failure only when attempts run out.
+      case 'token_refused':
+        return {
+          action: 'retry',
+          errorClass: 'platform_error',
+          reason: 'token_refused',
+          wait: backoff(attempt),
+          retryAt: null,
+          counts: final,
+          platformDown: false,
+        };
       case 'permission_missing':
+        return {
+          action: 'reauth',
+          errorClass: 'reauth_required',
+          reason: 'permission_missing',
+          wait: 0,
+          retryAt: null,
+          counts: false,
+          platformDown: false,
+          scope: error.scope,
+        };
       case 'account_gone':
+        return {
+          action: 'reauth',
+          errorClass: 'reauth_required',
+          reason: 'account_gone',
+          wait: 0,
+          retryAt: null,
+          counts: false,
+          platformDown: false,
+        };
+      // The one kind that says the platform is down for everyone: it alone feeds the breaker.
+      case 'unavailable':
+        return {
+          action: 'retry',
+          errorClass: 'platform_unavailable',
+          reason: 'platform_unavailable',
+          wait: signalled ?? backoff(attempt),
+          retryAt: null,
+          counts: true,
+          platformDown: true,
+        };
+      case 'invalid_response':
+        return {
+          action: 'stop',
+          errorClass: 'invalid_response',
+          reason: 'invalid_response',
+          wait: 0,
+          retryAt: null,
+          counts: true,
+          platformDown: false,
+        };
       case 'invalid_request':
-        return { errorClass: 'platform_error', retryAfter: null, platformDown: false };
+        return {
+          action: 'stop',
+          errorClass: 'platform_error',
+          reason: 'platform_refused',
+          wait: 0,
+          retryAt: null,
+          counts: true,
+          platformDown: false,
+        };
     }
   }
-  if (error instanceof SyncError)
-    return { errorClass: 'platform_error', retryAfter: null, platformDown: false };
+  if (error instanceof SyncError) {
+    return {
+      action: 'stop',
+      errorClass: 'platform_error',
+      reason: 'sync_failed',
+      wait: 0,
+      retryAt: null,
+      counts: true,
+      platformDown: false,
+    };
+  }
   return null;
 }
 
 async function lockedConnection(trx: Transaction<DB>, id: string) {
   return trx
     .selectFrom('platform_connections')
-    .select(['id', 'workspace_id', 'platform', 'handle', 'status', 'consecutive_failures'])
+    .select(['id', 'workspace_id', 'platform', 'handle', 'status', 'consecutive_failures', 'next_sync_at'])
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
 }
 
-/** Records a failed attempt; emits platform.connection_failed when the streak reaches FAILURE_ALERT_AFTER. */
-async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure, final: boolean): Promise<void> {
+/**
+ * Records a failed attempt: its class and reason, the streak (when it counts), and a platform's own
+ * retry time past the next slot (next_sync_at moves to it). Emits platform.connection_failed when
+ * the streak reaches FAILURE_ALERT_AFTER. Answers whether this round retries: `retry` when the next
+ * attempt comes before the next slot.
+ */
+async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure): Promise<boolean> {
   const now = ctx.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     const c = await lockedConnection(trx, job.connectionId);
-    if (!c) return;
-    // A throttled attempt that will be retried is not a failure of the connection.
-    const counts = final || failure.errorClass !== 'rate_limited';
-    const failures = c.consecutive_failures + (counts ? 1 : 0);
+    if (!c) return false;
+    const failures = c.consecutive_failures + (failure.counts ? 1 : 0);
+    const retryAt = failure.retryAt && failure.retryAt > now ? failure.retryAt : null;
+    const nextSlot = c.next_sync_at;
+    const retry =
+      failure.action === 'retry' &&
+      job.attempt < MAX_SYNC_ATTEMPTS &&
+      (nextSlot === null || now.getTime() + failure.wait * 1000 < nextSlot.getTime());
     await trx
       .updateTable('platform_connections')
       .set({
@@ -213,10 +360,14 @@ async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure, fi
         last_error_class: failure.errorClass,
         last_error_at: now,
         consecutive_failures: failures,
+        health_reason: failure.reason,
+        health_scope: null,
+        // Not before the platform's own retry time, even when it lies past the next slot.
+        ...(retryAt && !retry && (nextSlot === null || retryAt > nextSlot) ? { next_sync_at: retryAt } : {}),
       })
       .where('id', '=', c.id)
       .execute();
-    if (counts && failures === FAILURE_ALERT_AFTER && c.status === 'connected') {
+    if (failure.counts && failures === FAILURE_ALERT_AFTER && c.status === 'connected') {
       await emitEvent(ctx, trx, {
         workspaceId: c.workspace_id,
         type: 'platform.connection_failed',
@@ -230,18 +381,36 @@ async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure, fi
         },
       });
     }
+    return retry;
   });
 }
 
-/** Records a refused refresh; platform.reauth_required fires once, when the connection enters the state. */
-async function recordReauth(ctx: AppContext, job: SyncJob): Promise<void> {
+/**
+ * Moves a connection that needs the brand to reauth_required with its reason (a refused refresh or
+ * access token, a missing permission, an account gone); platform.reauth_required fires once, when
+ * the connection enters the state. The vault has already moved it for a refused token.
+ */
+async function recordReauth(
+  ctx: AppContext,
+  job: SyncJob,
+  reason: HealthReason,
+  scope: string | null = null,
+): Promise<void> {
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const c = await lockedConnection(trx, job.connectionId);
-    if (!c) return;
+    if (!c || c.status === 'disconnected') return;
     const moved = await trx
       .updateTable('platform_connections')
-      .set({ sync_started_at: null, last_error_class: 'reauth_required', last_error_at: now })
+      .set({
+        status: 'reauth_required',
+        reauth_at: sql<Date>`coalesce(reauth_at, ${now}::timestamptz)`,
+        sync_started_at: null,
+        last_error_class: 'reauth_required',
+        last_error_at: now,
+        health_reason: reason,
+        health_scope: scope,
+      })
       .where('id', '=', c.id)
       .where((eb) =>
         eb.or([eb('last_error_class', 'is', null), eb('last_error_class', '!=', 'reauth_required')]),
@@ -255,6 +424,8 @@ async function recordReauth(ctx: AppContext, job: SyncJob): Promise<void> {
         workspace_id: c.workspace_id,
         platform: c.platform,
         handle: c.handle,
+        reason,
+        ...(scope ? { scope } : {}),
         reconnect: `POST /v1/platforms/${c.platform}/connect`,
         required_at: now.toISOString(),
       },
@@ -325,9 +496,9 @@ export async function runSyncJob(
   };
   const { platform } = connection;
   const circuit = breaker(ctx, platform);
-  const wait = circuit.wait(Date.now());
+  const wait = Math.max(circuit.wait(Date.now()), appQuotaWait(ctx, platform, Date.now()));
   if (wait > 0) {
-    // Not an attempt: the platform was not called.
+    // Not an attempt: the platform was not called (its breaker is open, or its app-wide quota is spent).
     await ctx.db
       .updateTable('platform_connections')
       .set({ sync_started_at: null })
@@ -359,7 +530,7 @@ export async function runSyncJob(
       );
     }
     if (error instanceof ReauthRequired) {
-      await recordReauth(ctx, job);
+      await recordReauth(ctx, job, caught === error ? 'refresh_refused' : 'token_refused');
       return 'reauth_required';
     }
     const failure = classify(error, job.attempt);
@@ -373,25 +544,85 @@ export async function runSyncJob(
         .catch(() => {});
       throw error;
     }
+    if (failure.action === 'reauth') {
+      await recordReauth(ctx, job, failure.reason, failure.scope?.slice(0, 200) ?? null);
+      return 'reauth_required';
+    }
     if (failure.platformDown) circuit.failure(Date.now());
-    const final = failure.retryAfter === null;
-    await recordFailure(ctx, job, failure, final);
-    if (!final) {
-      await defer(ctx, platform, job, failure.retryAfter!, job.attempt + 1);
+    else if (failure.reason !== 'throttled' && failure.reason !== 'quota_exhausted') circuit.answered();
+    if (failure.appWide && failure.retryAt) holdAppQuota(ctx, platform, failure.retryAt.getTime());
+    const retry = await recordFailure(ctx, job, failure);
+    if (retry) {
+      await defer(ctx, platform, job, failure.wait, job.attempt + 1);
       return 'deferred';
     }
-    return 'failed';
+    return failure.counts ? 'failed' : 'deferred';
   }
 }
 
-/** Every minute: claims the due connections. A tick missed while no instance ran is harmless: due connections stay due. */
+/**
+ * Days before a token that cannot be refreshed lapses that platform.token_expiring fires: a week
+ * leaves the brand time to connect again (Meta's long-lived token lasts about 60 days and Facebook
+ * Login offers no refresh: https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived).
+ */
+export const TOKEN_WARNING_DAYS = 7;
+
+/**
+ * Raises platform.token_expiring once per token for live connections whose access token expires
+ * within TOKEN_WARNING_DAYS and has no refresh token. The mark (token_warned_for = the expiry warned
+ * about) is set in the statement that finds them, so instances ticking at once warn once; a new
+ * token (a reconnect) has a new expiry and is warned about again. Returns the number warned.
+ */
+export async function warnExpiringTokens(ctx: AppContext): Promise<number> {
+  const now = ctx.now();
+  const horizon = new Date(now.getTime() + TOKEN_WARNING_DAYS * 86_400_000);
+  return ctx.db.transaction().execute(async (trx) => {
+    const expiring = await trx
+      .updateTable('platform_connections')
+      .set({ token_warned_for: sql<Date>`token_expires_at` })
+      .where('status', '=', 'connected')
+      .where('refresh_token', 'is', null)
+      .where('token_expires_at', 'is not', null)
+      .where('token_expires_at', '>', now)
+      .where('token_expires_at', '<=', horizon)
+      .where((eb) =>
+        eb.or([eb('token_warned_for', 'is', null), eb('token_warned_for', '!=', eb.ref('token_expires_at'))]),
+      )
+      .returning(['workspace_id', 'platform', 'handle', 'token_expires_at'])
+      .execute();
+    for (const c of expiring) {
+      await emitEvent(ctx, trx, {
+        workspaceId: c.workspace_id,
+        type: 'platform.token_expiring',
+        data: {
+          workspace_id: c.workspace_id,
+          platform: c.platform,
+          handle: c.handle,
+          expires_at: c.token_expires_at!.toISOString(),
+          reconnect: `POST /v1/platforms/${c.platform}/connect`,
+          warned_at: now.toISOString(),
+        },
+      });
+    }
+    return expiring.length;
+  });
+}
+
+/**
+ * Every minute: claims the due connections, and warns about tokens that will lapse (warnExpiringTokens).
+ * A tick missed while no instance ran is harmless: due connections stay due.
+ */
 export const syncTickJob = defineJob<object>({
   queue: SYNC_TICK_QUEUE,
   retry: { retryLimit: 0, retryDelay: 0, retryBackoff: false },
   expireInSeconds: 300,
   schedule: '* * * * *',
   worker: { pollingIntervalSeconds: 5 },
-  handler: (ctx) => claimDueConnections(ctx),
+  handler: async (ctx) => {
+    const claimed = await claimDueConnections(ctx);
+    await warnExpiringTokens(ctx);
+    return claimed;
+  },
 });
 
 /** One platform's sync queue; its workers run this many of the platform's syncs at once per instance. */

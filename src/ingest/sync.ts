@@ -1,6 +1,7 @@
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type Transaction } from 'kysely';
+import type { DB } from '../infra/db/types.ts';
 import type { AppContext } from '../context.ts';
-import { eventRow, scheduleDelivery } from '../events/emit.ts';
+import { emitEvent, eventRow, scheduleDelivery } from '../events/emit.ts';
 import { round1, signedDelta, type CompositeGrade } from '../scoring/engine/index.ts';
 import {
   computeDailyScores,
@@ -21,6 +22,8 @@ import {
 } from '../scoring/snapshots.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
+import type { PartialFailure } from './connectors/types.ts';
+import type { StoredSyncFailure } from '../infra/db/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import type { Platform } from '../core/catalog.ts';
@@ -52,6 +55,8 @@ export interface SyncResult {
   followers: number;
   /** Whether this sync fired score.changed. */
   scoreChanged: boolean;
+  /** The calls that failed while the rest was stored (recorded on the connection until they succeed). */
+  failures: PartialFailure[];
 }
 
 /** Days a first sync reaches back: the default audit window. */
@@ -65,6 +70,9 @@ export const SYNC_STATE_CLEAN = {
   last_error_class: null,
   last_error_at: null,
   consecutive_failures: 0,
+  health_reason: null,
+  health_scope: null,
+  sync_failures: '[]',
 } as const;
 
 export class SyncError extends Error {}
@@ -230,6 +238,7 @@ export async function syncConnection(
   const to = lastAffected < today ? lastAffected : today;
   // What the claim read, usable only on the day it was read (its window ends on that today).
   const prefetched = connection.prefetched?.today === today ? connection.prefetched : undefined;
+  const failures = distinctFailures(result.failures ?? []);
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
     // (1) The main query reads the locked workspace row first (the UPDATE bumping its sync_version is
     // the lock); the upsert and the update run in the same statement (data-modifying CTEs always run
@@ -242,6 +251,10 @@ export async function syncConnection(
           .where('id', '=', workspaceId)
           .returning(['id', 'sync_version']),
       )
+      // The connection's partial failures before this sync (the statement's snapshot: the old row).
+      .with('prev', (qc) =>
+        qc.selectFrom('platform_connections').select('sync_failures').where('id', '=', connection.id),
+      )
       .with('conn', (qc) =>
         qc
           .updateTable('platform_connections')
@@ -249,6 +262,7 @@ export async function syncConnection(
             followers: result.followers,
             last_sync_at: now,
             ...SYNC_STATE_CLEAN,
+            sync_failures: failuresSql(failures, now),
             // An id the connector looked up (a connection made before ids were stored) is kept.
             ...(result.accountId && !connection.account_id ? { account_id: result.accountId } : {}),
           })
@@ -269,6 +283,7 @@ export async function syncConnection(
         sql<string | null>`(SELECT min(up.day)::text FROM up)`.as('first_changed'),
         sql<PackedSnapshot[] | null>`(SELECT json_agg(up.packed) FROM up)`.as('changed'),
         sql<number>`(SELECT count(*) FROM conn)::int`.as('recorded'),
+        sql<StoredSyncFailure[] | null>`(SELECT prev.sync_failures FROM prev)`.as('previous_failures'),
         (prefetched
           ? sql<boolean>`(ws.sync_version = ${prefetched.version}::bigint + 1
               AND ${scoringReadSql(workspaceId, today).fingerprint} = ${prefetched.fingerprint})`
@@ -277,6 +292,8 @@ export async function syncConnection(
       ])
       .executeTakeFirst();
     const firstChanged = written?.first_changed ?? undefined;
+    if (written?.recorded)
+      await reportMissingPermissions(ctx, trx, connection, failures, written.previous_failures);
 
     // (2) The score before (under the lock, before anything is rescored) and a scoring window: the
     // claim's, with this sync's changed rows laid over it, when nothing else wrote since; else read
@@ -358,7 +375,76 @@ export async function syncConnection(
     await scheduleDelivery(ctx, trx, event.id);
     return true;
   });
-  return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged };
+  return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged, failures };
+}
+
+/** One failure per call and metric (the first), so the recorded list names each once. */
+function distinctFailures(failures: readonly PartialFailure[]): PartialFailure[] {
+  const seen = new Map<string, PartialFailure>();
+  for (const f of failures) {
+    const key = `${f.call} ${f.metric ?? ''}`;
+    if (!seen.has(key)) seen.set(key, f);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * The value of platform_connections.sync_failures after a sync: exactly this sync's failures (a call
+ * that succeeded again is gone), each with `at` = now and `since` carried over from the row when the
+ * same call and metric failed on the previous sync too.
+ */
+function failuresSql(failures: readonly PartialFailure[], now: Date) {
+  const at = now.toISOString();
+  // Bounded as GET /v1/platforms documents them: the texts come from the platform.
+  const list = failures.map((f) => ({
+    call: f.call.slice(0, 300),
+    metric: f.metric?.slice(0, 200) ?? null,
+    kind: f.kind,
+    scope: f.scope?.slice(0, 200) ?? null,
+    message: f.message.slice(0, 400),
+    at,
+  }));
+  return sql<string>`(SELECT coalesce(jsonb_agg(f || jsonb_build_object('since', coalesce(
+      (SELECT p->>'since' FROM jsonb_array_elements(platform_connections.sync_failures) p
+        WHERE p->>'call' = f->>'call' AND p->'metric' = f->'metric' LIMIT 1),
+      f->>'at')) ORDER BY f->>'call', f->>'metric'), '[]'::jsonb)
+    FROM jsonb_array_elements(${JSON.stringify(list)}::jsonb) f)`;
+}
+
+/**
+ * platform.connection_degraded, once per call and metric: a sync stored its data but a call was
+ * refused for a permission the brand did not grant (or withdrew), which only the brand can give
+ * back by connecting again. Other partial failures (a refused metric, an unreadable answer) are
+ * shown in GET /v1/platforms but need nothing from the brand.
+ */
+async function reportMissingPermissions(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  connection: SyncTarget,
+  failures: readonly PartialFailure[],
+  previous: readonly StoredSyncFailure[] | null,
+): Promise<void> {
+  const before = new Set((previous ?? []).map((p) => `${p.call} ${p.metric ?? ''}`));
+  const fresh = failures.filter(
+    (f) => f.kind === 'permission_missing' && !before.has(`${f.call} ${f.metric ?? ''}`),
+  );
+  if (!fresh.length) return;
+  await emitEvent(ctx, trx, {
+    workspaceId: connection.workspace_id,
+    type: 'platform.connection_degraded',
+    data: {
+      workspace_id: connection.workspace_id,
+      platform: connection.platform,
+      handle: connection.handle,
+      missing: fresh.slice(0, 100).map((f) => ({
+        call: f.call.slice(0, 300),
+        metric: f.metric?.slice(0, 200) ?? null,
+        scope: f.scope?.slice(0, 200) ?? null,
+      })),
+      reconnect: `POST /v1/platforms/${connection.platform}/connect`,
+      degraded_at: ctx.now().toISOString(),
+    },
+  });
 }
 
 /** The latest stored score as scoringReadSql packs it: score, day, grade, interval low and high. */

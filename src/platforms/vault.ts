@@ -34,10 +34,17 @@ export class TokenRefreshFailed extends Error {
   override name = 'TokenRefreshFailed';
   readonly connectionId: string;
   readonly platform: Platform;
-  constructor(connectionId: string, platform: Platform, reason: string) {
+  /** The token endpoint's HTTP status when it answered (null: network, timeout, no client configured). */
+  readonly status: number | null;
+  constructor(connectionId: string, platform: Platform, reason: string, status: number | null = null) {
     super(`${platform} connection ${connectionId}: token refresh failed: ${reason}`);
     this.connectionId = connectionId;
     this.platform = platform;
+    this.status = status;
+  }
+  /** The platform's token endpoint is down (network, timeout, 5xx), as opposed to refusing this request. */
+  get platformDown(): boolean {
+    return this.status === null || this.status >= 500;
   }
 }
 
@@ -195,8 +202,13 @@ async function accessToken(
   } catch (error) {
     const refusal = isGrantRefusal(error);
     if (!refusal) {
-      const status = error instanceof oauth.ResponseBodyError ? ` (HTTP ${error.status})` : '';
-      throw new TokenRefreshFailed(row.id, row.platform, `${(error as Error).name}${status}`);
+      const status = error instanceof oauth.ResponseBodyError ? error.status : null;
+      throw new TokenRefreshFailed(
+        row.id,
+        row.platform,
+        `${(error as Error).name}${status === null ? '' : ` (HTTP ${status})`}`,
+        status,
+      );
     }
     const moved = await ctx.db
       .updateTable('platform_connections')

@@ -34,6 +34,20 @@ export interface Faults {
   tokenTtlSeconds: number;
   /** Authorisation requests are answered error=access_denied (the user refuses consent). */
   denyConsent: boolean;
+  /**
+   * Answers given as they are, before anything else: a platform's own error (a Graph code, a Google
+   * reason, a TikTok envelope, a reset header). The first whose `path` prefixes the API path (after
+   * /<platform>; none = every path) answers, `times` times (default 1). Setting it replaces the list.
+   */
+  answers: FaultAnswer[];
+}
+
+export interface FaultAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  path?: string;
+  times?: number;
 }
 
 const DEFAULT_FAULTS: Faults = {
@@ -43,7 +57,25 @@ const DEFAULT_FAULTS: Faults = {
   slowMs: 0,
   tokenTtlSeconds: 3600,
   denyConsent: false,
+  answers: [],
 };
+
+/** A fault answer as the control API accepts it, else a 422. */
+function faultAnswers(value: unknown): FaultAnswer[] {
+  const bad = (why: string) => new HttpError(422, { error: `fault answers: ${why}` });
+  if (!Array.isArray(value) || value.length > 100) throw bad('must be an array of at most 100');
+  return value.map((a: any) => {
+    if (!a || typeof a !== 'object') throw bad('each must be an object');
+    if (!Number.isInteger(a.status) || a.status < 200 || a.status > 599) throw bad('status must be 200..599');
+    if (a.path !== undefined && (typeof a.path !== 'string' || !a.path.startsWith('/')))
+      throw bad('path must start with /');
+    if (a.times !== undefined && (!Number.isInteger(a.times) || a.times < 1)) throw bad('times must be >= 1');
+    const headers = a.headers ?? {};
+    if (typeof headers !== 'object' || Object.values(headers).some((v) => typeof v !== 'string'))
+      throw bad('headers must map names to strings');
+    return { status: a.status, body: a.body ?? {}, headers, path: a.path, times: a.times ?? 1 };
+  });
+}
 
 interface Grant {
   platform: Platform;
@@ -274,7 +306,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const startDay = options.startDay ?? utcDay(new Date(startedAt));
   if (!isCalendarDay(startDay)) throw new Error(`startDay must be YYYY-MM-DD, got "${startDay}"`);
   let advancedDays = 0;
-  const faults = new Map<Platform, Faults>(PLATFORMS.map((p) => [p, { ...DEFAULT_FAULTS }]));
+  const faults = new Map<Platform, Faults>(PLATFORMS.map((p) => [p, { ...DEFAULT_FAULTS, answers: [] }]));
   const codes = new Map<
     string,
     Grant & {
@@ -1385,6 +1417,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const f = faults.get(platform)!;
         try {
           if (f.slowMs > 0) await new Promise((r) => setTimeout(r, f.slowMs));
+          const given = f.answers.findIndex((a) => !a.path || path.startsWith(a.path));
+          if (given >= 0) {
+            const a = f.answers[given]!;
+            a.times = (a.times ?? 1) - 1;
+            if (a.times <= 0) f.answers.splice(given, 1);
+            throw new HttpError(a.status, a.body ?? {}, a.headers ?? {});
+          }
           if (platform === 'tiktok') tiktokFaults(f);
           if (f.burst429 > 0 && platform === 'youtube') {
             // Google throttles a spent daily quota with 403 quotaExceeded, without Retry-After: the quota
@@ -1472,9 +1511,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     setFaults(platform, patch) {
       const f = faults.get(platform)!;
+      if (patch.answers !== undefined) f.answers = faultAnswers(patch.answers);
       for (const key of Object.keys(DEFAULT_FAULTS) as Array<keyof Faults>) {
         const v = patch[key];
-        if (v === undefined) continue;
+        if (v === undefined || key === 'answers') continue;
         if (typeof v !== typeof DEFAULT_FAULTS[key] || (typeof v === 'number' && !(v >= 0)))
           throw new HttpError(422, { error: `fault ${key} must be a ${typeof DEFAULT_FAULTS[key]} >= 0` });
         (f as unknown as Record<string, unknown>)[key] = v;

@@ -107,11 +107,23 @@ const DATA: Record<EventType, { description: string; data: TSchema; example: Rec
   },
   'platform.reauth_required': {
     description:
-      'Extension: the platform refused our refresh token; the owner must connect the account again.',
+      'Extension: the connection needs the brand and stopped syncing: the platform refused our refresh or ' +
+      'access token, a permission the sync needs is missing, or the account is gone. Fires once, when the ' +
+      'connection enters the state; the owner connects the account again (docs/ingestion.md "Events").',
     data: Type.Object({
       workspace_id: Id('ws'),
       platform: PlatformName,
       handle: Handle,
+      reason: Type.Optional(
+        Type.Enum(['refresh_refused', 'token_refused', 'permission_missing', 'account_gone'], {
+          description:
+            'refresh_refused / token_refused: connect again; permission_missing: connect again granting `scope`; ' +
+            'account_gone: the account, Page or channel no longer exists for this login: connect a live one or disconnect',
+        }),
+      ),
+      scope: Type.Optional(
+        Type.String({ maxLength: 200, description: 'the missing permission, when named' }),
+      ),
       reconnect: Type.String({ maxLength: 100, pattern: '^POST /v1/platforms/[a-z]+/connect$' }),
       required_at: Timestamp,
     }),
@@ -119,8 +131,60 @@ const DATA: Record<EventType, { description: string; data: TSchema; example: Rec
       workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
       platform: 'youtube',
       handle: '@bluebird',
+      reason: 'refresh_refused',
       reconnect: 'POST /v1/platforms/youtube/connect',
       required_at: '2026-11-21T04:00:12.000Z',
+    },
+  },
+  'platform.token_expiring': {
+    description:
+      "Extension: the access token of a connection that cannot be refreshed (Meta's long-lived token, about 60 " +
+      'days) lapses within 7 days; connecting again before `expires_at` keeps the syncs going. Once per token.',
+    data: Type.Object({
+      workspace_id: Id('ws'),
+      platform: PlatformName,
+      handle: Handle,
+      expires_at: Timestamp,
+      reconnect: Type.String({ maxLength: 100, pattern: '^POST /v1/platforms/[a-z]+/connect$' }),
+      warned_at: Timestamp,
+    }),
+    example: {
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      platform: 'instagram',
+      handle: '@bluebird',
+      expires_at: '2026-11-28T04:00:12.000Z',
+      reconnect: 'POST /v1/platforms/instagram/connect',
+      warned_at: '2026-11-21T04:01:00.000Z',
+    },
+  },
+  'platform.connection_degraded': {
+    description:
+      'Extension: a sync stored its data, but a call was refused for a permission the brand did not grant; ' +
+      'the pillars it feeds lack that data until the owner connects again granting it. Once per call.',
+    data: Type.Object({
+      workspace_id: Id('ws'),
+      platform: PlatformName,
+      handle: Handle,
+      missing: Type.Array(
+        Type.Object({
+          call: Type.String({ maxLength: 300 }),
+          metric: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+          scope: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+        }),
+        { minItems: 1, maxItems: 100 },
+      ),
+      reconnect: Type.String({ maxLength: 100, pattern: '^POST /v1/platforms/[a-z]+/connect$' }),
+      degraded_at: Timestamp,
+    }),
+    example: {
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      platform: 'instagram',
+      handle: '@bluebird',
+      missing: [
+        { call: 'GET /{ig-media-id}/comments', metric: 'comments', scope: 'instagram_manage_comments' },
+      ],
+      reconnect: 'POST /v1/platforms/instagram/connect',
+      degraded_at: '2026-11-21T04:00:12.000Z',
     },
   },
 };

@@ -142,7 +142,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
             title: 'Invalid Events',
             type: '/problems/invalid-events',
             detail:
-              'Unrecognised event name "audit.done"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required.',
+              'Unrecognised event name "audit.done"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded.',
             invalid_events: ['audit.done'],
           }),
         },

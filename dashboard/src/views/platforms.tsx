@@ -3,12 +3,32 @@ import { PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
 import { ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
 
+/** The connection's health (GET /v1/platforms `health.status`), as a pill. */
 const HEALTH: Record<string, { label: string; cls: string }> = {
-  connected: { label: 'Healthy', cls: 'ok' },
-  syncing: { label: 'Syncing', cls: 'ok' },
-  reauth_required: { label: 'Needs reconnecting', cls: 'warn' },
-  error: { label: 'Failing', cls: 'bad' },
+  healthy: { label: 'Healthy', cls: 'ok' },
+  degraded: { label: 'Degraded', cls: 'warn' },
+  needs_reauth: { label: 'Needs reconnecting', cls: 'bad' },
+  unsupported: { label: 'Unsupported', cls: 'bad' },
 };
+
+/** What each health reason code means for the brand. */
+const REASONS: Record<string, string> = {
+  partial_failure: 'part of the data could not be read',
+  scope_not_granted: 'a permission was not granted',
+  throttled: 'the platform is pacing requests; retrying',
+  quota_exhausted: 'the platform quota is spent until it resets',
+  platform_unavailable: 'the platform is not answering; retrying',
+  token_refresh_failed: 'the platform could not renew access; retrying',
+  token_refused: 'the platform refused access',
+  refresh_refused: 'the platform withdrew access',
+  permission_missing: 'a permission is missing',
+  account_gone: 'the account no longer exists',
+  platform_refused: 'the platform refused the request',
+  invalid_response: 'the platform answered something unreadable',
+  sync_failed: 'the last sync failed',
+};
+
+const PILLAR_NAMES = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
 
 export function PlatformsView({ session, workspaceId }: ViewProps) {
   const { client } = session;
@@ -103,13 +123,35 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
                     {c ? (
                       <>
                         <p>
-                          <span class={`pill ${health?.cls}`}>{health?.label ?? c.status}</span> {c.handle}
+                          <span class={`pill ${health?.cls ?? ''}`} data-testid={`health-${name}`}>
+                            {health?.label ?? cap(c.status.replace(/_/g, ' '))}
+                          </span>{' '}
+                          {c.handle}
                         </p>
+                        {c.health?.reason && (
+                          <p class="note" data-testid={`health-reason-${name}`}>
+                            {REASONS[c.health.reason] ?? c.health.reason.replace(/_/g, ' ')}
+                            {c.health.missing_scope && <> (permission: {c.health.missing_scope})</>}
+                          </p>
+                        )}
                         <p class="muted">
                           {(c.followers ?? c.subscribers ?? 0).toLocaleString()}{' '}
                           {c.subscribers !== undefined ? 'subscribers' : 'followers'}
                           <br />
-                          Last sync {when(c.last_sync)}
+                          Last success{' '}
+                          {c.health?.last_success_at ? when(c.health.last_success_at) : 'not yet'}
+                          {c.health && (
+                            <>
+                              <br />
+                              Latest data {c.health.latest_data_day ?? 'none yet'}
+                            </>
+                          )}
+                          {c.health?.reauth_by && (
+                            <>
+                              <br />
+                              Reconnect before {when(c.health.reauth_by)}
+                            </>
+                          )}
                           {c.last_error && (
                             <>
                               <br />
@@ -117,8 +159,24 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
                             </>
                           )}
                         </p>
+                        {c.health && (
+                          <ul class="muted" data-testid={`coverage-${name}`}>
+                            {PILLAR_NAMES.map((pillar) => {
+                              const cov = c.health!.coverage[pillar];
+                              return (
+                                <li key={pillar}>
+                                  {cap(pillar)}: {cov.level}
+                                  {cov.missing.length > 0 &&
+                                    ` (missing ${cov.missing.map((m) => m.data.replace(/_/g, ' ')).join(', ')})`}
+                                </li>
+                              );
+                            })}
+                          </ul>
+                        )}
                         <div class="row">
-                          {(c.status === 'reauth_required' || c.status === 'error') && (
+                          {(c.status === 'reauth_required' ||
+                            c.status === 'error' ||
+                            c.health?.missing_scope) && (
                             <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
                               Reconnect {cap(name)}
                             </button>

@@ -9,6 +9,8 @@ const EVENTS = [
   'campaign.phase_changed',
   'platform.connection_failed',
   'platform.reauth_required',
+  'platform.connection_degraded',
+  'platform.token_expiring',
 ] as const;
 type EventType = (typeof EVENTS)[number];
 

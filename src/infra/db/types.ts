@@ -102,6 +102,42 @@ export interface PlatformConnectionsTable {
   last_error_at: Timestamp | null;
   consecutive_failures: Generated<number>;
   manual_sync_at: Timestamp | null;
+  /** Connection health (migration 0066, docs/ingestion.md "Connection health"). The scopes the platform granted at connect; null when unknown. */
+  granted_scopes: string[] | null;
+  /** Why the connection is degraded or needs the brand; null when healthy. */
+  health_reason: HealthReason | null;
+  /** The permission a platform named as missing (health_reason permission_missing). */
+  health_scope: string | null;
+  /** The calls of the last sync that failed while the rest were stored (src/platforms/health.ts). */
+  sync_failures: ColumnType<StoredSyncFailure[], string | undefined, string>;
+  /** The token expiry platform.token_expiring was raised for (once per token). */
+  token_warned_for: Timestamp | null;
+}
+
+/** Why a connection is not healthy, as stored (the reason codes of GET /v1/platforms `health`). */
+export type HealthReason =
+  | 'throttled'
+  | 'quota_exhausted'
+  | 'platform_unavailable'
+  | 'token_refresh_failed'
+  | 'token_refused'
+  | 'refresh_refused'
+  | 'permission_missing'
+  | 'account_gone'
+  | 'platform_refused'
+  | 'invalid_response'
+  | 'sync_failed';
+
+/** One recorded partial failure (platform_connections.sync_failures). */
+export interface StoredSyncFailure {
+  call: string;
+  metric: string | null;
+  kind: string;
+  scope: string | null;
+  message: string;
+  /** When it first failed in the current run of failures, and when it last did (ISO instants). */
+  since: string;
+  at: string;
 }
 
 /** Classes of a failed sync, as stored and shown in GET /v1/platforms. */

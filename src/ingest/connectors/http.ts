@@ -320,9 +320,11 @@ export class ApiClient {
 
 /**
  * The HTTP reading of an answer, for platforms whose errors are plain HTTP: 429 throttled (Retry-After,
- * RFC 9110 10.2.3), 401 token refused (the OAuth bearer rule, RFC 6750 3.1), 5xx unavailable (Retry-After
- * on a 503), any other non-2xx an invalid request. Null for a 2xx. Connectors whose platforms say more
- * (Graph codes, Google reasons, TikTok's 200 envelopes, X's reset header) read those first.
+ * RFC 9110 10.2.3), 401 token refused (the OAuth bearer rule, RFC 6750 3.1), 403 with a Bearer
+ * `insufficient_scope` challenge a missing permission (RFC 6750 3.1; Google APIs send it, naming the
+ * scopes that would do), 410 Gone an account that no longer exists (RFC 9110 15.5.11), 5xx unavailable
+ * (Retry-After on a 503), any other non-2xx an invalid request. Null for a 2xx. Connectors whose
+ * platforms say more (Graph codes, Google reasons, TikTok's 200 envelopes, X's reset header) read those first.
  */
 export function httpFault(answer: PlatformAnswer): PlatformFault | null {
   const { status, headers, json, now } = answer;
@@ -332,8 +334,25 @@ export function httpFault(answer: PlatformAnswer): PlatformFault | null {
   const retryAt = wait === null ? null : new Date(now + wait * 1000);
   if (status === 429) return { kind: 'throttled', message, retryAt };
   if (status === 401) return { kind: 'token_refused', message };
+  if (status === 403) {
+    const challenge = bearerChallenge(headers.get('www-authenticate'));
+    if (challenge.error === 'insufficient_scope') {
+      return { kind: 'permission_missing', message, scope: challenge.scope?.split(' ')[0] ?? null };
+    }
+  }
+  if (status === 410) return { kind: 'account_gone', message };
   if (status >= 500) return { kind: 'unavailable', message, retryAt };
   return { kind: 'invalid_request', message };
+}
+
+/** The `error` and `scope` parameters of a Bearer challenge (RFC 6750 3), e.g. `Bearer error="insufficient_scope", scope="a b"`. */
+export function bearerChallenge(header: string | null): { error?: string; scope?: string } {
+  const out: { error?: string; scope?: string } = {};
+  if (!header || !/^\s*Bearer\b/i.test(header)) return out;
+  for (const m of header.matchAll(/\b(error|scope)\s*=\s*(?:"([^"]*)"|([^\s,]+))/gi)) {
+    out[m[1]!.toLowerCase() as 'error' | 'scope'] = (m[2] ?? m[3] ?? '').slice(0, 2000);
+  }
+  return out;
 }
 
 /** The error text of the platforms' error envelopes (Graph, Google, X, TikTok). */

@@ -166,21 +166,29 @@ export const youtubeConnector: PlatformConnector = {
     }
     const book = new DayBook(range);
 
-    const report = await api.get<ResultTable>('analytics', '/reports', {
-      ids: `channel==${channel.id}`,
-      startDate: range.since,
-      endDate: range.until,
-      metrics: REPORT_METRICS.join(','),
-      dimensions: 'day',
-      sort: 'day',
-    });
+    // The Analytics API has its own scope (yt-analytics.readonly), which Google's consent screen lets
+    // the user leave unticked: without it the channel and its uploads are still stored.
+    const report = await partial<ResultTable>(
+      failures,
+      { call: 'GET /v2/reports', metric: 'views,engagement,audience_history' },
+      {},
+      () =>
+        api.get<ResultTable>('analytics', '/reports', {
+          ids: `channel==${channel.id}`,
+          startDate: range.since,
+          endDate: range.until,
+          metrics: REPORT_METRICS.join(','),
+          dimensions: 'day',
+          sort: 'day',
+        }),
+    );
     const column = new Map((report.columnHeaders ?? []).map((h, i) => [h.name, i]));
     const dayColumn = column.get('day');
-    if (dayColumn === undefined)
+    if (dayColumn === undefined && !failures.length)
       throw new ConnectorError('youtube', 'the analytics report has no day column');
     const cell = (row: unknown[], name: string) => (column.has(name) ? row[column.get(name)!] : 0);
     for (const row of report.rows ?? []) {
-      const day = String(row[dayColumn]);
+      const day = String(row[dayColumn!]);
       book.add(day, 'impressions', cell(row, 'views'));
       book.add(day, 'likes', cell(row, 'likes'));
       book.add(day, 'comments', cell(row, 'comments'));
@@ -251,3 +259,4 @@ export const youtubeConnector: PlatformConnector = {
     };
   },
 };
+
