@@ -249,6 +249,7 @@ describe('platform sync', () => {
           snapshots: 3,
           followers: 10500,
           scoreChanged: false,
+          failures: [],
         },
         {
           platform: 'tiktok',
@@ -257,6 +258,7 @@ describe('platform sync', () => {
           snapshots: 3,
           followers: 8000,
           scoreChanged: false,
+          failures: [],
         },
         { platform: 'youtube', error: 'youtube: no YouTube channel for @ghost' },
       ]);

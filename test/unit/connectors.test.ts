@@ -95,9 +95,10 @@ describe('platform connectors against recorded API responses', () => {
       expect(s.sentimentConfidence).toBeGreaterThan(0);
     }
     // Every request was one the documentation gives (the fixture server answers nothing else), with the
-    // bearer token; the media list stopped at the first post before the range (no third page).
+    // bearer token; the media list stopped at the first post before the range's comment window
+    // (COMMENT_WINDOW_DAYS before the range: a post of 2025-01-20 on the third page).
     expect(r.seen.every((s) => s.headers.authorization === 'Bearer tok_123')).toBe(true);
-    expect(r.seen.filter((s) => s.path.endsWith('/media'))).toHaveLength(2);
+    expect(r.seen.filter((s) => s.path.endsWith('/media'))).toHaveLength(3);
     expect(r.seen.filter((s) => s.path.endsWith('/insights') && s.query.metric === 'views')).toHaveLength(3);
     // No stored id: the business account is found among the token holder's Pages by username (the
     // Graph API has no lookup by username), and reported for the connection to keep.
@@ -183,11 +184,14 @@ describe('platform connectors against recorded API responses', () => {
     expect(get.headers.authorization).toBeUndefined();
     // Daily metrics: engagement counted on its day.
     expect(r.snapshots.map((s) => s.engagementDating)).toEqual(['day', 'day', 'day']);
-    expect(r.seen.filter((s) => s.path.endsWith('/video/list/'))).toHaveLength(2);
-    // Comments of the videos published in the range, not of the older one the second page reached.
+    // The list is read back to the range's comment window (COMMENT_WINDOW_DAYS before it): a third page.
+    expect(r.seen.filter((s) => s.path.endsWith('/video/list/'))).toHaveLength(3);
+    // Comments of the videos published in the range and in the 30 days before it (their comments written in
+    // the range count), newest first; not of the video older than that.
     expect(r.seen.filter((s) => s.path.endsWith('/comment/list/')).map((s) => s.query.video_id)).toEqual([
       '7340000000000000002',
       '7340000000000000001',
+      '7340000000000000003',
     ]);
     expect(r.failures).toBeUndefined();
   });

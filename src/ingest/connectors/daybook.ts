@@ -27,6 +27,19 @@ export function completeness(fields: unknown[]): number {
   return fields.filter((f) => typeof f === 'string' && f.trim() !== '').length / fields.length;
 }
 
+/**
+ * A post's comments count towards sentiment, on the day each was written, for this many days from the
+ * post's day. One rule whatever range a sync reads: a sync reads the posts of this many days before its
+ * range too (`commentsSince`), so a daily re-read of the last days sees the same comments on those days
+ * as the long first sync did, and never rewrites a day with fewer of them.
+ */
+export const COMMENT_WINDOW_DAYS = 30;
+
+/** The first post day whose comments can fall in the range. */
+export function commentsSince(range: DayRange): string {
+  return addDays(range.since, -(COMMENT_WINDOW_DAYS - 1));
+}
+
 /** Per-day totals for one platform over a range; values for days outside it are ignored. */
 export class DayBook {
   readonly days: string[] = [];
@@ -54,6 +67,16 @@ export class DayBook {
   add(day: string | null, field: Counter, value: unknown): void {
     const row = day ? this.#rows.get(day) : undefined;
     if (row) row[field] += count(value);
+  }
+
+  /**
+   * A comment on a post: classified on the day it was written when that is within COMMENT_WINDOW_DAYS of
+   * the post's day (a comment dated before its post, a skewed clock, counts on its own day).
+   */
+  addComment(postDay: string | null, day: string | null, text: unknown): void {
+    const on = day ?? postDay;
+    if (!postDay || !on || on >= addDays(postDay, COMMENT_WINDOW_DAYS)) return;
+    this.addText(on, text);
   }
 
   /** Classifies a comment or mention and counts it on its day. */

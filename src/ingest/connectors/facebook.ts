@@ -1,4 +1,4 @@
-import { completeness, count, DayBook, dayOf } from './daybook.ts';
+import { commentsSince, completeness, count, DayBook, dayOf } from './daybook.ts';
 import {
   dayWindows,
   GRAPH_BASE_URL,
@@ -90,7 +90,8 @@ export const facebookConnector: PlatformConnector = {
         book.addNetFollowers(day, -n);
     }
 
-    const window = { since: unixDay(range.since), until: unixDay(addDays(range.until, 1)) };
+    // Posts from the range's comment window on: those before the range bring only their comments.
+    const window = { since: unixDay(commentsSince(range)), until: unixDay(addDays(range.until, 1)) };
     const postsPath = `/${page.id}/published_posts`;
     let posts: FbPostsPage | null = await partial(
       failures,
@@ -111,11 +112,12 @@ export const facebookConnector: PlatformConnector = {
     while (posts) {
       for (const post of posts.data ?? []) {
         const day = dayOf(post.created_time);
+        for (const c of post.comments?.data ?? []) book.addComment(day, dayOf(c.created_time), c.message);
+        if (day === null || day < range.since) continue;
         book.add(day, 'posts', 1);
         book.add(day, 'likes', post.reactions?.summary?.total_count);
         book.add(day, 'comments', post.comments?.summary?.total_count);
         book.add(day, 'shares', post.shares?.count);
-        for (const c of post.comments?.data ?? []) book.addText(dayOf(c.created_time) ?? day, c.message);
       }
       posts = posts.paging?.next ? await api.follow<FbPostsPage>('graph', posts.paging.next) : null;
     }

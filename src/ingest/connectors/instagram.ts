@@ -1,4 +1,4 @@
-import { completeness, count, DayBook, dayOf } from './daybook.ts';
+import { commentsSince, completeness, count, DayBook, dayOf } from './daybook.ts';
 import {
   dayWindows,
   GRAPH_BASE_URL,
@@ -138,7 +138,8 @@ export const instagramConnector: PlatformConnector = {
     for (const [day, n] of views) book.add(day, 'impressions', n);
     for (const [day, n] of reach) if (!views.has(day)) book.add(day, 'impressions', n);
 
-    // Media, newest first (the edge takes no time range): paging stops at the first post before the range.
+    // Media, newest first (the edge takes no time range): paging stops at the first post before the
+    // range's comment window; posts before the range bring only their comments written in it.
     const mediaPath = `/${user.id}/media`;
     let page: IgMediaPage | null = await partial(
       failures,
@@ -148,12 +149,15 @@ export const instagramConnector: PlatformConnector = {
     );
     page ??= await api.get<IgMediaPage>('graph', mediaPath, { fields: MEDIA_FIELDS, limit: 100 });
     const media: Array<IgMedia & { day: string }> = [];
+    const earlier: Array<IgMedia & { day: string }> = [];
+    const oldest = commentsSince(range);
     while (page) {
       let reachedStart = false;
       for (const m of page.data ?? []) {
         const day = dayOf(m.timestamp);
         if (!day) continue;
-        if (day < range.since) reachedStart = true;
+        if (day < oldest) reachedStart = true;
+        else if (day < range.since) earlier.push({ ...m, day });
         else if (day <= range.until) media.push({ ...m, day });
       }
       page =
@@ -163,7 +167,9 @@ export const instagramConnector: PlatformConnector = {
       book.add(m.day, 'posts', 1);
       book.add(m.day, 'likes', m.like_count);
       book.add(m.day, 'comments', m.comments_count);
-      for (const c of m.comments?.data ?? []) book.addText(dayOf(c.timestamp) ?? m.day, c.text);
+    }
+    for (const m of [...media, ...earlier]) {
+      for (const c of m.comments?.data ?? []) book.addComment(m.day, dayOf(c.timestamp), c.text);
     }
 
     // Media insights for the newest posts: lifetime saves and shares on the post's day, like likes;

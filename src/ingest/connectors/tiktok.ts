@@ -1,4 +1,4 @@
-import { completeness, count, DayBook, dayOf } from './daybook.ts';
+import { commentsSince, completeness, count, DayBook, dayOf } from './daybook.ts';
 import { partial, type ApiClient, type PlatformAnswer, type PlatformFault } from './http.ts';
 import type { PartialFailure, PlatformConnector } from './types.ts';
 import { addDays } from '../../core/days.ts';
@@ -146,7 +146,9 @@ export const tiktokConnector: PlatformConnector = {
       if (m.followers_count !== undefined) reported.set(m.date, count(m.followers_count));
     }
 
-    // Newest first: once a page reaches before the window, the rest is older still.
+    // Newest first: once a page reaches before the window's comment window, the rest is older still.
+    // Videos before the window bring only their comments written in it.
+    const commentsFrom = commentsSince(window);
     const recent: Array<{ id: string; day: string }> = [];
     let cursor: number | undefined;
     for (;;) {
@@ -160,7 +162,7 @@ export const tiktokConnector: PlatformConnector = {
       for (const v of page?.videos ?? []) {
         const day = dayOf(unixSeconds(v.create_time));
         book.add(day, 'posts', 1);
-        if (day !== null && day < window.since) older = true;
+        if (day !== null && day < commentsFrom) older = true;
         else if (day !== null && day <= window.until && v.item_id) recent.push({ id: v.item_id, day });
       }
       if (!page?.has_more || older || page.cursor === undefined) break;
@@ -185,7 +187,8 @@ export const tiktokConnector: PlatformConnector = {
         if (failures.at(-1)?.kind === 'permission_missing') break;
         continue;
       }
-      for (const c of page.data?.comments ?? []) book.addText(dayOf(unixSeconds(c.create_time)), c.text);
+      for (const c of page.data?.comments ?? [])
+        book.addComment(video.day, dayOf(unixSeconds(c.create_time)), c.text);
     }
 
     const followers = count(profile?.followers_count);
