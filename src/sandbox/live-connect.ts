@@ -3,7 +3,8 @@ import type { Platform } from '../core/catalog.ts';
 /**
  * Connects a workspace's platforms the way a brand does, over HTTP against a running service:
  * POST /v1/platforms/{platform}/connect with the workspace's key, the platform's authorization URL
- * (the simulator consents at once and redirects), the service's callback, then an on-demand first
+ * (the simulator consents at once and redirects), the service's callback (with the binding cookie the
+ * connect answer set, as the browser that started it would send it), then an on-demand first
  * sync. A connection already there (the sandbox's handle-only ones, or OAuth ones whose tokens a
  * previous simulator issued) is disconnected first; its history stays. The account is the same
  * handle, passed to the simulator as `login_hint`.
@@ -33,11 +34,15 @@ export async function connectThroughConsent(options: LiveConnectOptions): Promis
   const http = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
   const query = options.workspaceId ? `?workspace_id=${encodeURIComponent(options.workspaceId)}` : '';
+  /** The cookie the last connect set: the flow completes only for the "browser" that started it. */
+  let binding = '';
   const call = async (method: string, path: string, expected: number[]) => {
     const res = await http(`${base}${path}${query}`, {
       method,
       headers: { authorization: `Bearer ${options.key}` },
     });
+    const set = res.headers.get('set-cookie');
+    if (set) binding = set.split(';')[0] ?? '';
     const body = (await res.json().catch(() => null)) as Record<string, any> | null;
     if (!expected.includes(res.status))
       throw new Error(`${method} ${path}: ${res.status} ${body?.title ?? ''} ${body?.detail ?? ''}`.trim());
@@ -60,7 +65,7 @@ export async function connectThroughConsent(options: LiveConnectOptions): Promis
         throw new Error(`the authorization server answered ${consent.status} without a redirect`);
       // The redirect goes to the service's callback; followed on the service we talk to.
       const back = new URL(location);
-      const done = await http(`${base}${back.pathname}${back.search}`);
+      const done = await http(`${base}${back.pathname}${back.search}`, { headers: { cookie: binding } });
       if (done.status !== 200) {
         const problem = (await done.json().catch(() => null)) as { title?: string } | null;
         throw new Error(`callback: ${done.status} ${problem?.title ?? ''}`.trim());

@@ -3,10 +3,18 @@ import type { Platform } from '../../src/core/catalog.ts';
 import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
 import type { TestService } from './service.ts';
 
+/** The browser-binding cookie a connect answer set, as a Cookie header value. */
+export function bindingCookieOf(setCookie: string | string[] | undefined | null): string {
+  const first = (Array.isArray(setCookie) ? setCookie[0] : setCookie) ?? '';
+  const pair = first.split(';')[0] ?? '';
+  expect(pair, 'POST /connect sets the binding cookie').toMatch(/^bh_connect_[a-z]+=./);
+  return pair;
+}
+
 /**
  * connect -> the simulator's consent screen (signed in as `login`, or its default account) -> callback,
- * all over HTTP, as a user would. The service must be started with SIMULATOR_URL. Returns the new
- * connection's id.
+ * all over HTTP, as a user would in one browser (the binding cookie of the connect answer goes with
+ * the callback). The service must be started with SIMULATOR_URL. Returns the new connection's id.
  */
 export async function connectThroughSimulator(
   t: TestService,
@@ -17,7 +25,11 @@ export async function connectThroughSimulator(
   const url = new URL(started.json().authorization_url);
   if (o.login) url.searchParams.set('login_hint', o.login);
   const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-  const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+  const done = await t.request({
+    method: 'GET',
+    url: `${back.pathname}${back.search}`,
+    headers: { cookie: bindingCookieOf(started.headers['set-cookie']) },
+  });
   expect(done.statusCode, done.body).toBe(200);
   const { id } = await t.db
     .selectFrom('platform_connections')
@@ -45,7 +57,10 @@ export async function connectThroughSimulatorOverHttp(
   const url = new URL(JSON.parse(body).authorization_url);
   url.searchParams.set('login_hint', o.login);
   const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-  const done = await fetch(`${origin}${back.pathname}${back.search}`, { redirect: 'manual' });
+  const done = await fetch(`${origin}${back.pathname}${back.search}`, {
+    redirect: 'manual',
+    headers: { cookie: bindingCookieOf(started.headers.get('set-cookie')) },
+  });
   expect(done.status, await done.text()).toBe(200);
 }
 

@@ -94,6 +94,8 @@ export interface PlatformConnectionsTable {
   refresh_token_key_id: string | null;
   token_expires_at: Timestamp | null;
   scopes: string | null;
+  /** The scopes the platform granted at connect (migration 0066); NULL: not known. */
+  granted_scopes: string[] | null;
   /** When the connection entered reauth_required. */
   reauth_at: Timestamp | null; /** Scheduled sync and health (migration 0051, docs/ingestion.md). */
   next_sync_at: Timestamp | null;
@@ -110,6 +112,8 @@ export type SyncErrorClass =
 
 /** Pending OAuth authorisations (single-use, 10 minutes). */
 export interface OauthStatesTable {
+  /** The connect attempt's id (`oc_...`), as the API names it. */
+  id: string;
   state_hash: string;
   workspace_id: string;
   platform: Platform;
@@ -120,8 +124,21 @@ export interface OauthStatesTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: Timestamp | null;
-  outcome: 'connected' | 'denied' | 'failed' | null;
+  outcome: 'connected' | 'denied' | 'failed' | 'pending_selection' | null;
   error: string | null;
+  /** SHA-256 of the nonce in the starting browser's cookie (migration 0066). */
+  binding_hash: string | null;
+  /** The accounts the login gave, while the brand picks one (pending_selection). */
+  candidates: ColumnType<unknown, string | null, string | null> | null;
+  /** The user's tokens while pending_selection, sealed (purpose platform-token). */
+  access_token: string | null;
+  access_token_key_id: string | null;
+  refresh_token: string | null;
+  refresh_token_key_id: string | null;
+  token_expires_at: Timestamp | null;
+  granted_scopes: string[] | null;
+  /** The connection the attempt made or restored. */
+  connection_id: string | null;
 }
 
 /** The metric columns, from core/metric-snapshot.ts: the required ones have no default. */
