@@ -66,9 +66,21 @@ export async function connectThroughConsent(options: LiveConnectOptions): Promis
       // The redirect goes to the service's callback; followed on the service we talk to.
       const back = new URL(location);
       const done = await http(`${base}${back.pathname}${back.search}`, { headers: { cookie: binding } });
-      if (done.status !== 200) {
-        const problem = (await done.json().catch(() => null)) as { title?: string } | null;
-        throw new Error(`callback: ${done.status} ${problem?.title ?? ''}`.trim());
+      const answer = (await done.json().catch(() => null)) as Record<string, any> | null;
+      if (done.status !== 200) throw new Error(`callback: ${done.status} ${answer?.title ?? ''}`.trim());
+      if (answer?.status === 'pending_selection') {
+        // The account is also connected to another workspace (or the login gave several): the sandbox's
+        // own account is picked, sharing confirmed.
+        const own = (answer.accounts as Array<{ account_id: string; handle: string }>).find(
+          (a) => a.handle.toLowerCase() === handle,
+        );
+        if (!own) throw new Error(`callback: the login did not offer ${handle}`);
+        const picked = await http(`${base}/v1/platforms/${platform}/connect/${answer.id}/select`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ account_id: own.account_id, share: true }),
+        });
+        if (picked.status !== 200) throw new Error(`select: ${picked.status}`);
       }
       await call('POST', `/v1/platforms/${platform}/sync`, [202]);
       results.push({ platform, handle, outcome: 'connected' });

@@ -245,7 +245,7 @@ describe('which account is connected', () => {
       404,
     );
 
-    const select = (body: unknown) =>
+    const select = (body: Record<string, unknown>) =>
       t.request({ method: 'POST', url: `/v1/platforms/facebook/connect/${c.id}/select`, key, payload: body });
     expectProblem(await select({ account_id: 'page_notmine' }), 400, 'Invalid Parameter');
     expectProblem(await select({}), 400);

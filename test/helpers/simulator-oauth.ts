@@ -31,6 +31,19 @@ export async function connectThroughSimulator(
     headers: { cookie: bindingCookieOf(started.headers['set-cookie']) },
   });
   expect(done.statusCode, done.body).toBe(200);
+  if (done.json().status === 'pending_selection') {
+    // Tests reuse simulator logins across workspaces: the account is live elsewhere, so it is picked
+    // explicitly, sharing confirmed (docs/decisions.md "One platform account in several workspaces").
+    const accounts = done.json().accounts as Array<{ account_id: string; handle: string }>;
+    const pick = accounts.find((a) => a.handle === (o.login ?? `sim${o.platform}`)) ?? accounts[0]!;
+    const picked = await t.request({
+      method: 'POST',
+      url: `/v1/platforms/${o.platform}/connect/${done.json().id}/select`,
+      key: o.key,
+      payload: { account_id: pick.account_id, share: true },
+    });
+    expect(picked.statusCode, picked.body).toBe(200);
+  }
   const { id } = await t.db
     .selectFrom('platform_connections')
     .select('id')
