@@ -341,11 +341,11 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         querystring: NoQuery,
         response: {
           200: json(Attempt, 'The connect attempt', {
-            ...attemptExample,
+            id: attemptExample.id,
+            platform: attemptExample.platform,
+            workspace_id: attemptExample.workspace_id,
             status: 'pending_selection',
-            handle: undefined,
-            followers: undefined,
-            reconnected: undefined,
+            expires_at: attemptExample.expires_at,
             accounts: [
               {
                 account_id: '17841400000000001',
@@ -362,6 +362,8 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
                 connected_elsewhere: false,
               },
             ],
+            granted_scopes: attemptExample.granted_scopes,
+            missing_scopes: [],
           }),
           ...errorResponses(403, 404, 422),
         },

@@ -171,7 +171,8 @@ export interface ConnectAttempt {
   status: 'pending' | 'pending_selection' | 'connected' | 'denied' | 'failed' | 'expired';
   expiresAt: Date;
   /** The connection made (connected). */
-  connection?: { id: string; handle: string; followers: number; reconnected: boolean };
+  /** The connection made (connected); `reconnected` is known only to the request that made it. */
+  connection?: { id: string; handle: string; followers: number; reconnected?: boolean };
   /** pending_selection: the accounts to pick from. */
   accounts?: Candidate[];
   grantedScopes: string[] | null;
@@ -528,7 +529,7 @@ export async function connectAttempt(
       return {
         ...base,
         status: 'connected',
-        connection: { id: c.id, handle: c.handle, followers: c.followers, reconnected: false },
+        connection: { id: c.id, handle: c.handle, followers: c.followers },
       };
     }
   }
