@@ -3230,6 +3230,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "Zm9vYmFyYmF6cXV4",
+                 *       "code": "AQD8sT2kq0x1yZ",
+                 *       "iss": "https://www.facebook.com"
+                 *     }
+                 */
                 "application/json": {
                     state?: string;
                     code?: string;
@@ -3802,6 +3809,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "account_id": "17841400000000002",
+                 *       "share": false
+                 *     }
+                 */
                 "application/json": {
                     account_id: string;
                     /**

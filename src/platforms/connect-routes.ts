@@ -158,6 +158,18 @@ const CallbackParams = Type.Object(
   { additionalProperties: true },
 );
 
+/** The redirect's query as a JSON body (POST callback). */
+const CallbackBody = Type.Object(CallbackParams.properties, {
+  additionalProperties: true,
+  examples: [
+    {
+      state: 'Zm9vYmFyYmF6cXV4',
+      code: 'AQD8sT2kq0x1yZ',
+      iss: 'https://www.facebook.com',
+    },
+  ],
+});
+
 function asParams(query: Record<string, unknown>): URLSearchParams {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (typeof v === 'string') params.set(k, v);
@@ -302,7 +314,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
           `Elsewhere). Otherwise as the GET. ${callbackDescription}`,
         params: PlatformPath,
         querystring: NoQuery,
-        body: CallbackParams,
+        body: CallbackBody,
         response: {
           200: json(
             Attempt,
@@ -403,7 +415,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
               }),
             ),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, examples: [{ account_id: '17841400000000002', share: false }] },
         ),
         response: {
           200: json(Attempt, 'The account is connected', attemptExample),
