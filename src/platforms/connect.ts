@@ -366,6 +366,10 @@ export async function completeConnect(
       sealed: sealFor(ctx, chosen, tokens, now),
       granted: scopes.granted,
       share: false,
+    }).catch(async (error: unknown) => {
+      // Refused under the workspace lock (plan limit, already connected, a race): say why on the row.
+      await record('failed', error instanceof DomainError ? error.kind : 'connection not stored');
+      throw error;
     });
     return {
       ...base,
