@@ -245,6 +245,12 @@ describe('which account is connected', () => {
       404,
     );
 
+    const unknownParameter = await t.request({
+      method: 'GET',
+      url: `/v1/platforms/facebook/connect/${c.id}?no_such_parameter=1`,
+      key,
+    });
+    expect(expectProblem(unknownParameter, 400).errors[0].parameter).toBe('no_such_parameter');
     const select = (body: Record<string, unknown>) =>
       t.request({ method: 'POST', url: `/v1/platforms/facebook/connect/${c.id}/select`, key, payload: body });
     expectProblem(await select({ account_id: 'page_notmine' }), 400, 'Invalid Parameter');
