@@ -101,13 +101,20 @@ export async function startConnect(
   const sealed = ctx.keyRing.seal(verifier, OAUTH_VERIFIER_PURPOSE);
   const id = newId('oc');
   await ctx.db.transaction().execute(async (trx) => {
-    // An earlier attempt still waiting for a pick is superseded: its tokens are forgotten.
+    // An earlier attempt still waiting for a pick is superseded, and any whose time to pick has run
+    // out is closed: their waiting tokens are forgotten.
     await trx
       .updateTable('oauth_states')
       .set({ ...FORGET_TOKENS, outcome: 'failed', error: 'superseded by a newer connect' })
       .where('workspace_id', '=', input.workspaceId)
       .where('platform', '=', platform)
       .where('outcome', '=', 'pending_selection')
+      .execute();
+    await trx
+      .updateTable('oauth_states')
+      .set({ ...FORGET_TOKENS, outcome: 'failed', error: 'no account was picked in time' })
+      .where('outcome', '=', 'pending_selection')
+      .where('expires_at', '<=', now)
       .execute();
     await trx
       .insertInto('oauth_states')

@@ -308,6 +308,41 @@ describe('which account is connected', () => {
     expect(one.json()).toMatchObject({ status: 'connected', handle: 'onlyonebrand' });
   });
 
+  it('a pick not made within 30 minutes expires, and its waiting token is forgotten', async () => {
+    const { key } = await workspaceWithKey(t.db, { plan: 'pro' });
+    sim.setUser('youtube', 'slowpicker', { accounts: ['slowa', 'slowb'] });
+    const c = await consent(key, 'youtube', 'slowpicker');
+    const back = await t.request({ method: 'GET', url: c.callback, headers: { cookie: c.cookie } });
+    expect(back.json().status).toBe('pending_selection');
+    t.setNow(new Date(Date.now() + 30 * 60_000 + 1000));
+    try {
+      expect(
+        (await t.request({ method: 'GET', url: `/v1/platforms/youtube/connect/${c.id}`, key })).json(),
+      ).toMatchObject({ status: 'expired' });
+      expectProblem(
+        await t.request({
+          method: 'POST',
+          url: `/v1/platforms/youtube/connect/${c.id}/select`,
+          key,
+          payload: { account_id: 'UCslowa' },
+        }),
+        409,
+        'Not Awaiting Selection',
+      );
+      // The next connect (any workspace) closes it.
+      const other = await workspaceWithKey(t.db, { plan: 'pro' });
+      await t.request({ method: 'POST', url: '/v1/platforms/twitter/connect', key: other.key });
+    } finally {
+      t.setNow(undefined);
+    }
+    const row = await t.db
+      .selectFrom('oauth_states')
+      .select(['outcome', 'access_token', 'refresh_token'])
+      .where('id', '=', c.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ outcome: 'failed', access_token: null, refresh_token: null });
+  });
+
   it('a reconnect never lands on another account: refused naming both, history untouched', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro' });
     expect((await connect(key, 'twitter', 'brandone')).statusCode).toBe(200);

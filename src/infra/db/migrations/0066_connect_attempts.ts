@@ -33,6 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       (access_token IS NULL) = (access_token_key_id IS NULL)
       AND (refresh_token IS NULL) = (refresh_token_key_id IS NULL)
       AND (access_token IS NULL OR outcome = 'pending_selection'));
+    CREATE INDEX oauth_states_pending_idx ON oauth_states (expires_at) WHERE outcome = 'pending_selection';
     ALTER TABLE platform_connections ADD COLUMN granted_scopes text[];
   `,
   );
@@ -43,6 +44,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     db,
     `
     ALTER TABLE platform_connections DROP COLUMN granted_scopes;
+    DROP INDEX oauth_states_pending_idx;
     DELETE FROM oauth_states WHERE outcome = 'pending_selection';
     ALTER TABLE oauth_states DROP CONSTRAINT oauth_states_tokens_ck;
     ALTER TABLE oauth_states DROP CONSTRAINT oauth_states_outcome_check;
