@@ -2,17 +2,16 @@ import { useState } from 'preact/hooks';
 import { PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
 import type { components } from '../../../sdk/src/schema.d.ts';
+import { ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
 
 type Attempt = components['schemas']['PlatformConnectAttempt'];
 interface Choice {
   platform: Platform;
   id: string;
   accounts: NonNullable<Attempt['accounts']>;
-  share: boolean;
   /** The account waiting for the confirmation to share it with another workspace. */
   confirm?: string;
 }
-import { ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
 
 const HEALTH: Record<string, { label: string; cls: string }> = {
   connected: { label: 'Healthy', cls: 'ok' },
@@ -75,7 +74,7 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
           break;
         }
         if (a.status === 'pending_selection') {
-          setChoice({ platform, id: a.id, accounts: a.accounts ?? [], share: false });
+          setChoice({ platform, id: a.id, accounts: a.accounts ?? [] });
           setMessage(`Choose which ${cap(platform)} account to connect.`);
           break;
         }
@@ -112,7 +111,7 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
         res.response.status === 409 &&
         res.error?.title === 'Account Connected Elsewhere'
       ) {
-        setChoice({ ...c, share: true, confirm: accountId });
+        setChoice({ ...c, confirm: accountId });
         setMessage('This account is connected to another workspace already. Connect it here as well?');
         return;
       }
