@@ -56,7 +56,7 @@ async function seed(service: Service, sim: Simulator, n: number, tag: string, no
           accessToken: t.access_token,
           refreshToken: t.refresh_token,
           expiresAt: new Date(now.getTime() + 86_400_000),
-          scopes: t.scope,
+          scopes: t.scope ?? null,
         }),
       };
     });

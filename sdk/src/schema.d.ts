@@ -139,7 +139,7 @@ export interface paths {
         put?: never;
         /**
          * Start connecting a platform account (extension)
-         * @description Returns the platform's OAuth 2.0 authorization URL (authorization code with PKCE S256). Send the account owner there; the platform redirects to GET /v1/platforms/{platform}/callback, which connects the account. The URL is single-use, bound to the workspace and this API key, and valid 10 minutes. 409 when the platform is connected already, 402 when the plan's platform_limit is reached. A connection waiting for re-authorisation is reconnected in place.
+         * @description Returns the platform's OAuth 2.0 authorization URL (authorization code with PKCE S256) and the connect attempt's `id`, and sets a cookie binding the attempt to this browser. Open the URL in the same browser (the dashboard opens it in a pop-up): the platform redirects to GET /v1/platforms/{platform}/callback, which completes only for the browser holding that cookie, so a person who merely opens a link someone else started cannot attach their account to that workspace. An application whose own page receives the redirect (PLATFORM_<NAME>_REDIRECT_URI) completes it with POST /v1/platforms/{platform}/callback and this key. Follow the attempt with GET /v1/platforms/{platform}/connect/{id}. The URL is single-use, bound to the workspace and this API key, and valid 10 minutes. 409 when the platform is connected already, 402 when the plan's platform_limit is reached, 503 when the service has no public address (PUBLIC_URL). A connection waiting for re-authorisation is reconnected in place, with its own account only.
          */
         post: operations["connectPlatform"];
         delete?: never;
@@ -157,11 +157,55 @@ export interface paths {
         };
         /**
          * The platform's OAuth redirect back (extension)
-         * @description Exchanges the code for tokens (stored encrypted, never returned), reads the account and connects it. 400 for a missing, replayed or expired state; 403 Consent Denied when the owner refused (recorded).
+         * @description Exchanges the code for tokens (stored encrypted, never returned), checks the granted permissions and reads the accounts the login may connect: one is connected at once (`connected`), several leave the attempt `pending_selection` with `accounts` to pick from. 400 for a missing, replayed or expired state; 403 Connect Started Elsewhere when the caller is not the browser (or key) that started it; 403 Consent Denied when the owner refused (recorded); 403 Permissions Declined when a required permission was unticked; 409 Account Mismatch when a reconnect authorised another account than the connection's.
          */
         get: operations["completePlatformConnection"];
         put?: never;
+        /**
+         * Complete an authorisation whose redirect reached the application's own page (extension)
+         * @description For an application whose page receives the platform redirect (the operator set PLATFORM_<NAME>_REDIRECT_URI to it): send the redirect's query parameters (`state`, `code` or `error`, `iss`) with the API key that started the attempt; any other key is refused (403 Connect Started Elsewhere). Otherwise as the GET. Exchanges the code for tokens (stored encrypted, never returned), checks the granted permissions and reads the accounts the login may connect: one is connected at once (`connected`), several leave the attempt `pending_selection` with `accounts` to pick from. 400 for a missing, replayed or expired state; 403 Connect Started Elsewhere when the caller is not the browser (or key) that started it; 403 Consent Denied when the owner refused (recorded); 403 Permissions Declined when a required permission was unticked; 409 Account Mismatch when a reconnect authorised another account than the connection's.
+         */
+        post: operations["submitPlatformAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platform}/connect/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A connect attempt: waiting, accounts to pick from, or its outcome (extension)
+         * @description Visible only to the API key that started it (404 to others). `pending_selection` lists the accounts the login gave (several Pages, Instagram business accounts or YouTube channels, or one already connected elsewhere); pick one with POST /v1/platforms/{platform}/connect/{id}/select within 30 minutes of the callback.
+         */
+        get: operations["getPlatformConnectAttempt"];
+        put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{platform}/connect/{id}/select": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pick the account to connect among those the login gave (extension)
+         * @description With the API key that started the attempt, while it is `pending_selection`. An account already connected to another workspace needs `share: true` (409 Account Connected Elsewhere otherwise). 409 Not Awaiting Selection when the attempt is not (or no longer) waiting; 400 when `account_id` is not one it offered; the plan limit and "already connected" are checked again.
+         */
+        post: operations["selectPlatformAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -916,21 +960,48 @@ export interface components {
         PlatformAuthorization: {
             /** @enum {unknown} */
             platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+            /** @description the connect attempt */
+            id: string;
             /** Format: uri */
             authorization_url: string;
             /** Format: date-time */
             expires_at: string;
         };
-        PlatformConnected: {
+        PlatformConnectAttempt: {
+            /** @description the connect attempt */
+            id: string;
             /** @enum {unknown} */
             platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
             workspace_id: string;
-            /** @enum {string} */
-            status: "connected";
-            handle: string;
-            followers: number;
+            /**
+             * @description pending: waiting for the account owner at the platform; pending_selection: the login gave several accounts (or one connected elsewhere), pick one with POST …/connect/{id}/select; connected; denied (consent refused); failed (see `error`); expired
+             * @enum {unknown}
+             */
+            status: "pending" | "pending_selection" | "connected" | "denied" | "failed" | "expired";
+            /** Format: date-time */
+            expires_at: string;
+            /** @description connected: the account */
+            handle?: string;
+            followers?: number;
             /** @description a connection waiting for re-authorisation was restored */
-            reconnected: boolean;
+            reconnected?: boolean;
+            /** @description pending_selection: the accounts to pick from */
+            accounts?: {
+                /** @description the platform's id of the account */
+                account_id: string;
+                handle: string;
+                name: string;
+                /** @description audience size (subscribers on youtube) */
+                followers: number;
+                /** @description connected to another workspace already: picking it needs `share: true` */
+                connected_elsewhere: boolean;
+            }[];
+            /** @description what the platform granted (null: not known yet) */
+            granted_scopes: string[] | null;
+            /** @description requested but not granted: only optional ones (comment texts for sentiment); a declined required scope refuses the connect with 403 Permissions Declined */
+            missing_scopes: string[];
+            /** @description failed: what went wrong */
+            error?: string;
         };
         PlatformDisconnected: {
             /** @enum {unknown} */
@@ -3412,6 +3483,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "platform": "instagram",
+                     *       "id": "oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S",
                      *       "authorization_url": "https://www.facebook.com/v21.0/dialog/oauth?client_id=1234567890&response_type=code&state=Zm9vYmFy&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
                      *       "expires_at": "2026-11-22T10:15:00.000Z"
                      *     }
@@ -3690,7 +3762,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The account is connected */
+            /** @description The account is connected, or the login gave several to pick from */
             200: {
                 headers: {
                     /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
@@ -3700,15 +3772,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": "oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S",
                      *       "platform": "instagram",
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *       "status": "connected",
-                     *       "handle": "@bluebirdcoffee",
+                     *       "expires_at": "2026-11-22T10:15:00.000Z",
+                     *       "handle": "bluebirdcoffee",
                      *       "followers": 48210,
-                     *       "reconnected": false
+                     *       "reconnected": false,
+                     *       "granted_scopes": [
+                     *         "instagram_basic",
+                     *         "instagram_manage_insights",
+                     *         "pages_show_list",
+                     *         "business_management"
+                     *       ],
+                     *       "missing_scopes": []
                      *     }
                      */
-                    "application/json": components["schemas"]["PlatformConnected"];
+                    "application/json": components["schemas"]["PlatformConnectAttempt"];
                 };
             };
             /** @description Invalid request (a parameter is named in `errors`) */
@@ -3850,6 +3931,921 @@ export interface operations {
                 headers: {
                     /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
                     "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway: the platform answered badly */
+            502: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/platform-error",
+                     *       "title": "Platform Error",
+                     *       "status": 502,
+                     *       "detail": "The platform did not answer the token exchange.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    submitPlatformAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example instagram */
+                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "Zm9vYmFyYmF6cXV4",
+                 *       "code": "AQD8sT2kq0x1yZ",
+                 *       "iss": "https://www.facebook.com"
+                 *     }
+                 */
+                "application/json": {
+                    state?: string;
+                    code?: string;
+                    error?: string;
+                    error_description?: string;
+                    iss?: string;
+                    scope?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The account is connected, or the login gave several to pick from */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S",
+                     *       "platform": "instagram",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "status": "connected",
+                     *       "expires_at": "2026-11-22T10:15:00.000Z",
+                     *       "handle": "bluebirdcoffee",
+                     *       "followers": 48210,
+                     *       "reconnected": false,
+                     *       "granted_scopes": [
+                     *         "instagram_basic",
+                     *         "instagram_manage_insights",
+                     *         "pages_show_list",
+                     *         "business_management"
+                     *       ],
+                     *       "missing_scopes": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformConnectAttempt"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Bad Gateway: the platform answered badly */
+            502: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/platform-error",
+                     *       "title": "Platform Error",
+                     *       "status": 502,
+                     *       "detail": "The platform did not answer the token exchange.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPlatformConnectAttempt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example instagram */
+                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                /** @example oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connect attempt */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S",
+                     *       "platform": "instagram",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "status": "pending_selection",
+                     *       "expires_at": "2026-11-22T10:15:00.000Z",
+                     *       "accounts": [
+                     *         {
+                     *           "account_id": "17841400000000001",
+                     *           "handle": "bluebirdcoffee",
+                     *           "name": "Bluebird Coffee",
+                     *           "followers": 48210,
+                     *           "connected_elsewhere": false
+                     *         },
+                     *         {
+                     *           "account_id": "17841400000000002",
+                     *           "handle": "bluebirdroastery",
+                     *           "name": "Bluebird Roastery",
+                     *           "followers": 9120,
+                     *           "connected_elsewhere": false
+                     *         }
+                     *       ],
+                     *       "granted_scopes": [
+                     *         "instagram_basic",
+                     *         "instagram_manage_insights",
+                     *         "pages_show_list",
+                     *         "business_management"
+                     *       ],
+                     *       "missing_scopes": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformConnectAttempt"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    selectPlatformAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example instagram */
+                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                /** @example oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_id": "17841400000000002",
+                 *       "share": false
+                 *     }
+                 */
+                "application/json": {
+                    account_id: string;
+                    /**
+                     * @description connect an account that another workspace has connected too
+                     * @default false
+                     */
+                    share?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The account is connected */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S",
+                     *       "platform": "instagram",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "status": "connected",
+                     *       "expires_at": "2026-11-22T10:15:00.000Z",
+                     *       "handle": "bluebirdcoffee",
+                     *       "followers": 48210,
+                     *       "reconnected": false,
+                     *       "granted_scopes": [
+                     *         "instagram_basic",
+                     *         "instagram_manage_insights",
+                     *         "pages_show_list",
+                     *         "business_management"
+                     *       ],
+                     *       "missing_scopes": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PlatformConnectAttempt"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payment required: a plan quota is used up */
+            402: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-limit-reached",
+                     *       "title": "Audit Limit Reached",
+                     *       "status": 402,
+                     *       "detail": "The Pro plan includes 10 audits per calendar month (UTC) and 10 have been used; the quota resets at 2026-12-01T00:00:00.000Z.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
                     /** @description seconds to wait before retrying */
                     "Retry-After"?: string;
                     [name: string]: unknown;

@@ -43,6 +43,16 @@ export interface ErrorDetails {
   invalid_state: FieldDetails;
   authorization_failed: FieldDetails | undefined;
   consent_denied: undefined;
+  /** The callback reached a browser (or key) other than the one that started the authorisation. */
+  connect_started_elsewhere: undefined;
+  /** A required permission was declined at the platform. */
+  permissions_declined: { missing: string[] };
+  /** A reconnect authorised another account than the connection's. */
+  account_mismatch: { connected: string; authorised: string[] };
+  /** The account is connected to another workspace and sharing it was not confirmed. */
+  account_connected_elsewhere: FieldDetails;
+  /** The connect attempt is not waiting for an account to be picked. */
+  connect_not_pending: undefined;
   // webhooks
   invalid_url: FieldDetails;
   invalid_secret: FieldDetails;

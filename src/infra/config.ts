@@ -326,7 +326,8 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     env: 'PUBLIC_URL',
     key: 'publicUrl',
     default: '—',
-    meaning: 'base URL written into the sandbox manifest',
+    meaning:
+      'the public base URL: the OAuth redirect URI (`<PUBLIC_URL>/v1/platforms/<platform>/callback`; connecting a platform without it works only on loopback) and the sandbox manifest',
     read: (e) => url(e, 'PUBLIC_URL', ['http:', 'https:']),
   }),
   option({

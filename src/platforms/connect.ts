@@ -6,10 +6,12 @@ import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { OAUTH_VERIFIER_PURPOSE, PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
-import { PLAN_LIMITS, type Plan, type Platform } from '../core/catalog.ts';
+import { PLAN_LIMITS, planAtLeast, type Plan, type Platform } from '../core/catalog.ts';
+import { visibleTo } from '../workspaces/tenancy.ts';
 import { ConnectorError } from '../ingest/connectors/index.ts';
 import { SYNC_STATE_CLEAN } from '../ingest/sync.ts';
-import { identify } from './identity.ts';
+import { grantedScopes, listAccounts, type AccountCandidate } from './identity.ts';
+import { checkScopes } from './scopes.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import * as tiktokBusiness from './tiktok-business-oauth.ts';
 import { clientAuth, oauthOptions, sealTokens, tokenSet } from './vault.ts';
@@ -62,37 +64,76 @@ function checkConnectable(
   }
 }
 
+/** The cookie that binds an authorisation to the browser that started it (docs/ingestion.md). */
+export const bindingCookie = (platform: Platform) => `bh_connect_${platform}`;
+
+/** How long a brand has to pick an account once the login gave several. */
+export const SELECTION_TTL_MS = 30 * 60_000;
+
 /**
- * Starts an authorisation: a PKCE verifier (sealed) and a random state (stored as its hash) bound
- * to the workspace, the platform and the API key, valid STATE_TTL_MS; returns the platform's URL.
+ * Starts an authorisation: a PKCE verifier (sealed), a random state (stored as its hash) and a
+ * browser-binding nonce (stored as its hash; the route sets it as an HttpOnly cookie on the
+ * callback's path), bound to the workspace, the platform and the API key, valid STATE_TTL_MS.
+ * Returns the attempt's id and the platform's URL. `origin` is where the service is reachable
+ * (PUBLIC_URL, or a loopback address): null refuses unless PLATFORM_<NAME>_REDIRECT_URI is set.
  */
 export async function startConnect(
   ctx: AppContext,
-  input: { workspaceId: string; plan: Plan; keyId: string; platform: Platform; origin: string },
-): Promise<{ authorizationUrl: string; expiresAt: Date }> {
+  input: { workspaceId: string; plan: Plan; keyId: string; platform: Platform; origin: string | null },
+): Promise<{ id: string; authorizationUrl: string; expiresAt: Date; binding: string; redirectUri: string }> {
   const { platform } = input;
   const e = configured(ctx, platform);
+  const redirectUri =
+    e.redirectUri ?? (input.origin ? `${input.origin}/v1/platforms/${platform}/callback` : null);
+  if (!redirectUri) {
+    throw new DomainError(
+      'platform_not_configured',
+      'This service does not know its public address, so it cannot tell the platform where to send the ' +
+        'account owner back: the operator sets PUBLIC_URL (or PLATFORM_' +
+        `${platform.toUpperCase()}_REDIRECT_URI). Without it, connecting works only on a loopback address.`,
+    );
+  }
   checkConnectable(await liveConnections(ctx.db, input.workspaceId), input.plan, platform);
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
-  const redirectUri = e.redirectUri ?? `${input.origin}/v1/platforms/${platform}/callback`;
+  const binding = oauth.generateRandomState();
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + STATE_TTL_MS);
   const sealed = ctx.keyRing.seal(verifier, OAUTH_VERIFIER_PURPOSE);
-  await ctx.db
-    .insertInto('oauth_states')
-    .values({
-      state_hash: sha256(state),
-      workspace_id: input.workspaceId,
-      platform,
-      owner_key_id: input.keyId,
-      code_verifier: sealed.ciphertext,
-      code_verifier_key_id: sealed.keyId,
-      redirect_uri: redirectUri,
-      created_at: now,
-      expires_at: expiresAt,
-    })
-    .execute();
+  const id = newId('oc');
+  await ctx.db.transaction().execute(async (trx) => {
+    // An earlier attempt still waiting for a pick is superseded, and any whose time to pick has run
+    // out is closed: their waiting tokens are forgotten.
+    await trx
+      .updateTable('oauth_states')
+      .set({ ...FORGET_TOKENS, outcome: 'failed', error: 'superseded by a newer connect' })
+      .where('workspace_id', '=', input.workspaceId)
+      .where('platform', '=', platform)
+      .where('outcome', '=', 'pending_selection')
+      .execute();
+    await trx
+      .updateTable('oauth_states')
+      .set({ ...FORGET_TOKENS, outcome: 'failed', error: 'no account was picked in time' })
+      .where('outcome', '=', 'pending_selection')
+      .where('expires_at', '<=', now)
+      .execute();
+    await trx
+      .insertInto('oauth_states')
+      .values({
+        id,
+        state_hash: sha256(state),
+        binding_hash: sha256(binding),
+        workspace_id: input.workspaceId,
+        platform,
+        owner_key_id: input.keyId,
+        code_verifier: sealed.ciphertext,
+        code_verifier_key_id: sealed.keyId,
+        redirect_uri: redirectUri,
+        created_at: now,
+        expires_at: expiresAt,
+      })
+      .execute();
+  });
   const url = new URL(e.authorizeUrl);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set(e.quirks.clientIdParam, e.clientId!);
@@ -102,8 +143,16 @@ export async function startConnect(
   url.searchParams.set('code_challenge', await oauth.calculatePKCECodeChallenge(verifier));
   url.searchParams.set('code_challenge_method', 'S256');
   for (const [name, value] of Object.entries(e.quirks.authorizeParams)) url.searchParams.set(name, value);
-  return { authorizationUrl: url.href, expiresAt };
+  return { id, authorizationUrl: url.href, expiresAt, binding, redirectUri };
 }
+
+const FORGET_TOKENS = {
+  access_token: null,
+  access_token_key_id: null,
+  refresh_token: null,
+  refresh_token_key_id: null,
+  token_expires_at: null,
+} as const;
 
 const invalidState = () =>
   new DomainError(
@@ -112,25 +161,55 @@ const invalidState = () =>
     { parameter: 'state' },
   );
 
-export interface CallbackResult {
-  workspaceId: string;
-  platform: Platform;
+/** An account offered to the brand, as the attempt stores and the API shows it. */
+export interface Candidate {
+  accountId: string;
   handle: string;
+  name: string;
   followers: number;
-  connectionId: string;
-  reconnected: boolean;
+  /** Live in another workspace: connecting it here needs `share: true`. */
+  connectedElsewhere: boolean;
+}
+
+/** A connect attempt as the API shows it. */
+export interface ConnectAttempt {
+  id: string;
+  platform: Platform;
+  workspaceId: string;
+  status: 'pending' | 'pending_selection' | 'connected' | 'denied' | 'failed' | 'expired';
+  expiresAt: Date;
+  /** The connection made (connected). */
+  /** The connection made (connected); `reconnected` is known only to the request that made it. */
+  connection?: { id: string; handle: string; followers: number; reconnected?: boolean };
+  /** pending_selection: the accounts to pick from. */
+  accounts?: Candidate[];
+  grantedScopes: string[] | null;
+  /** Requested and not granted (optional ones only: a missing required one refuses the connect). */
+  missingScopes: string[];
+  error?: string;
 }
 
 /**
- * The platform's redirect back: claims the state (once), records a refusal, or exchanges the code
- * (oauth4webapi, with the PKCE verifier), reads the account and creates the connection, or brings a
- * connection waiting for re-authorisation back in place.
+ * Who may complete an authorisation: the browser that started it (the nonce of its binding cookie),
+ * or, for an application whose own page receives the platform's redirect, the API key that started it.
+ */
+export type Binding = { cookie: string | null } | { keyId: string };
+
+/**
+ * The platform's redirect back. Claims the state (once); refuses a browser or key other than the
+ * one that started it (RFC 9700 4.7: a person who merely consents at someone else's URL attaches
+ * nothing); re-checks that the starting key may still connect platforms of the workspace; records
+ * a refusal; exchanges the code (oauth4webapi, with the PKCE verifier); refuses when a required
+ * scope was declined; lists the accounts the login may connect; then connects the one account (a
+ * reconnect: only the connection's own account) or leaves the attempt `pending_selection` with the
+ * candidates for the brand to pick (selectAccount).
  */
 export async function completeConnect(
   ctx: AppContext,
   platform: Platform,
   params: URLSearchParams,
-): Promise<CallbackResult> {
+  binding: Binding,
+): Promise<ConnectAttempt> {
   const state = params.get('state');
   if (!state) throw invalidParameter('state', 'is required');
   const now = ctx.now();
@@ -152,21 +231,27 @@ export async function completeConnect(
       .where('state_hash', '=', claimed.state_hash)
       .execute();
 
-  // The state is bound to the key that asked: if that key was revoked or expired meanwhile, its
-  // authorisation goes with it.
-  const owner = await ctx.db
-    .selectFrom('api_keys')
-    .select('id')
-    .where('id', '=', claimed.owner_key_id)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .executeTakeFirst();
-  if (!owner) {
-    await record('failed', 'the API key that started the authorisation is no longer valid');
+  const bound =
+    'keyId' in binding
+      ? binding.keyId === claimed.owner_key_id
+      : binding.cookie !== null &&
+        claimed.binding_hash !== null &&
+        sha256(binding.cookie) === claimed.binding_hash;
+  if (!bound) {
+    await record('failed', 'completed by another browser or key than the one that started it');
     throw new DomainError(
-      'forbidden',
-      'The API key that started this authorisation has been revoked or has expired.',
+      'connect_started_elsewhere',
+      'This authorisation was started in another browser (or by another API key): nothing was connected. ' +
+        'Connecting completes only where it started, so an account cannot be attached to a workspace by ' +
+        'someone who merely opened its authorisation link. Start again from the workspace that should ' +
+        'hold the account.',
     );
+  }
+  try {
+    await checkStarter(ctx.db, claimed.owner_key_id, claimed.workspace_id, now);
+  } catch (error) {
+    await record('failed', 'the API key that started the authorisation may no longer connect platforms');
+    throw error;
   }
 
   const e = configured(ctx, platform);
@@ -223,9 +308,11 @@ export async function completeConnect(
         );
   }
 
-  let who;
+  let listed: AccountCandidate[];
+  let granted: string[] | null;
   try {
-    who = await identify(e, tokens.access_token, tokens as { open_id?: unknown });
+    granted = await grantedScopes(e, tokens.access_token, tokens as { scope?: unknown });
+    listed = await listAccounts(e, tokens.access_token, tokens as { open_id?: unknown });
   } catch (error) {
     await record(
       'failed',
@@ -236,42 +323,427 @@ export async function completeConnect(
       `${platform} did not describe the authorised account; start again later.`,
     );
   }
-  if (who.handle.length > 100) {
-    await record('failed', 'handle too long');
-    throw new DomainError('platform_unavailable', `${platform} returned an unusable account handle.`);
+  const scopes = checkScopes(e.scopes, granted);
+  if (scopes.missingRequired.length) {
+    await record('failed', `declined: ${scopes.missingRequired.join(' ')}`);
+    throw new DomainError(
+      'permissions_declined',
+      `The ${platform} account owner did not grant ${scopes.missingRequired.join(', ')}, without which ` +
+        'its data cannot be read; nothing was connected. Connect again and leave these permissions ticked.',
+      { missing: scopes.missingRequired },
+    );
+  }
+  const usable = listed.filter((c) => c.handle.length <= 100);
+  if (!usable.length) {
+    await record('failed', 'the login manages no account to connect');
+    throw new DomainError(
+      'authorization_failed',
+      platform === 'instagram'
+        ? 'The login manages no Facebook Page with a linked Instagram business or creator account; nothing was connected.'
+        : platform === 'facebook'
+          ? 'The login manages no Facebook Page; nothing was connected.'
+          : `The ${platform} login gave no account to connect; nothing was connected.`,
+    );
   }
 
-  // A Facebook Page is read with its own token (from /me/accounts; it does not expire while the
-  // long-lived user token it came from is valid), not the person's.
+  // A reconnect may only bring back the connection's own account.
+  const waiting = await ctx.db
+    .selectFrom('platform_connections')
+    .select(['id', 'handle', 'account_id'])
+    .where('workspace_id', '=', claimed.workspace_id)
+    .where('platform', '=', platform)
+    .where('status', '=', 'reauth_required')
+    .executeTakeFirst();
+  const offered = waiting ? usable.filter((c) => sameAccount(waiting, c)) : usable;
+  if (waiting && !offered.length) {
+    await record('failed', 'the reconnect authorised another account');
+    throw accountMismatch(platform, waiting, usable);
+  }
+
+  const candidates = await markShared(ctx.db, platform, claimed.workspace_id, offered);
+  const base = {
+    id: claimed.id,
+    platform,
+    workspaceId: claimed.workspace_id,
+    grantedScopes: scopes.granted,
+    missingScopes: scopes.missing,
+  };
+  if (candidates.length === 1 && !candidates[0]!.connectedElsewhere) {
+    const chosen = offered[0]!;
+    const made = await finish(ctx, {
+      attempt: claimed.state_hash,
+      workspaceId: claimed.workspace_id,
+      platform,
+      account: chosen,
+      sealed: sealFor(ctx, chosen, tokens, now),
+      granted: scopes.granted,
+      share: false,
+    }).catch(async (error: unknown) => {
+      // Refused under the workspace lock (plan limit, already connected, a race): say why on the row.
+      await record('failed', error instanceof DomainError ? error.kind : 'connection not stored');
+      throw error;
+    });
+    return {
+      ...base,
+      status: 'connected',
+      expiresAt: claimed.expires_at,
+      connection: {
+        id: made.id,
+        handle: chosen.handle,
+        followers: chosen.followers,
+        reconnected: made.reconnected,
+      },
+    };
+  }
+
+  // Several accounts (or one already connected elsewhere): the brand picks, through the API.
+  const expiresAt = new Date(now.getTime() + SELECTION_TTL_MS);
+  const user = sealTokens(ctx.keyRing, tokenSet(tokens, now));
+  await ctx.db
+    .updateTable('oauth_states')
+    .set({
+      outcome: 'pending_selection',
+      error: null,
+      expires_at: expiresAt,
+      candidates: JSON.stringify(candidates),
+      granted_scopes: scopes.granted,
+      access_token: user.access_token,
+      access_token_key_id: user.access_token_key_id,
+      refresh_token: user.refresh_token,
+      refresh_token_key_id: user.refresh_token_key_id,
+      token_expires_at: user.token_expires_at,
+    })
+    .where('state_hash', '=', claimed.state_hash)
+    .execute();
+  return { ...base, status: 'pending_selection', expiresAt, accounts: candidates };
+}
+
+/**
+ * The brand picks one of the accounts a login gave (an attempt `pending_selection`), with the key
+ * that started the attempt. Facebook Pages are listed again with the stored user token, for the
+ * chosen Page's own token. An account live in another workspace needs `share: true`.
+ */
+export async function selectAccount(
+  ctx: AppContext,
+  input: { platform: Platform; attemptId: string; keyId: string; accountId: string; share: boolean },
+): Promise<ConnectAttempt> {
+  const { platform } = input;
+  const now = ctx.now();
+  const row = await ownAttempt(ctx.db, input.platform, input.attemptId, input.keyId);
+  if (row.outcome !== 'pending_selection' || row.expires_at <= now || !row.access_token) {
+    throw new DomainError(
+      'connect_not_pending',
+      row.outcome === 'pending_selection'
+        ? 'The time to pick an account has run out; start again with POST /v1/platforms/{platform}/connect.'
+        : 'This connect attempt is not waiting for an account to be picked.',
+    );
+  }
+  await checkStarter(ctx.db, row.owner_key_id, row.workspace_id, now);
+  const candidates = readCandidates(row.candidates);
+  const picked = candidates.find((c) => c.accountId === input.accountId);
+  if (!picked) {
+    throw invalidParameter('account_id', 'is not one of the accounts this authorisation gave');
+  }
+  const e = configured(ctx, platform);
+  const userToken = ctx.keyRing.open(
+    { ciphertext: row.access_token, keyId: row.access_token_key_id! },
+    PLATFORM_TOKEN_PURPOSE,
+  );
+  let account: AccountCandidate = picked;
+  if (platform === 'facebook' && e.quirks.accountsVia === 'me/accounts') {
+    // The Page's own token (not kept while waiting): listed again with the user token.
+    let fresh: AccountCandidate[];
+    try {
+      fresh = await listAccounts(e, userToken, {});
+    } catch {
+      throw new DomainError(
+        'platform_unavailable',
+        `${platform} did not list the login's Pages; try again later or start again.`,
+      );
+    }
+    const again = fresh.find((c) => c.accountId === picked.accountId);
+    if (!again) {
+      throw new DomainError(
+        'connect_not_pending',
+        'The login no longer manages that Page; start again with POST /v1/platforms/{platform}/connect.',
+      );
+    }
+    account = again;
+  }
+  const refresh = row.refresh_token
+    ? ctx.keyRing.open(
+        { ciphertext: row.refresh_token, keyId: row.refresh_token_key_id! },
+        PLATFORM_TOKEN_PURPOSE,
+      )
+    : null;
   const sealed = sealTokens(
     ctx.keyRing,
-    who.accessToken
-      ? {
-          accessToken: who.accessToken,
-          refreshToken: null,
-          expiresAt: null,
-          scopes: tokenSet(tokens, now).scopes,
-        }
-      : tokenSet(tokens, now),
+    account.accessToken
+      ? { accessToken: account.accessToken, refreshToken: null, expiresAt: null, scopes: null }
+      : { accessToken: userToken, refreshToken: refresh, expiresAt: row.token_expires_at, scopes: null },
   );
-  const result = await ctx.db.transaction().execute(async (trx) => {
-    // The workspace row is locked so two callbacks cannot both pass the plan limit.
+  const granted = row.granted_scopes;
+  sealed.scopes = granted?.join(' ') ?? null;
+  const made = await finish(ctx, {
+    attempt: row.state_hash,
+    workspaceId: row.workspace_id,
+    platform,
+    account,
+    sealed,
+    granted,
+    share: input.share,
+  });
+  return {
+    id: row.id,
+    platform,
+    workspaceId: row.workspace_id,
+    status: 'connected',
+    expiresAt: row.expires_at,
+    connection: {
+      id: made.id,
+      handle: account.handle,
+      followers: account.followers,
+      reconnected: made.reconnected,
+    },
+    grantedScopes: granted,
+    missingScopes: checkScopes(e.scopes, granted).missing,
+  };
+}
+
+/** A connect attempt, to the key that started it (404 to any other). */
+export async function connectAttempt(
+  ctx: AppContext,
+  platform: Platform,
+  attemptId: string,
+  keyId: string,
+): Promise<ConnectAttempt> {
+  const row = await ownAttempt(ctx.db, platform, attemptId, keyId);
+  const now = ctx.now();
+  const e = platformEndpoints(ctx.config, platform);
+  const scopes = checkScopes(e.scopes, row.granted_scopes);
+  const base = {
+    id: row.id,
+    platform,
+    workspaceId: row.workspace_id,
+    expiresAt: row.expires_at,
+    grantedScopes: scopes.granted,
+    missingScopes: scopes.missing,
+  };
+  if (row.outcome === null) return { ...base, status: row.expires_at > now ? 'pending' : 'expired' };
+  if (row.outcome === 'pending_selection') {
+    return row.expires_at > now
+      ? { ...base, status: 'pending_selection', accounts: readCandidates(row.candidates) }
+      : { ...base, status: 'expired' };
+  }
+  if (row.outcome === 'connected' && row.connection_id) {
+    const c = await ctx.db
+      .selectFrom('platform_connections')
+      .select(['id', 'handle', 'followers', 'granted_scopes'])
+      .where('id', '=', row.connection_id)
+      .executeTakeFirst();
+    if (c) {
+      return {
+        ...base,
+        status: 'connected',
+        connection: { id: c.id, handle: c.handle, followers: c.followers },
+      };
+    }
+  }
+  return {
+    ...base,
+    status: row.outcome === 'denied' ? 'denied' : row.outcome === 'connected' ? 'connected' : 'failed',
+    ...(row.error ? { error: row.error } : {}),
+  };
+}
+
+async function ownAttempt(db: Kysely<DB>, platform: Platform, attemptId: string, keyId: string) {
+  const row = await db
+    .selectFrom('oauth_states')
+    .selectAll()
+    .where('id', '=', attemptId)
+    .where('platform', '=', platform)
+    .where('owner_key_id', '=', keyId)
+    .executeTakeFirst();
+  if (!row) {
+    throw new DomainError(
+      'not_found',
+      `No ${platform} connect attempt "${attemptId}" was started with this API key.`,
+    );
+  }
+  return row;
+}
+
+function readCandidates(value: unknown): Candidate[] {
+  return Array.isArray(value) ? (value as Candidate[]) : [];
+}
+
+/**
+ * The key that started an authorisation must still be allowed to connect platforms of the workspace
+ * when it completes: not revoked or expired, `write` scope, its owner on Pro or above, and the
+ * workspace still its own or one of its agency's clients (a client moved to another agency meanwhile
+ * is not).
+ */
+async function checkStarter(db: Kysely<DB>, keyId: string, workspaceId: string, now: Date): Promise<void> {
+  const key = await db
+    .selectFrom('api_keys')
+    .innerJoin('workspaces as owner', 'owner.id', 'api_keys.workspace_id')
+    .select(['api_keys.scopes', 'api_keys.workspace_id', 'owner.plan'])
+    .where('api_keys.id', '=', keyId)
+    .where('api_keys.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
+    .executeTakeFirst();
+  if (!key) {
+    throw new DomainError(
+      'forbidden',
+      'The API key that started this authorisation has been revoked or has expired.',
+    );
+  }
+  const target = await db
+    .selectFrom('workspaces')
+    .select('id')
+    .where('id', '=', workspaceId)
+    .where(visibleTo(key.workspace_id!))
+    .executeTakeFirst();
+  if (!target || !key.scopes.includes('write') || !planAtLeast(key.plan, 'pro')) {
+    throw new DomainError(
+      'forbidden',
+      'The API key that started this authorisation may no longer connect platforms of this workspace.',
+    );
+  }
+}
+
+function sameAccount(waiting: { handle: string; account_id: string | null }, c: AccountCandidate): boolean {
+  if (waiting.account_id) return waiting.account_id === c.accountId;
+  return waiting.handle.replace(/^@/, '').toLowerCase() === c.handle.replace(/^@/, '').toLowerCase();
+}
+
+function accountMismatch(
+  platform: Platform,
+  waiting: { handle: string; account_id: string | null },
+  got: AccountCandidate[],
+): DomainError<'account_mismatch'> {
+  const connected = `${waiting.handle}${waiting.account_id ? ` (${waiting.account_id})` : ''}`;
+  const authorised = got.map((c) => `${c.handle} (${c.accountId})`);
+  return new DomainError(
+    'account_mismatch',
+    `The ${platform} connection waiting for re-authorisation is ${connected}, but the login gave ` +
+      `${authorised.join(', ')}: nothing was changed. Sign in as ${waiting.handle} to reconnect it, or ` +
+      `disconnect it first (DELETE /v1/platforms/${platform}) to connect another account.`,
+    { connected, authorised },
+  );
+}
+
+/** Marks candidates that are live in another workspace. */
+async function markShared(
+  db: Kysely<DB>,
+  platform: Platform,
+  workspaceId: string,
+  list: AccountCandidate[],
+): Promise<Candidate[]> {
+  const ids = list.map((c) => c.accountId);
+  const elsewhere = ids.length
+    ? await db
+        .selectFrom('platform_connections')
+        .select('account_id')
+        .where('platform', '=', platform)
+        .where('account_id', 'in', ids)
+        .where('workspace_id', '<>', workspaceId)
+        .where('status', '<>', 'disconnected')
+        .execute()
+    : [];
+  const shared = new Set(elsewhere.map((r) => r.account_id));
+  return list.map((c) => ({
+    accountId: c.accountId,
+    handle: c.handle,
+    name: c.name,
+    followers: c.followers,
+    connectedElsewhere: shared.has(c.accountId),
+  }));
+}
+
+/** The sealed token columns a connection to `account` stores (a Facebook Page: the Page's own token). */
+function sealFor(ctx: AppContext, account: AccountCandidate, tokens: oauth.TokenEndpointResponse, now: Date) {
+  const set = tokenSet(tokens, now);
+  return sealTokens(
+    ctx.keyRing,
+    account.accessToken
+      ? { accessToken: account.accessToken, refreshToken: null, expiresAt: null, scopes: set.scopes }
+      : set,
+  );
+}
+
+/**
+ * Creates the connection, or restores the one waiting for re-authorisation in place (only with its
+ * own account), in one transaction under a lock on the workspace row (so two completions cannot both
+ * pass the plan limit), and marks the attempt connected (its waiting tokens forgotten).
+ */
+async function finish(
+  ctx: AppContext,
+  input: {
+    attempt: string;
+    workspaceId: string;
+    platform: Platform;
+    account: AccountCandidate;
+    sealed: ReturnType<typeof sealTokens>;
+    granted: string[] | null;
+    share: boolean;
+  },
+): Promise<{ id: string; reconnected: boolean }> {
+  const { platform, account } = input;
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
     const ws = await trx
       .selectFrom('workspaces')
       .select(['id', 'plan'])
-      .where('id', '=', claimed.workspace_id)
+      .where('id', '=', input.workspaceId)
       .forUpdate()
       .executeTakeFirst();
     if (!ws) throw new DomainError('not_found', 'The workspace no longer exists.');
+    const attempt = await trx
+      .selectFrom('oauth_states')
+      .select(['outcome'])
+      .where('state_hash', '=', input.attempt)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (attempt.outcome !== 'failed' && attempt.outcome !== 'pending_selection') {
+      throw new DomainError('connect_not_pending', 'This connect attempt has been completed already.');
+    }
     const live = await liveConnections(trx, ws.id);
     checkConnectable(live, ws.plan, platform);
-    const waiting = live.find((c) => c.platform === platform);
+    const waiting = await trx
+      .selectFrom('platform_connections')
+      .select(['id', 'handle', 'account_id'])
+      .where('workspace_id', '=', ws.id)
+      .where('platform', '=', platform)
+      .where('status', '=', 'reauth_required')
+      .executeTakeFirst();
+    if (waiting && !sameAccount(waiting, account)) throw accountMismatch(platform, waiting, [account]);
+    if (!input.share) {
+      const elsewhere = await trx
+        .selectFrom('platform_connections')
+        .select('id')
+        .where('platform', '=', platform)
+        .where('account_id', '=', account.accountId)
+        .where('workspace_id', '<>', ws.id)
+        .where('status', '<>', 'disconnected')
+        .executeTakeFirst();
+      if (elsewhere) {
+        throw new DomainError(
+          'account_connected_elsewhere',
+          `${account.handle} is already connected to another workspace. Connecting it here as well is ` +
+            'allowed only when asked for explicitly: pick it again with `share: true`.',
+          { parameter: 'share' },
+        );
+      }
+    }
     const values = {
-      handle: who.handle,
-      account_id: who.accountId,
-      followers: who.followers,
-      ...sealed,
+      handle: account.handle,
+      account_id: account.accountId,
+      followers: account.followers,
+      granted_scopes: input.granted,
+      ...input.sealed,
     };
+    let made: { id: string; reconnected: boolean };
     if (waiting) {
       await trx
         .updateTable('platform_connections')
@@ -287,24 +759,22 @@ export async function completeConnect(
         .where('id', '=', waiting.id)
         .where('status', '=', 'reauth_required')
         .execute();
-      return { id: waiting.id, reconnected: true };
+      made = { id: waiting.id, reconnected: true };
+    } else {
+      const id = newId('pc');
+      await trx
+        .insertInto('platform_connections')
+        .values({ id, workspace_id: ws.id, platform, connected_at: now, ...values })
+        .execute();
+      made = { id, reconnected: false };
     }
-    const id = newId('pc');
     await trx
-      .insertInto('platform_connections')
-      .values({ id, workspace_id: ws.id, platform, connected_at: now, ...values })
+      .updateTable('oauth_states')
+      .set({ ...FORGET_TOKENS, outcome: 'connected', error: null, connection_id: made.id })
+      .where('state_hash', '=', input.attempt)
       .execute();
-    return { id, reconnected: false };
+    return made;
   });
-  await record('connected', null);
-  return {
-    workspaceId: claimed.workspace_id,
-    platform,
-    handle: who.handle,
-    followers: who.followers,
-    connectionId: result.id,
-    reconnected: result.reconnected,
-  };
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Platform } from '../core/catalog.ts';
 /**
  * Connects a workspace's platforms the way a brand does, over HTTP against a running service:
  * POST /v1/platforms/{platform}/connect with the workspace's key, the platform's authorization URL
- * (the simulator consents at once and redirects), the service's callback, then an on-demand first
+ * (the simulator consents at once and redirects), the service's callback (with the binding cookie the
+ * connect answer set, as the browser that started it would send it), then an on-demand first
  * sync. A connection already there (the sandbox's handle-only ones, or OAuth ones whose tokens a
  * previous simulator issued) is disconnected first; its history stays. The account is the same
  * handle, passed to the simulator as `login_hint`.
@@ -33,11 +34,15 @@ export async function connectThroughConsent(options: LiveConnectOptions): Promis
   const http = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
   const query = options.workspaceId ? `?workspace_id=${encodeURIComponent(options.workspaceId)}` : '';
+  /** The cookie the last connect set: the flow completes only for the "browser" that started it. */
+  let binding = '';
   const call = async (method: string, path: string, expected: number[]) => {
     const res = await http(`${base}${path}${query}`, {
       method,
       headers: { authorization: `Bearer ${options.key}` },
     });
+    const set = res.headers.get('set-cookie');
+    if (set) binding = set.split(';')[0] ?? '';
     const body = (await res.json().catch(() => null)) as Record<string, any> | null;
     if (!expected.includes(res.status))
       throw new Error(`${method} ${path}: ${res.status} ${body?.title ?? ''} ${body?.detail ?? ''}`.trim());
@@ -60,10 +65,22 @@ export async function connectThroughConsent(options: LiveConnectOptions): Promis
         throw new Error(`the authorization server answered ${consent.status} without a redirect`);
       // The redirect goes to the service's callback; followed on the service we talk to.
       const back = new URL(location);
-      const done = await http(`${base}${back.pathname}${back.search}`);
-      if (done.status !== 200) {
-        const problem = (await done.json().catch(() => null)) as { title?: string } | null;
-        throw new Error(`callback: ${done.status} ${problem?.title ?? ''}`.trim());
+      const done = await http(`${base}${back.pathname}${back.search}`, { headers: { cookie: binding } });
+      const answer = (await done.json().catch(() => null)) as Record<string, any> | null;
+      if (done.status !== 200) throw new Error(`callback: ${done.status} ${answer?.title ?? ''}`.trim());
+      if (answer?.status === 'pending_selection') {
+        // The account is also connected to another workspace (or the login gave several): the sandbox's
+        // own account is picked, sharing confirmed.
+        const own = (answer.accounts as Array<{ account_id: string; handle: string }>).find(
+          (a) => a.handle.toLowerCase() === handle,
+        );
+        if (!own) throw new Error(`callback: the login did not offer ${handle}`);
+        const picked = await http(`${base}/v1/platforms/${platform}/connect/${answer.id}/select`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ account_id: own.account_id, share: true }),
+        });
+        if (picked.status !== 200) throw new Error(`select: ${picked.status}`);
       }
       await call('POST', `/v1/platforms/${platform}/sync`, [202]);
       results.push({ platform, handle, outcome: 'connected' });

@@ -80,7 +80,20 @@ function faultAnswers(value: unknown): FaultAnswer[] {
 interface Grant {
   platform: Platform;
   handle: string;
+  /** The scopes granted (as the platform joins them). */
   scope: string;
+  /** Requested and unticked at the consent screen (SimulatedUser.declinedScopes). */
+  declined?: string[];
+}
+
+/**
+ * What a simulated person does at the consent screen: the accounts their login manages (Pages on
+ * Meta, with an Instagram business account each on Instagram; channels on YouTube; default: one,
+ * named like the login) and the permissions they untick.
+ */
+export interface SimulatedUser {
+  accounts?: string[];
+  declinedScopes?: string[];
 }
 
 interface AccessToken extends Grant {
@@ -119,6 +132,8 @@ export interface Simulator {
    * does after about 60 days: API requests with it are refused (401, Graph code 190).
    */
   expireAccessTokens(platform: Platform, handle?: string): number;
+  /** Sets what a login manages and declines at consent (the default: one account, everything granted). */
+  setUser(platform: Platform, login: string, user: SimulatedUser): void;
   /**
    * Issues tokens directly, as if a user had consented (bench and tests); `scope` (space- or
    * comma-separated): the permissions the user granted, default all the service asks for.
@@ -136,7 +151,7 @@ interface TokenAnswer {
   token_type: 'Bearer';
   expires_in: number;
   refresh_token: string;
-  scope: string;
+  scope?: string;
   open_id: string;
 }
 
@@ -324,6 +339,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const accessTokens = new Map<string, AccessToken>();
   const everIssued: string[] = [];
   const refreshTokens = new Map<string, Grant>();
+  const users = new Map<string, SimulatedUser>();
+  const userOf = (platform: Platform, login: string): SimulatedUser =>
+    users.get(`${platform}:${login}`) ?? {};
+  /** The accounts a login manages: its own name unless set otherwise. */
+  const accountsOf = (platform: Platform, login: string): string[] =>
+    userOf(platform, login).accounts ?? [login];
   const counts = Object.fromEntries(PLATFORMS.map((p) => [p, {} as Record<string, number>])) as Record<
     Platform,
     Record<string, number>
@@ -367,7 +388,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       token_type: 'Bearer',
       expires_in: ttl,
       ...(refresh ? { refresh_token: refresh } : {}),
-      scope: grant.scope,
+      // Meta's token answer has no scope: the granted permissions are read from /me/permissions
+      // (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow).
+      ...(isMeta(grant.platform) ? {} : { scope: grant.scope }),
       open_id: grant.handle,
     } as TokenAnswer;
   }
@@ -447,10 +470,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!/^[a-z0-9_.-]{1,60}$/.test(handle)) return fail('invalid_request', 'login_hint is not a handle');
     const code = `sim_code_${b64url(randomBytes(18))}`;
     everIssued.push(code);
+    // The person may untick permissions at the consent screen (Meta, Google, TikTok allow it).
+    const requested = q.get('scope') ?? SCOPES[platform];
+    const declined = (userOf(platform, handle).declinedScopes ?? []).filter((d) =>
+      requested.split(/[\s,]+/).includes(d),
+    );
     codes.set(code, {
       platform,
       handle,
-      scope: q.get('scope') ?? SCOPES[platform],
+      scope: requested
+        .split(/[\s,]+/)
+        .filter((x) => x && !declined.includes(x))
+        .join(requested.includes(',') ? ',' : ' '),
+      declined,
       clientId: q.get(clientIdParam(platform))!,
       redirectUri,
       challenge: q.get('code_challenge')!,
@@ -493,14 +525,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return issue({ platform, handle: grant.handle, scope: grant.scope }, { refresh });
       }
       // Meta answers a short-lived user token and no refresh token.
-      return issue({ platform, handle: grant.handle, scope: grant.scope }, { refresh: !isMeta(platform) });
+      return issue(
+        { platform, handle: grant.handle, scope: grant.scope, declined: grant.declined ?? [] },
+        { refresh: !isMeta(platform) },
+      );
     }
     if (grantType === 'fb_exchange_token' && isMeta(platform)) {
       const short = accessTokens.get(form.get('fb_exchange_token') ?? '');
       if (!short || short.platform !== platform || short.expiresAt <= now())
         throw oauthError(400, 'invalid_grant', 'fb_exchange_token is invalid or expired');
       return issue(
-        { platform, handle: short.handle, scope: short.scope },
+        { platform, handle: short.handle, scope: short.scope, declined: short.declined ?? [] },
         { refresh: false, ttlSeconds: META_LONG_LIVED_SECONDS },
       );
     }
@@ -697,18 +732,35 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     // As Meta: /me is the person; the Page (and the Instagram business account linked to it) is
     // listed by /me/accounts, each Page with its own token.
     if (node === 'me' && !edge) return { id: `user_${me.handle}`, name: `${me.handle} (simulated person)` };
-    if (node === 'me' && edge === 'accounts') {
-      const a = account(platform, me.handle);
+    if (node === 'me' && edge === 'permissions') {
+      // https://developers.facebook.com/docs/graph-api/reference/user/permissions/
       return {
         data: [
-          {
+          ...[...granted].map((permission) => ({ permission, status: 'granted' })),
+          ...(me.declined ?? []).map((permission) => ({ permission, status: 'declined' })),
+        ],
+      };
+    }
+    if (node === 'me' && edge === 'accounts') {
+      // Every Page the person manages, 25 a page by default (at most 100), cursor-paginated with an
+      // absolute paging.next (https://developers.facebook.com/docs/graph-api/results).
+      const all = accountsOf(platform, me.handle);
+      const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
+      const offset = Math.max(0, Number(q.get('after')) || 0);
+      const next = new URL(`${root}/${afterApi.join('/')}`);
+      for (const [k, v] of q) next.searchParams.set(k, v);
+      next.searchParams.set('after', String(offset + limit));
+      return {
+        data: all.slice(offset, offset + limit).map((handle) => {
+          const a = account(platform, handle);
+          return {
             id: `page_${a.handle}`,
             name: `${a.handle} (simulated)`,
             username: a.handle,
             category: 'Brand',
             fan_count: a.followersOn(day),
             followers_count: a.followersOn(day),
-            access_token: pageToken({ platform, handle: me.handle, scope: me.scope }),
+            access_token: pageToken({ platform, handle: a.handle, scope: me.scope }),
             ...(platform === 'instagram'
               ? {
                   instagram_business_account: {
@@ -718,9 +770,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
                   },
                 }
               : {}),
-          },
-        ],
-        paging: {},
+          };
+        }),
+        paging: {
+          cursors: { before: String(offset), after: String(offset + limit) },
+          ...(offset + limit < all.length ? { next: next.href } : {}),
+        },
       };
     }
 
@@ -1208,11 +1263,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         };
       }
       if (path === '/data/channels') {
-        const handle = q.get('mine') === 'true' ? me.handle : q.get('forHandle')?.replace(/^@/, '');
+        // mine=true: the channels of the signed-in account, maxResults a page (default 5, at most 50),
+        // nextPageToken while more remain (https://developers.google.com/youtube/v3/docs/channels/list).
+        const handles =
+          q.get('mine') === 'true'
+            ? accountsOf(platform, me.handle)
+            : [q.get('forHandle')?.replace(/^@/, '')].filter((h): h is string => !!h);
+        const max = Math.min(50, Math.max(1, Number(q.get('maxResults')) || 5));
+        const offset = Math.max(0, Number(q.get('pageToken')?.replace(/^p/, '')) || 0);
+        const page = handles.slice(offset, offset + max);
         return {
           kind: 'youtube#channelListResponse',
-          pageInfo: { totalResults: handle ? 1 : 0, resultsPerPage: 5 },
-          ...(handle ? { items: [channelOf(account(platform, handle))] } : {}),
+          pageInfo: { totalResults: handles.length, resultsPerPage: max },
+          ...(offset + max < handles.length ? { nextPageToken: `p${offset + max}` } : {}),
+          ...(page.length ? { items: page.map((h) => channelOf(account(platform, h))) } : {}),
         };
       }
       if (path === '/analytics/reports') {
@@ -1367,6 +1431,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return { revoked: sim.revokeRefreshTokens(platformOf(body.platform), body.handle) };
       case 'POST /_sim/expire-access-tokens':
         return { expired: sim.expireAccessTokens(platformOf(body.platform), body.handle) };
+      case 'POST /_sim/users':
+        sim.setUser(platformOf(body.platform), String(body.login ?? ''), {
+          ...(Array.isArray(body.accounts) ? { accounts: body.accounts.map(String) } : {}),
+          ...(Array.isArray(body.declined_scopes)
+            ? { declinedScopes: body.declined_scopes.map(String) }
+            : {}),
+        });
+        return { ok: true };
       case 'POST /_sim/tokens':
         return sim.issueTokens(platformOf(body.platform), String(body.handle ?? 'simbrand'));
       default:
@@ -1540,6 +1612,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return n;
     },
     issueTokens: (platform, handle, scope) => issue({ platform, handle, scope: scope ?? SCOPES[platform] }),
+    setUser(platform, login, user) {
+      users.set(`${platform}:${login.replace(/^@/, '').toLowerCase()}`, {
+        ...(user.accounts ? { accounts: user.accounts.map((a) => a.toLowerCase()) } : {}),
+        ...(user.declinedScopes ? { declinedScopes: [...user.declinedScopes] } : {}),
+      });
+    },
     stats: () => counts,
     issuedTokens: () => [...everIssued],
     close: () =>

@@ -7,6 +7,7 @@ import { generateKeyEntry, parseKeyRing } from '../../src/infra/crypto/keyring.t
 import { resealAll } from '../../src/infra/crypto/sealed-columns.ts';
 import { PLATFORM_TOKEN_PURPOSE } from '../../src/infra/crypto/sealed-columns.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { bindingCookieOf } from '../helpers/simulator-oauth.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 
 let sim: Simulator;
@@ -54,25 +55,31 @@ async function authorize(key: string, platform: Platform, login = 'acme') {
   expect(consent.status).toBe(302);
   const back = new URL(consent.headers.get('location')!);
   expect(back.origin + back.pathname).toBe(`http://brandhealth.test/v1/platforms/${platform}/callback`);
-  return { started: res.json(), callback: `${back.pathname}${back.search}` };
+  const cookie = bindingCookieOf(res.headers['set-cookie']);
+  return {
+    started: res.json(),
+    /** The redirect back, followed by the browser that started it (with its binding cookie). */
+    back: (): ReturnType<typeof req> =>
+      req({ method: 'GET', url: `${back.pathname}${back.search}`, headers: { cookie } }),
+  };
 }
 
 async function connect(key: string, platform: Platform, login = 'acme') {
-  const { callback } = await authorize(key, platform, login);
-  return req({ method: 'GET', url: callback });
+  const { back } = await authorize(key, platform, login);
+  return back();
 }
 
 describe('OAuth platform connections', () => {
   it('connects through consent and callback; tokens are sealed and never returned; the state is single-use', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro' });
-    const { started, callback } = await authorize(key, 'youtube', 'acmetube');
+    const { started, back } = await authorize(key, 'youtube', 'acmetube');
     const url = new URL(started.authorization_url);
     expect(url.origin).toBe(sim.url);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(Date.parse(started.expires_at) - Date.now()).toBeGreaterThan(9 * 60_000);
     expect(Date.parse(started.expires_at) - Date.now()).toBeLessThanOrEqual(10 * 60_000);
 
-    const done = await req({ method: 'GET', url: callback });
+    const done = await back();
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({
       platform: 'youtube',
@@ -110,7 +117,7 @@ describe('OAuth platform connections', () => {
     ]);
     for (const tok of sim.issuedTokens()) expect(listed.body).not.toContain(tok);
 
-    expectProblem(await req({ method: 'GET', url: callback }), 400, 'Invalid State');
+    expectProblem(await back(), 400, 'Invalid State');
     expectProblem(
       await req({ method: 'POST', url: '/v1/platforms/youtube/connect', key }),
       409,
@@ -120,10 +127,10 @@ describe('OAuth platform connections', () => {
 
   it('refuses an expired or unknown state, an unknown platform, and records a denied consent', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro' });
-    const { callback } = await authorize(key, 'twitter');
+    const { back } = await authorize(key, 'twitter');
     t.setNow(new Date(Date.now() + 10 * 60_000 + 1000));
     try {
-      expectProblem(await req({ method: 'GET', url: callback }), 400, 'Invalid State');
+      expectProblem(await back(), 400, 'Invalid State');
     } finally {
       t.setNow(undefined);
     }
@@ -156,9 +163,9 @@ describe('OAuth platform connections', () => {
 
     sim.setFaults('tiktok', { denyConsent: true });
     try {
-      const { callback: refused } = await authorize(key, 'tiktok');
-      expectProblem(await req({ method: 'GET', url: refused }), 403, 'Consent Denied');
-      expectProblem(await req({ method: 'GET', url: refused }), 400, 'Invalid State');
+      const { back: refused } = await authorize(key, 'tiktok');
+      expectProblem(await refused(), 403, 'Consent Denied');
+      expectProblem(await refused(), 400, 'Invalid State');
     } finally {
       sim.setFaults('tiktok', { denyConsent: false });
     }
@@ -316,10 +323,10 @@ describe('OAuth platform connections', () => {
 
   it('refuses the callback when the key that started it was revoked', async () => {
     const { key, keyId } = await workspaceWithKey(t.db, { plan: 'pro' });
-    const { callback } = await authorize(key, 'instagram');
+    const { back } = await authorize(key, 'instagram');
     await t.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).execute();
-    expectProblem(await req({ method: 'GET', url: callback }), 403, 'Forbidden');
-    expectProblem(await req({ method: 'GET', url: callback }), 400, 'Invalid State');
+    expectProblem(await back(), 403, 'Forbidden');
+    expectProblem(await back(), 400, 'Invalid State');
   });
 
   it('platform tokens are re-sealed by key rotation, and the admin disconnect forgets them', async () => {

@@ -4,7 +4,7 @@ import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { getAccessToken } from '../../src/platforms/vault.ts';
 import { PLATFORMS } from '../../src/core/catalog.ts';
 import { utcDay } from '../../src/core/days.ts';
-import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
+import { bindingCookieOf, connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
@@ -53,7 +53,11 @@ describe('platform OAuth quirks', () => {
     expect(consent.status).toBe(302);
     const back = new URL(consent.headers.get('location')!);
     expect(back.searchParams.get('error')).toBeNull();
-    const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+    const done = await t.request({
+      method: 'GET',
+      url: `${back.pathname}${back.search}`,
+      headers: { cookie: bindingCookieOf(started.headers['set-cookie']) },
+    });
     expect(done.statusCode, done.body).toBe(200);
     expect(done.json()).toMatchObject({ platform, status: 'connected', handle: `quirk${platform}` });
 

@@ -6,6 +6,7 @@ import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { usingPostgres } from '../helpers/database.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 
 /**
  * A sync job reads the score before and the scoring window with its claim, before it fetches, and keeps
@@ -31,17 +32,7 @@ afterAll(async () => {
 /** An Agency workspace with Instagram connected through the simulator and synced once (today's score stored). */
 async function syncedWorkspace() {
   const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
-  const started = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
-  expect(started.statusCode, started.body).toBe(200);
-  const back = new URL(
-    (await fetch(started.json().authorization_url, { redirect: 'manual' })).headers.get('location')!,
-  );
-  expect((await t.request({ method: 'GET', url: `${back.pathname}${back.search}` })).statusCode).toBe(200);
-  const { id } = await t.db
-    .selectFrom('platform_connections')
-    .select('id')
-    .where('workspace_id', '=', workspace.id)
-    .executeTakeFirstOrThrow();
+  const id = await connectThroughSimulator(t, { key, workspaceId: workspace.id, platform: 'instagram' });
   expect(await sync(id)).toBe('synced');
   return { workspaceId: workspace.id, connectionId: id };
 }

@@ -3,10 +3,18 @@ import type { Platform } from '../../src/core/catalog.ts';
 import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
 import type { TestService } from './service.ts';
 
+/** The browser-binding cookie a connect answer set, as a Cookie header value. */
+export function bindingCookieOf(setCookie: string | string[] | undefined | null): string {
+  const first = (Array.isArray(setCookie) ? setCookie[0] : setCookie) ?? '';
+  const pair = first.split(';')[0] ?? '';
+  expect(pair, 'POST /connect sets the binding cookie').toMatch(/^bh_connect_[a-z]+=./);
+  return pair;
+}
+
 /**
  * connect -> the simulator's consent screen (signed in as `login`, or its default account) -> callback,
- * all over HTTP, as a user would. The service must be started with SIMULATOR_URL. Returns the new
- * connection's id.
+ * all over HTTP, as a user would in one browser (the binding cookie of the connect answer goes with
+ * the callback). The service must be started with SIMULATOR_URL. Returns the new connection's id.
  */
 export async function connectThroughSimulator(
   t: TestService,
@@ -17,8 +25,25 @@ export async function connectThroughSimulator(
   const url = new URL(started.json().authorization_url);
   if (o.login) url.searchParams.set('login_hint', o.login);
   const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-  const done = await t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+  const done = await t.request({
+    method: 'GET',
+    url: `${back.pathname}${back.search}`,
+    headers: { cookie: bindingCookieOf(started.headers['set-cookie']) },
+  });
   expect(done.statusCode, done.body).toBe(200);
+  if (done.json().status === 'pending_selection') {
+    // Tests reuse simulator logins across workspaces: the account is live elsewhere, so it is picked
+    // explicitly, sharing confirmed (docs/decisions.md "One platform account in several workspaces").
+    const accounts = done.json().accounts as Array<{ account_id: string; handle: string }>;
+    const pick = accounts.find((a) => a.handle === (o.login ?? `sim${o.platform}`)) ?? accounts[0]!;
+    const picked = await t.request({
+      method: 'POST',
+      url: `/v1/platforms/${o.platform}/connect/${done.json().id}/select`,
+      key: o.key,
+      payload: { account_id: pick.account_id, share: true },
+    });
+    expect(picked.statusCode, picked.body).toBe(200);
+  }
   const { id } = await t.db
     .selectFrom('platform_connections')
     .select('id')
@@ -45,7 +70,10 @@ export async function connectThroughSimulatorOverHttp(
   const url = new URL(JSON.parse(body).authorization_url);
   url.searchParams.set('login_hint', o.login);
   const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
-  const done = await fetch(`${origin}${back.pathname}${back.search}`, { redirect: 'manual' });
+  const done = await fetch(`${origin}${back.pathname}${back.search}`, {
+    redirect: 'manual',
+    headers: { cookie: bindingCookieOf(started.headers.get('set-cookie')) },
+  });
   expect(done.status, await done.text()).toBe(200);
 }
 

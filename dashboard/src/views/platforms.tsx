@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
+import type { components } from '../../../sdk/src/schema.d.ts';
 import { ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
+
+type Attempt = components['schemas']['PlatformConnectAttempt'];
+interface Choice {
+  platform: Platform;
+  id: string;
+  accounts: NonNullable<Attempt['accounts']>;
+  /** The account waiting for the confirmation to share it with another workspace. */
+  confirm?: string;
+}
 
 /** The connection's health (GET /v1/platforms `health.status`), as a pill. */
 const HEALTH: Record<string, { label: string; cls: string }> = {
@@ -40,15 +50,27 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
   const [busy, setBusy] = useState<Platform | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  /** A login that gave several accounts (or one connected elsewhere): the brand picks one. */
+  const [choice, setChoice] = useState<Choice | null>(null);
+
+  const connected = (platform: Platform, a: Attempt) => {
+    const missing = a.missing_scopes.length
+      ? ` Not granted (optional): ${a.missing_scopes.join(', ')}; comments are not read until it is reconnected with them.`
+      : '';
+    setMessage(`${cap(platform)} is connected as ${a.handle}.${missing}`);
+  };
 
   /**
-   * OAuth in a popup: the service answers the platform's authorization URL (PKCE, single-use state
-   * bound to this key), the platform (the simulator in the sandbox) redirects to the service's callback,
-   * and this view polls the connections until the platform shows up connected.
+   * OAuth in a popup: the service answers the platform's authorization URL and sets a cookie binding
+   * the attempt to this browser (PKCE, single-use state bound to this key); the platform (the
+   * simulator in the sandbox) redirects the popup to the service's callback, which completes only
+   * for this browser; this view follows the attempt until it is connected, or lists the accounts
+   * to pick from.
    */
   const connect = async (platform: Platform) => {
     setError(null);
     setMessage(null);
+    setChoice(null);
     setBusy(platform);
     // Opened within the click (popup blockers), detached from this page before it leaves the origin.
     const popup = window.open('', 'bh-oauth', 'popup,width=520,height=640');
@@ -62,10 +84,24 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
       const deadline = Date.now() + 5 * 60_000;
       while (Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 1000));
-        const now = unwrap(await client.GET('/v1/platforms', { params: { query } }));
-        const c = now.platforms.find((p) => p.name === platform);
-        if (c && (c.status === 'connected' || c.status === 'syncing')) {
-          setMessage(`${cap(platform)} is connected as ${c.handle}.`);
+        const a = unwrap(
+          await client.GET('/v1/platforms/{platform}/connect/{id}', {
+            params: { path: { platform, id: started.id } },
+          }),
+        );
+        if (a.status === 'connected') {
+          connected(platform, a);
+          break;
+        }
+        if (a.status === 'pending_selection') {
+          setChoice({ platform, id: a.id, accounts: a.accounts ?? [] });
+          setMessage(`Choose which ${cap(platform)} account to connect.`);
+          break;
+        }
+        if (a.status !== 'pending') {
+          setMessage(
+            `${cap(platform)} was not connected: ${a.status === 'denied' ? 'access was not granted' : (a.error ?? a.status)}.`,
+          );
           break;
         }
         if (popup?.closed) {
@@ -77,6 +113,33 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
       setError(err);
     } finally {
       popup?.close();
+      setBusy(null);
+      reload();
+    }
+  };
+
+  const pick = async (c: Choice, accountId: string, share: boolean) => {
+    setError(null);
+    setBusy(c.platform);
+    try {
+      const res = await client.POST('/v1/platforms/{platform}/connect/{id}/select', {
+        params: { path: { platform: c.platform, id: c.id } },
+        body: { account_id: accountId, share },
+      });
+      if (
+        !res.response.ok &&
+        res.response.status === 409 &&
+        res.error?.title === 'Account Connected Elsewhere'
+      ) {
+        setChoice({ ...c, confirm: accountId });
+        setMessage('This account is connected to another workspace already. Connect it here as well?');
+        return;
+      }
+      connected(c.platform, unwrap(res));
+      setChoice(null);
+    } catch (err) {
+      setError(err);
+    } finally {
       setBusy(null);
       reload();
     }
@@ -103,6 +166,38 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
         </p>
       )}
       {error !== null && <ErrorBox error={error} />}
+      {choice && (
+        <section aria-label={`Choose the ${cap(choice.platform)} account`} data-testid="account-choice">
+          <h2>Choose the {cap(choice.platform)} account</h2>
+          <ul class="cards">
+            {choice.accounts.map((a) => (
+              <li class="card" key={a.account_id}>
+                <p>
+                  <strong>{a.name}</strong> {a.handle}
+                </p>
+                <p class="muted">
+                  {a.followers.toLocaleString()} {choice.platform === 'youtube' ? 'subscribers' : 'followers'}
+                  {a.connected_elsewhere && (
+                    <>
+                      <br />
+                      Connected to another workspace too
+                    </>
+                  )}
+                </p>
+                <button
+                  type="button"
+                  disabled={busy !== null}
+                  onClick={() => pick(choice, a.account_id, choice.confirm === a.account_id)}
+                >
+                  {choice.confirm === a.account_id
+                    ? `Connect ${a.handle} here as well`
+                    : `Connect ${a.handle}`}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <Loaded data={data}>
         {(d) => (
           <>

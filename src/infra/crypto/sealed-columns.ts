@@ -73,6 +73,21 @@ export const SEALED_COLUMNS: SealedColumn[] = [
     keyIdColumn: 'code_verifier_key_id',
     purpose: OAUTH_VERIFIER_PURPOSE,
   },
+  {
+    // A connect attempt waiting for the brand to pick an account holds the user's tokens.
+    table: 'oauth_states',
+    idColumn: 'state_hash',
+    column: 'access_token',
+    keyIdColumn: 'access_token_key_id',
+    purpose: PLATFORM_TOKEN_PURPOSE,
+  },
+  {
+    table: 'oauth_states',
+    idColumn: 'state_hash',
+    column: 'refresh_token',
+    keyIdColumn: 'refresh_token_key_id',
+    purpose: PLATFORM_TOKEN_PURPOSE,
+  },
 ];
 
 const BATCH = 500;

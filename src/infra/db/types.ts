@@ -94,16 +94,18 @@ export interface PlatformConnectionsTable {
   refresh_token_key_id: string | null;
   token_expires_at: Timestamp | null;
   scopes: string | null;
+  /** The scopes the platform granted at connect (migration 0067); NULL: not known. */
+  granted_scopes: string[] | null;
   /** When the connection entered reauth_required. */
-  reauth_at: Timestamp | null; /** Scheduled sync and health (migration 0051, docs/ingestion.md). */
+  reauth_at: Timestamp | null;
+  /** Scheduled sync and health (migration 0051, docs/ingestion.md). */
   next_sync_at: Timestamp | null;
   sync_started_at: Timestamp | null;
   last_error_class: SyncErrorClass | null;
   last_error_at: Timestamp | null;
   consecutive_failures: Generated<number>;
   manual_sync_at: Timestamp | null;
-  /** Connection health (migration 0066, docs/ingestion.md "Connection health"). The scopes the platform granted at connect; null when unknown. */
-  granted_scopes: string[] | null;
+  /** Connection health (migration 0066, docs/ingestion.md "Connection health"). */
   /** Why the connection is degraded or needs the brand; null when healthy. */
   health_reason: HealthReason | null;
   /** The permission a platform named as missing (health_reason permission_missing). */
@@ -146,6 +148,8 @@ export type SyncErrorClass =
 
 /** Pending OAuth authorisations (single-use, 10 minutes). */
 export interface OauthStatesTable {
+  /** The connect attempt's id (`oc_...`), as the API names it. */
+  id: string;
   state_hash: string;
   workspace_id: string;
   platform: Platform;
@@ -156,8 +160,21 @@ export interface OauthStatesTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: Timestamp | null;
-  outcome: 'connected' | 'denied' | 'failed' | null;
+  outcome: 'connected' | 'denied' | 'failed' | 'pending_selection' | null;
   error: string | null;
+  /** SHA-256 of the nonce in the starting browser's cookie (migration 0066). */
+  binding_hash: string | null;
+  /** The accounts the login gave, while the brand picks one (pending_selection). */
+  candidates: ColumnType<unknown, string | null, string | null> | null;
+  /** The user's tokens while pending_selection, sealed (purpose platform-token). */
+  access_token: string | null;
+  access_token_key_id: string | null;
+  refresh_token: string | null;
+  refresh_token_key_id: string | null;
+  token_expires_at: Timestamp | null;
+  granted_scopes: string[] | null;
+  /** The connection the attempt made or restored. */
+  connection_id: string | null;
 }
 
 /** The metric columns, from core/metric-snapshot.ts: the required ones have no default. */

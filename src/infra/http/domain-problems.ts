@@ -58,6 +58,21 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   invalid_state: { status: 400, title: 'Invalid State', options: field },
   authorization_failed: { status: 400, title: 'Authorization Failed', options: field },
   consent_denied: { status: 403, title: 'Consent Denied' },
+  connect_started_elsewhere: { status: 403, title: 'Connect Started Elsewhere' },
+  permissions_declined: {
+    status: 403,
+    title: 'Permissions Declined',
+    options: ({ details: d }) => ({ extensions: { missing_scopes: d.missing } }),
+  },
+  account_mismatch: {
+    status: 409,
+    title: 'Account Mismatch',
+    options: ({ details: d }) => ({
+      extensions: { connected_account: d.connected, authorised_accounts: d.authorised },
+    }),
+  },
+  account_connected_elsewhere: { status: 409, title: 'Account Connected Elsewhere', options: field },
+  connect_not_pending: { status: 409, title: 'Not Awaiting Selection' },
 
   invalid_url: { status: 400, title: 'Invalid URL', options: field },
   invalid_secret: { status: 400, title: 'Invalid Secret', options: field },

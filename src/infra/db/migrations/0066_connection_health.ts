@@ -7,15 +7,13 @@ const EVENTS_AFTER = `${EVENTS_BEFORE}, 'platform.token_expiring', 'platform.con
 /**
  * Connection health as a resource (docs/ingestion.md "Connection health"): why a connection needs
  * the brand or is degraded (health_reason, and the scope a permission error named), the calls of its
- * last sync that failed while the rest were stored (sync_failures), the scopes the platform granted
- * (granted_scopes, null when unknown), and the expiry a token that cannot be refreshed was last
+ * last sync that failed while the rest were stored (sync_failures), and the expiry a token that cannot be refreshed was last
  * warned about (platform.token_expiring fires once per token). Two event types join the catalog.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await runStatements(
     db,
     `
-    ALTER TABLE platform_connections ADD COLUMN IF NOT EXISTS granted_scopes text[];
     ALTER TABLE platform_connections ADD COLUMN health_reason text
       CHECK (health_reason IN ('throttled', 'quota_exhausted', 'platform_unavailable', 'token_refresh_failed',
         'token_refused', 'refresh_refused', 'permission_missing', 'account_gone', 'platform_refused',
@@ -49,7 +47,6 @@ export async function down(db: Kysely<any>): Promise<void> {
     ALTER TABLE events DROP CONSTRAINT events_type_check;
     ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type IN (${EVENTS_BEFORE}));
     DROP INDEX platform_connections_expiring_idx;
-    -- granted_scopes stays: the connect flow writes it.
     ALTER TABLE platform_connections DROP COLUMN token_warned_for;
     ALTER TABLE platform_connections DROP COLUMN sync_failures;
     ALTER TABLE platform_connections DROP COLUMN health_scope;
