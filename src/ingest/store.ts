@@ -23,17 +23,28 @@ const METRICS = [...METRIC_COLUMNS, 'source'] as const;
  * platform and day. A row equal to the stored one is left alone, so RETURNING names only the rows that
  * were inserted or changed. A query builder, so a caller can run it inside a larger statement (a CTE).
  */
-export function upsertSnapshotsQuery(db: QueryCreator<DB>, rows: readonly SnapshotRow[]) {
+export function upsertSnapshotsQuery(
+  db: QueryCreator<DB>,
+  rows: readonly SnapshotRow[],
+  options: { keepFollowersThrough?: string | null } = {},
+) {
   if (rows.length > SNAPSHOT_BATCH) throw new Error(`at most ${SNAPSHOT_BATCH} snapshots per statement`);
+  // An audience the connector only estimated (carried from a later day) does not replace the one stored
+  // for that day: what a sync saw on the day stays.
+  const keep = options.keepFollowersThrough ?? null;
+  const value = (c: (typeof METRICS)[number]) =>
+    c === 'followers' && keep !== null
+      ? sql`CASE WHEN excluded.day <= ${keep}::date THEN metric_snapshots.followers ELSE excluded.followers END`
+      : sql.ref(`excluded.${c}`);
   const stored = sql.join(METRICS.map((c) => sql.ref(`metric_snapshots.${c}`)));
-  const incoming = sql.join(METRICS.map((c) => sql.ref(`excluded.${c}`)));
+  const incoming = sql.join(METRICS.map(value));
   return db
     .insertInto('metric_snapshots')
     .values([...rows])
     .onConflict((oc) =>
       oc
         .columns(['workspace_id', 'platform', 'day'])
-        .doUpdateSet(Object.fromEntries(METRICS.map((c) => [c, sql.ref(`excluded.${c}`)])))
+        .doUpdateSet(Object.fromEntries(METRICS.map((c) => [c, value(c)])))
         .where(sql<boolean>`(${stored}) IS DISTINCT FROM (${incoming})`),
     )
     .returning(['workspace_id', 'day']);

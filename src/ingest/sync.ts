@@ -272,7 +272,9 @@ export async function syncConnection(
       )
       .with('up', (qc) =>
         rows.length
-          ? upsertSnapshotsQuery(qc, rows).returning(packedSnapshotRow('metric_snapshots').as('packed'))
+          ? upsertSnapshotsQuery(qc, rows, {
+              keepFollowersThrough: result.followersEstimatedThrough ?? null,
+            }).returning(packedSnapshotRow('metric_snapshots').as('packed'))
           : qc
               .selectFrom('metric_snapshots')
               .select(['workspace_id', 'day', packedSnapshotRow('metric_snapshots').as('packed')])

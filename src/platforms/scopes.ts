@@ -12,6 +12,8 @@ export const OPTIONAL_SCOPES: ReadonlySet<string> = new Set([
   'instagram_manage_comments',
   'pages_read_user_content',
   'comment.list',
+  // YouTube's commentThreads.list accepts only this scope (it also allows writing: a brand may untick it).
+  'https://www.googleapis.com/auth/youtube.force-ssl',
 ]);
 
 export interface ScopeCheck {

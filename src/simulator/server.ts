@@ -747,7 +747,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const all = accountsOf(platform, me.handle);
       const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
       const offset = Math.max(0, Number(q.get('after')) || 0);
-      const next = new URL(`${root}/${afterApi.join('/')}`);
+      const next = new URL(`${root}/${node}/${edge}`);
       for (const [k, v] of q) next.searchParams.set(k, v);
       next.searchParams.set('after', String(offset + limit));
       return {

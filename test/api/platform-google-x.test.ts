@@ -1,3 +1,4 @@
+import { bindingCookieOf } from '../helpers/simulator-oauth.ts';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
@@ -43,10 +44,20 @@ async function consent(key: string, platform: Platform, login: string, edit: (ur
   edit(url);
   const res = await fetch(url, { redirect: 'manual' });
   expect(res.status).toBe(302);
-  return { url, back: new URL(res.headers.get('location')!) };
+  const back = new URL(res.headers.get('location')!);
+  // The callback comes back to the browser that started the flow, with its binding cookie.
+  cookies.set(url.searchParams.get('state')!, bindingCookieOf(started.headers['set-cookie']));
+  return { url, back };
 }
 
-const callback = (back: URL) => t.request({ method: 'GET', url: `${back.pathname}${back.search}` });
+/** The binding cookie of each started flow, by its state. */
+const cookies = new Map<string, string>();
+const callback = (back: URL) =>
+  t.request({
+    method: 'GET',
+    url: `${back.pathname}${back.search}`,
+    headers: { cookie: cookies.get(back.searchParams.get('state') ?? '') ?? '' },
+  });
 
 const connectionOf = (workspaceId: string, platform: Platform) =>
   t.db

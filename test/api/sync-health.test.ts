@@ -469,7 +469,11 @@ describe('GET /v1/platforms/{platform}', () => {
       reason: 'scope_not_granted',
       missing_scope: ANALYTICS_SCOPE,
       granted_scopes: ['https://www.googleapis.com/auth/youtube.readonly'],
-      required_scopes: ['https://www.googleapis.com/auth/youtube.readonly', ANALYTICS_SCOPE],
+      required_scopes: [
+        'https://www.googleapis.com/auth/youtube.readonly',
+        ANALYTICS_SCOPE,
+        'https://www.googleapis.com/auth/youtube.force-ssl',
+      ],
     });
     const all = await t.request({ method: 'GET', url: '/v1/platforms', key: c.key });
     expect(all.json().platforms).toEqual([one]);

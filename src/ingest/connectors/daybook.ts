@@ -108,21 +108,44 @@ export class DayBook {
    * the stored history then comes from the counts each daily sync reads, not from a guess.
    * `engagementDating` 'post': the engagement counts are posts' lifetime totals booked on their day.
    */
+  /**
+   * The audience of each day, walked back from today's count by the days' net changes. A day before
+   * the first whose change is unknown (Instagram reports gains only; X no history at all) carries the
+   * count of the day after it: an estimate, not a figure the platform reported.
+   */
+  #audience(currentFollowers: number): { followers: Map<string, number>; estimatedThrough: string | null } {
+    const followers = new Map<string, number>();
+    let running = currentFollowers;
+    let frozen = false;
+    let estimatedThrough: string | null = null;
+    const anyNet = this.#net.size > 0;
+    for (let i = this.days.length - 1; i >= 0; i--) {
+      const day = this.days[i]!;
+      followers.set(day, Math.max(0, Math.round(running)));
+      if (i < this.days.length - 1 && (frozen || !anyNet) && estimatedThrough === null)
+        estimatedThrough = day;
+      if (this.#unknownNet.has(day)) frozen = true;
+      if (!frozen) running -= this.#net.get(day) ?? 0;
+    }
+    return { followers, estimatedThrough };
+  }
+
+  /**
+   * The latest day (before the range's last) whose audience is carried rather than reported, null when
+   * every day's is reported: a sync keeps the audience it stored for those days (src/ingest/store.ts), so
+   * a re-read does not rewrite a past day with today's count.
+   */
+  followersEstimatedThrough(): string | null {
+    return this.#audience(0).estimatedThrough;
+  }
+
   snapshots(
     platform: Platform,
     currentFollowers: number,
     profileCompleteness: number,
     engagementDating: 'day' | 'post' = 'day',
   ): DailySnapshot[] {
-    const followers = new Map<string, number>();
-    let running = currentFollowers;
-    let frozen = false;
-    for (let i = this.days.length - 1; i >= 0; i--) {
-      const day = this.days[i]!;
-      followers.set(day, Math.max(0, Math.round(running)));
-      if (this.#unknownNet.has(day)) frozen = true;
-      if (!frozen) running -= this.#net.get(day) ?? 0;
-    }
+    const { followers } = this.#audience(currentFollowers);
     return this.days.map((day) => {
       const r = this.#rows.get(day)!;
       return {

@@ -205,6 +205,7 @@ export const instagramConnector: PlatformConnector = {
       snapshots: book.snapshots('instagram', followers, profile, 'post'),
       followers,
       accountId: user.id,
+      followersEstimatedThrough: book.followersEstimatedThrough(),
       ...(failures.length ? { failures } : {}),
     };
   },

@@ -173,6 +173,7 @@ export const twitterConnector: PlatformConnector = {
     return {
       snapshots: book.snapshots('twitter', followers, profile),
       followers,
+      followersEstimatedThrough: book.followersEstimatedThrough(),
       ...(byId ? {} : { accountId: user.data.id }),
     };
   },

@@ -45,6 +45,11 @@ export interface ConnectorResult {
   /** The platform's id of the account when the connector had to look it up (stored on the connection). */
   accountId?: string;
   /**
+   * The latest day whose `followers` the connector carried from a later day's count rather than read
+   * (DayBook.followersEstimatedThrough): a stored row keeps its own audience for it and every earlier day.
+   */
+  followersEstimatedThrough?: string | null;
+  /**
    * The calls that failed while the others succeeded (a permission not granted, a metric refused):
    * what succeeded is stored, these are recorded on the connection and tried again next sync.
    */
