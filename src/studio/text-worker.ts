@@ -1,0 +1,25 @@
+/**
+ * The thread that measures texts for the studio (text-pool.ts starts it). It loads the language
+ * models before it says it is ready, so the first text's time budget is not spent on loading.
+ */
+import { parentPort } from 'node:worker_threads';
+import { measureText } from './text-analysis.ts';
+import type { TextJob, WorkerMessage } from './text-pool.ts';
+
+const port = parentPort;
+if (!port) throw new Error('text-worker.ts runs as a worker thread (src/studio/text-pool.ts)');
+
+// wink, the sentiment classifier and the language detector load on first use.
+await measureText('Warm up the models. Is this English?');
+
+port.on('message', (job: TextJob) => {
+  measureText(job.text).then(
+    (measurements) => port.postMessage({ id: job.id, measurements } satisfies WorkerMessage),
+    (error: unknown) =>
+      port.postMessage({
+        id: job.id,
+        failure: error instanceof Error ? error.message : String(error),
+      } satisfies WorkerMessage),
+  );
+});
+port.postMessage({ ready: true } satisfies WorkerMessage);
