@@ -15,6 +15,7 @@ export const SCENARIOS = [
   'cold-start',
   'sync',
   'growth',
+  'studio-text',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios only run when named in BENCH_SCENARIOS (long, and on their own data). */

@@ -24,6 +24,7 @@ import { seedExportData, seedScoreData, seedTacsiFeed } from './seed/http-data.t
 import { seedPublicationData } from './seed/publication-data.ts';
 import { runGrowthScenario } from './growth.ts';
 import { round, timed } from './stats.ts';
+import { runStudioTextScenario } from './studio-text.ts';
 import { runSyncScenario } from './sync.ts';
 import { runPublicationScenario } from './tacsi-publication.ts';
 import { createBenchDatabase, type BenchDatabase } from './target.ts';
@@ -258,6 +259,13 @@ async function main(): Promise<Report> {
     }
   } finally {
     await service.stop();
+  }
+
+  if (wants('studio-text')) {
+    log('studio text analysis: the slowest 10,000-character texts known');
+    const result = await runStudioTextScenario(log);
+    log(`  ${result.measured}; ${result.limit}`);
+    results.push(result);
   }
 
   if (wants('sync')) {

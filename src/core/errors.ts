@@ -72,6 +72,8 @@ export interface ErrorDetails {
   media_refused: undefined;
   media_unreachable: undefined;
   media_unsupported: undefined;
+  text_too_complex: undefined;
+  studio_busy: { retryAfterSeconds: number };
 }
 
 export type ErrorKind = keyof ErrorDetails;

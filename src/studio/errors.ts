@@ -1,4 +1,4 @@
-import { DomainError, type FieldDetails } from '../core/errors.ts';
+import { DomainError, type ErrorDetails } from '../core/errors.ts';
 
 /**
  * Failures of content scoring. The module knows nothing about HTTP: the edge table
@@ -11,12 +11,14 @@ export type StudioErrorKind =
   | 'content_too_large'
   | 'media_refused'
   | 'media_unreachable'
-  | 'media_unsupported';
+  | 'media_unsupported'
+  | 'text_too_complex'
+  | 'studio_busy';
 
 export class StudioError extends DomainError<StudioErrorKind> {
   /** `detail` is safe to show to the caller (never contains resolved private addresses). */
-  constructor(kind: StudioErrorKind, detail: string, field?: FieldDetails) {
-    super(kind, detail, field);
+  constructor(kind: StudioErrorKind, detail: string, details?: ErrorDetails[StudioErrorKind]) {
+    super(kind, detail, details);
     this.name = 'StudioError';
   }
 }

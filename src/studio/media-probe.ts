@@ -15,6 +15,13 @@ function unsupported(detail: string): StudioError {
   return new StudioError('media_unsupported', detail);
 }
 
+/**
+ * What a caller is told when a parser fails: the class of problem only. A parser's own message
+ * quotes what it read (mp4box names the four bytes of a box type it refused) and an exception
+ * names internals ("RangeError: Invalid typed array length"), so neither reaches `detail`.
+ */
+export const MP4_UNPARSABLE = 'the MP4 could not be parsed (its boxes are malformed)';
+
 /** Grows by doubling so many small chunks do not cost a copy each. */
 class ByteBuffer {
   bytes = new Uint8Array(64 * 1024);
@@ -134,14 +141,15 @@ export class Mp4Probe implements BodySink {
   /** Where mp4box wants its next bytes: past an 'mdat' it does not need, when the moov follows it. */
   private next = 0;
   private movie: Movie | null = null;
-  private error: string | null = null;
+  private failed = false;
 
   constructor() {
     this.file.onReady = (info: Movie) => {
       this.movie = info;
     };
-    this.file.onError = (module: string, message: string) => {
-      this.error = `${module}: ${message}`;
+    // mp4box's message quotes bytes of the file: only the fact of the failure is kept.
+    this.file.onError = () => {
+      this.failed = true;
     };
   }
 
@@ -163,9 +171,13 @@ export class Mp4Probe implements BodySink {
     }
     // mp4box keeps the ArrayBuffer, and Node may pool small Buffers: hand it a private copy.
     const copy = data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
-    this.next = this.file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(copy, this.offset));
+    try {
+      this.next = this.file.appendBuffer(MP4BoxBuffer.fromArrayBuffer(copy, this.offset));
+    } catch {
+      throw unsupported(MP4_UNPARSABLE);
+    }
     this.offset += data.byteLength;
-    if (this.error) throw unsupported(`the MP4 could not be parsed (${this.error})`);
+    if (this.failed) throw unsupported(MP4_UNPARSABLE);
     return this.movie !== null;
   }
 
@@ -179,8 +191,17 @@ export class Mp4Probe implements BodySink {
   }
 
   result(): VideoFacts {
+    try {
+      return this.facts();
+    } catch (error) {
+      throw error instanceof StudioError ? error : unsupported(MP4_UNPARSABLE);
+    }
+  }
+
+  private facts(): VideoFacts {
     if (!this.movie) {
       if (this.sniffed) this.file.flush();
+      if (this.failed) throw unsupported(MP4_UNPARSABLE);
       if (!this.movie) {
         throw unsupported(
           this.sniffed

@@ -338,8 +338,12 @@ function readBody(
       try {
         if (part.length && sink.write(part)) return finish({ bytesRead, done: true });
       } catch (error) {
+        // A sink's own failures are StudioErrors with a class message; anything else is a parser
+        // exception whose text may quote the fetched bytes or name internals: never shown.
         return finish(
-          error instanceof StudioError ? error : new StudioError('media_unsupported', String(error)),
+          error instanceof StudioError
+            ? error
+            : new StudioError('media_unsupported', 'the media could not be parsed'),
         );
       }
       if (bytesRead >= budget) finish(overBudget ? overBudget() : { bytesRead, done: false });

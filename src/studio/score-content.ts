@@ -6,7 +6,8 @@ import { DEFAULT_MAX_MEDIA_BYTES, fetchMedia } from './safe-fetch.ts';
 import type { FetchTimeouts } from './safe-fetch.ts';
 import { summarise, type Judgement } from './signals.ts';
 import { characterCount } from './text-entities.ts';
-import { measureText, notJudgedChecks, textSignals } from './text-analysis.ts';
+import { notJudgedChecks, textSignals } from './text-analysis.ts';
+import { TEXT_CPU_BUDGET_MS, textPool } from './text-pool.ts';
 import { CONTENT_TYPES, STUDIO_MODES } from './types.ts';
 import type { ContentScoreInput, ContentScoreResult, Format } from './types.ts';
 import { videoSignals } from './video-analysis.ts';
@@ -25,6 +26,8 @@ export interface ScoreContentOptions {
   maxRedirects?: number;
   /** Replaces the system DNS resolver (tests). */
   resolve?: (hostname: string) => Promise<string[]>;
+  /** CPU time a text's analysis may take on its worker thread; default TEXT_CPU_BUDGET_MS (2 s). */
+  textCpuBudgetMs?: number;
 }
 
 /**
@@ -64,7 +67,8 @@ export async function scoreContent(
         `text is ${characters.toLocaleString('en-US')} characters, the limit is ${MAX_TEXT_CHARACTERS.toLocaleString('en-US')}`,
       );
     }
-    const measured = await measureText(input.content);
+    // Measured on a worker thread, within a CPU budget: the event loop never waits for it.
+    const measured = await textPool().measure(input.content, options.textCpuBudgetMs ?? TEXT_CPU_BUDGET_MS);
     const mode = input.mode ?? (measured.announcement ? 'announcement' : 'standard');
     const announcement = mode === 'announcement';
     return summarise(textSignals(measured, platform, format, announcement), platform, format, {

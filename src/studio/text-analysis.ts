@@ -1,5 +1,5 @@
 import type { ReadabilityStats } from 'wink-nlp';
-import { classifyWithDefaultModel, detectLanguage } from '../scoring/sentiment/index.ts';
+import { classifyWithDefaultModel, detectLanguage, forWink } from '../scoring/sentiment/index.ts';
 import { CTA_PHRASES, detectCallsToAction } from './cta.ts';
 import { englishNlp } from './nlp.ts';
 import { TEXT_RULES, textSweetSpot } from './platform-rules.ts';
@@ -112,10 +112,12 @@ export async function measureText(text: string): Promise<TextMeasurements> {
   const its = nlp.its;
   // Wording checks read the words only: a hashtag or an emoji is its own check, not a sentence.
   const prose = proseOf(text);
-  const doc = nlp.readDoc(prose);
+  // wink reads runs of at most WINK_MAX_RUN characters (its tokenizer is quadratic in a run).
+  const winkProse = forWink(prose);
+  const doc = nlp.readDoc(winkProse);
   const stats = doc.out(its.readabilityStats) as ReadabilityStats;
   // A line break ends a sentence: a hook line has no full stop but is not part of the next line.
-  const sentenceTexts = prose
+  const sentenceTexts = winkProse
     .split(/\r?\n/u)
     .flatMap((line) => (line.trim() ? (nlp.readDoc(line).sentences().out() as string[]) : []));
   // Tone is read sentence by sentence by the service's own comment classifier
@@ -164,7 +166,14 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     firstLineCharacters: characterCount(firstLine),
     // A link or a hashtag is no hook: devices are read from the words of the first line.
     hookDevices: hookDevices(proseOf(firstLine)),
-    openingDevices: hookDevices((nlp.readDoc(proseOf(firstLine)).sentences().out() as string[])[0] ?? ''),
+    openingDevices: hookDevices(
+      (
+        nlp
+          .readDoc(forWink(proseOf(firstLine)))
+          .sentences()
+          .out() as string[]
+      )[0] ?? '',
+    ),
     callsToAction: detectCallsToAction(text),
     questions: sentenceTexts.filter((s) => s.includes('?')).length,
     hashtags: entities.hashtags,

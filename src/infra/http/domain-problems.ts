@@ -98,6 +98,12 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   media_refused: { status: 422, title: 'Media URL Refused' },
   media_unreachable: { status: 422, title: 'Media Unreachable' },
   media_unsupported: { status: 422, title: 'Unsupported Media' },
+  text_too_complex: { status: 422, title: 'Text Too Complex' },
+  studio_busy: {
+    status: 503,
+    title: 'Studio Busy',
+    options: ({ details: d }) => ({ headers: { 'Retry-After': String(d.retryAfterSeconds) } }),
+  },
 };
 
 /** The problem a domain error is answered with. */

@@ -22,7 +22,7 @@ import {
   RETURN_INTENT,
   wordPolarity,
 } from './lexicon.ts';
-import { tokenize } from './text.ts';
+import { forWink, tokenize } from './text.ts';
 
 export type Features = Map<string, number>;
 
@@ -35,7 +35,7 @@ function winkScore(text: string): number {
     const winkNLP = require('wink-nlp') as (model: Model, pipe?: string[]) => WinkMethods;
     nlp = winkNLP(require('wink-eng-lite-web-model') as Model, ['sbd', 'negation', 'sentiment']);
   }
-  const s = nlp.readDoc(text).out(nlp.its.sentiment) as unknown as number;
+  const s = nlp.readDoc(forWink(text)).out(nlp.its.sentiment) as unknown as number;
   return Number.isFinite(s) ? Math.max(-1, Math.min(1, s)) : 0;
 }
 

@@ -9,6 +9,7 @@ import type { SentimentResult } from './types.ts';
 
 export * from './types.ts';
 export { detectLanguage, type DetectedLanguage } from './language.ts';
+export { forWink, WINK_MAX_RUN } from './text.ts';
 export { createClassifier, loadClassifier, modelFor, type SentimentClassifier } from './registry.ts';
 export { defaultModel, DEFAULT_MODEL_ID } from './default-model.ts';
 export { loadOnnxModel } from './onnx.ts';

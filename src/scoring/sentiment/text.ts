@@ -69,3 +69,30 @@ export function tokenize(text: string): Token[] {
 /** Words with letters (not numbers), for language evidence. */
 export const letterWords = (tokens: readonly Token[]): string[] =>
   tokens.filter((t) => t.kind === 'word' && /\p{L}/u.test(t.text)).map((t) => t.text);
+
+/**
+ * Longest run without whitespace handed to wink-nlp. wink's tokenizer applies its regular
+ * expressions to each whitespace-delimited run, and several of them (its e-mail, URL and ordinal
+ * patterns) backtrack quadratically or worse on a long run: a 10,000-character `#111…` held the
+ * thread for seconds. No word, number or phrase of real text comes near this length (links,
+ * e-mail addresses and hashtags are taken out before wink reads a text), so ordinary text is
+ * unchanged and the cost of a run is bounded.
+ */
+export const WINK_MAX_RUN = 256;
+
+/**
+ * `text` as wink-nlp may read it: every run of more than WINK_MAX_RUN non-whitespace code points
+ * is cut into pieces of that length, separated by a space. Linear in the length of the text.
+ */
+export function forWink(text: string): string {
+  if (text.length <= WINK_MAX_RUN) return text;
+  return text.replace(/\S+/gu, (run) => {
+    if (run.length <= WINK_MAX_RUN) return run;
+    const points = [...run];
+    if (points.length <= WINK_MAX_RUN) return run;
+    const pieces: string[] = [];
+    for (let i = 0; i < points.length; i += WINK_MAX_RUN)
+      pieces.push(points.slice(i, i + WINK_MAX_RUN).join(''));
+    return pieces.join(' ');
+  });
+}
