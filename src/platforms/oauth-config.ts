@@ -85,6 +85,13 @@ const PLAIN = {
   tokenProtocol: 'oauth2',
 } as const;
 
+/**
+ * Meta's login dialog does not ask again for a permission the person declined before unless told to
+ * (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow#reaskperms): a
+ * reconnect after "Permissions Declined" must be able to grant it.
+ */
+const META_REREQUEST = { auth_type: 'rerequest' } as const;
+
 export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
   instagram: {
     ...PLAIN,
@@ -92,6 +99,7 @@ export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
     scopeSeparator: ',',
     longLivedExchange: true,
     accountsVia: 'me/accounts',
+    authorizeParams: META_REREQUEST,
   },
   facebook: {
     ...PLAIN,
@@ -99,6 +107,7 @@ export const OAUTH_QUIRKS: Record<Platform, OAuthQuirks> = {
     scopeSeparator: ',',
     longLivedExchange: true,
     accountsVia: 'me/accounts',
+    authorizeParams: META_REREQUEST,
   },
   // TikTok API for Business, TikTok account holders: the authorize URL is TikTok's v2 one with the
   // Business app's id as `client_key`; the tokens come from the Business API's own endpoints.

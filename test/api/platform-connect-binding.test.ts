@@ -450,6 +450,10 @@ describe('granted scopes', () => {
     const ig = expectProblem(await connect(key, 'instagram', 'untickerig'), 403, 'Permissions Declined');
     expect(ig.missing_scopes).toEqual(['instagram_manage_insights']);
     expect(ig.detail).toContain('instagram_manage_insights');
+    // Meta's dialog asks again for a declined permission only when told to, so a reconnect can grant it
+    // (https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow#reaskperms).
+    const again = await t.request({ method: 'POST', url: '/v1/platforms/instagram/connect', key });
+    expect(new URL(again.json().authorization_url).searchParams.get('auth_type')).toBe('rerequest');
     sim.setUser('youtube', 'untickeryt', {
       declinedScopes: ['https://www.googleapis.com/auth/yt-analytics.readonly'],
     });
