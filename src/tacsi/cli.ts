@@ -26,6 +26,17 @@ function summary(outcomes: readonly PublicationOutcome[]): string {
   return lines.join('\n') || 'nothing to publish';
 }
 
+/** A period of the closed methodology, asked for by name, is an error (a backfill only reports it). */
+function failOnClosed(outcomes: readonly PublicationOutcome[]): void {
+  const closed = outcomes.find((o) => o.status === 'closed');
+  if (closed) {
+    throw new AdminError(
+      `the ${closed.cadence} period ending ${closed.periodEnd} is before the tacsi-m2 cut-over: tacsi-m1 is ` +
+        'closed from the cut-over day on and its archive is final (docs/privacy.md)',
+    );
+  }
+}
+
 /** A refused cell makes the command fail, after the outcomes are printed. */
 function failOnRefusal(outcomes: readonly PublicationOutcome[]): void {
   const refused = outcomes.filter((o) => o.status === 'cap_exceeded');
@@ -60,6 +71,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
         const outcomes = await guarded(() =>
           publishCells(ctx, { cadence: o.cadence, periodEnds: [o.periodEnd], sectors: [o.sector] }),
         );
+        failOnClosed(outcomes);
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
       }),

@@ -5,6 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB, TacsiCellsTable } from '../infra/db/types.ts';
 import { forwardSignal, type ForwardSignal } from './forward-signal.ts';
 import { cellMargins, indexNoiseVariance, type CellMargins } from './margins.ts';
+import { WITHDRAWN } from './methodology-feed.ts';
 import type { Methodology, TacsiPillar } from './privacy/index.ts';
 import { addDays } from '../core/days.ts';
 
@@ -84,13 +85,22 @@ export function toCell(r: CellRow): TacsiCell {
   };
 }
 
+/** Methodologies whose cells of a sector no feed serves (methodology-feed.ts WITHDRAWN). */
+function withdrawnFor(sector: string): string[] {
+  return Object.entries(WITHDRAWN)
+    .filter(([, series]) => series.some((w) => w.sector === sector))
+    .map(([version]) => version);
+}
+
 function cells(db: Kysely<DB>, sector: string, cadence: 'weekly' | 'daily') {
-  return db
+  const withdrawn = withdrawnFor(sector);
+  let q = db
     .selectFrom('tacsi_cells')
     .select(CELL_COLUMNS)
     .where('sector', '=', sector)
-    .where('cadence', '=', cadence)
-    .orderBy('period_end', 'desc');
+    .where('cadence', '=', cadence);
+  if (withdrawn.length > 0) q = q.where('methodology_version', 'not in', withdrawn);
+  return q.orderBy('period_end', 'desc');
 }
 
 export type WeeklyFeed = { sector: string } & TacsiCell & {

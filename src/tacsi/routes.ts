@@ -15,6 +15,7 @@ import {
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
+import { storedCutOver } from './ledger-store.ts';
 import type { TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
 import { isCalendarDay, utcDay } from '../core/days.ts';
@@ -309,12 +310,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const today = utcDay(app.ctx.now());
-      const cut = app.ctx.config.tacsiM2From;
+      // The cut-over the first publication fixed; the configured one until then.
+      const cut = (await storedCutOver(app.ctx.db)) ?? app.ctx.config.tacsiM2From;
       return serve(
         request,
         reply,
         { feed: 'methodology' },
-        `methodology|${today >= cut}`,
+        `methodology|${cut}|${today >= cut}`,
         async () => methodologyFeed(cut, today),
         null,
       );

@@ -145,6 +145,16 @@ const LaplaceMethodology = Type.Object(
     annualRhoEquivalent: Type.Number({
       description: 'the same annual loss in zCDP rho (epsilon^2 / 2 per statistic)',
     }),
+    rhoPerCell: Type.Number({
+      description: 'what one cell charges each of its entities in the one TACSI ledger (zCDP rho)',
+    }),
+    closedFrom: Type.Union([DateOnly, Type.Null()], {
+      description:
+        'no period is published under this methodology from this day (the cut-over) on; null before',
+    }),
+    withdrawn: Type.Array(Type.Object({ sector: Type.String(), reason: Type.String() }), {
+      description: 'published series of this methodology no feed serves any more',
+    }),
   },
   { description: 'tacsi-m1 (archive): pure epsilon-DP, discrete Laplace' },
 );
@@ -190,6 +200,19 @@ const GaussianMethodology = Type.Object(
     rollingWindowDays: Type.Integer(),
     annualRhoCap: Num,
     annualEpsilonDelta: Type.Object({ epsilon: Num, delta: Num, conversion: Type.String() }),
+    guarantee: Type.Object(
+      {
+        statement: Type.String(),
+        invariants: Type.Array(Type.String(), {
+          description: 'exact facts published outside the accounting (as the US Census declares invariants)',
+        }),
+        window: Type.String(),
+        lifetimeRhoPerYear: Type.Number({
+          description: "what the regular schedule adds to an entity's lifetime loss each year",
+        }),
+      },
+      { description: 'what the annual cap does and does not cover (docs/privacy.md section 1)' },
+    ),
     histogram: Type.Object({
       edges: Type.Array(Num),
       schedule: Type.String(),

@@ -354,6 +354,19 @@ export interface TacsiRhoLedgerTable {
   created_at: CreatedAt;
 }
 
+/** Who was charged each release of `tacsi_rho_ledger`: one row per entity and release. */
+export interface TacsiEntityChargesTable {
+  ledger_id: number;
+  workspace_id: string;
+}
+
+/** The tacsi-m2 cut-over, fixed at the first publication. */
+export interface TacsiCutoverTable {
+  methodology_version: string;
+  periods_ending_on_or_after: DateString;
+  fixed_at: Generated<Date>;
+}
+
 export interface WorkspaceSectorHistoryTable {
   workspace_id: string;
   sector_slug: string;
@@ -398,6 +411,8 @@ export interface DB {
   tacsi_privacy_ledger: TacsiPrivacyLedgerTable;
   tacsi_histograms: TacsiHistogramsTable;
   tacsi_rho_ledger: TacsiRhoLedgerTable;
+  tacsi_entity_charges: TacsiEntityChargesTable;
+  tacsi_cutover: TacsiCutoverTable;
   workspace_sector_history: WorkspaceSectorHistoryTable;
 }
 
