@@ -1,9 +1,9 @@
 // The tacsi-m2 publisher (docs/privacy.md). Per sector and period, in one transaction under the
 // publication lock:
 //   daily   cells for cohorts of at least 250 brands, noised (discrete Gaussian on the pillars);
-//   weekly  cells: the mean of the week's published daily cells when there are any (post-processing,
-//           no privacy cost), else noised directly; a weekly publication first publishes the week's
-//           missing daily cells, so a sector-week is never charged both ways;
+//   weekly  cells: the mean of the week's seven published daily cells when all seven are published
+//           (post-processing, no privacy cost), else noised directly (charged, even if some days have
+//           daily cells); a weekly publication first publishes the week's missing daily cells;
 //   the peer-distribution histogram with the weekly cell of the last week ending in each month;
 //   the headline (weekly only): derived from the week's published sector cells that no subscriber
 //           holds exclusively, weighted by their public band floors (post-processing).
@@ -181,12 +181,12 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
   if (cadence === 'weekly') {
     // Entity week means are needed only for weeks noised directly and for histogram weeks: a sector-week
     // derived from its daily cells reads no score at all.
-    const hasDaily = (sector: string, week: string) =>
-      Array.from({ length: 7 }, (_, i) => addDays(week, i - 6)).some((d) => state.daily.has(key(sector, d)));
+    const allDaily = (sector: string, week: string) =>
+      Array.from({ length: 7 }, (_, i) => addDays(week, i - 6)).every((d) => state.daily.has(key(sector, d)));
     const needRows = sectors.filter((s) =>
       periodEnds.some(
         (w) =>
-          (!state.weekly.has(key(s, w)) && !state.otherWeekly.has(key(s, w)) && !hasDaily(s, w)) ||
+          (!state.weekly.has(key(s, w)) && !state.otherWeekly.has(key(s, w)) && !allDaily(s, w)) ||
           (isHistogramWeek(w) && !state.histograms.has(key(s, w))),
       ),
     );
@@ -209,7 +209,9 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
           let stored: StoredCell | null = null;
           let charge: RhoLedgerRow | null = null;
           let excluded = 0;
-          if (dailies.length > 0) {
+          // Derived only from a complete week of daily cells: the mean of seven daily means. With a day
+          // missing it would be the mean of the other days' means, another estimand (docs/privacy.md §4).
+          if (dailies.length === 7) {
             stored = { ...deriveWeeklyFromDaily(dailies, m), sector, periodEnd: week, derivation: 'daily' };
           } else if (entities.length < m.minCohort) {
             outcomes.push({ ...base, status: 'below_min_cohort' });

@@ -369,3 +369,45 @@ describe('annual cap', () => {
     }
   }, 60_000);
 });
+
+describe('weekly cells derived only from a complete week of daily cells', () => {
+  it('noises a week with a day below 250 directly, keeping its published daily cells', async () => {
+    const other = await startTestService({ tacsiM2From: '2025-01-06' });
+    try {
+      other.setNow(new Date('2025-01-22T00:00:00Z'));
+      await seedM2Fixture(other.db, [{ slug: 'edge', brands: 252, level: 55 }], '2025-01-06', '2025-01-19');
+      // Five brands have no score on the second week's Saturday and Sunday: n = 247 < 250 those days.
+      await other.db
+        .deleteFrom('daily_scores')
+        .where(
+          'workspace_id',
+          'in',
+          [1, 2, 3, 4, 5].map((i) => brandId('edge', i)),
+        )
+        .where('day', 'in', ['2025-01-18', '2025-01-19'])
+        .execute();
+      const outcomes = await publishCells(other.ctx, {
+        cadence: 'weekly',
+        periodEnds: ['2025-01-12', '2025-01-19'],
+        sectors: ['edge'],
+        log,
+      });
+      const weekly = outcomes.filter((o) => o.cadence === 'weekly');
+      // The complete week is derived (the mean of seven daily means, rho 0); the other one would be the
+      // mean of five daily means, a different estimand from the week's entity means: noised directly.
+      expect(weekly.map((o) => `${o.periodEnd} ${o.derivation}`)).toEqual([
+        '2025-01-12 daily',
+        '2025-01-19 noised',
+      ]);
+      expect(outcomes.filter((o) => o.cadence === 'daily' && o.status === 'published')).toHaveLength(12);
+      const ledger = await other.db
+        .selectFrom('tacsi_rho_ledger')
+        .select(['kind', 'period_end'])
+        .where('kind', '=', 'weekly')
+        .execute();
+      expect(ledger).toEqual([{ kind: 'weekly', period_end: '2025-01-19' }]);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+});

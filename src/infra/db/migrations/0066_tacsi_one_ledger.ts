@@ -15,7 +15,8 @@ import { runStatements } from '../statements.ts';
  *   under-count); the tacsi-m1 archive keeps its per-release rows only (its loss is stated whole);
  * - audit benchmarks stored before they were derived from published statistics (computed from raw
  *   peer scores) are withdrawn: their average and percentile become null with status
- *   `legacy_withdrawn`.
+ *   `legacy_withdrawn`; stored `exclusive_sector` answers become `not_published`, so no audit tells
+ *   whether a sector is licensed exclusively.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await runStatements(
@@ -64,6 +65,12 @@ export async function up(db: Kysely<any>): Promise<void> {
                'margin_of_error', NULL, 'distribution_period_end', NULL, 'percentile_interval', NULL,
                'percentile_granularity', 5))
      WHERE industry_benchmark IS NOT NULL AND NOT (industry_benchmark ? 'basis');
+
+    UPDATE audits
+       SET industry_benchmark = jsonb_set(jsonb_set(industry_benchmark, '{basis,status}', '"not_published"'),
+             '{basis,reason}',
+             to_jsonb('No sector statistic can be shown: none has been published recently (sectors with fewer than 50 brands are never published), or it is not shown outside its licence.'::text))
+     WHERE industry_benchmark #>> '{basis,status}' = 'exclusive_sector';
   `,
   );
 }
