@@ -1176,23 +1176,23 @@ export interface components {
                 action: string;
                 expected_impact: string;
             }[];
-            /** @description derived only from published, differentially private TACSI statistics (docs/privacy.md); audits completed before that keep their stored benchmark, without basis */
+            /** @description derived only from published, differentially private TACSI statistics (docs/privacy.md); a benchmark stored before that is withdrawn (basis.status legacy_withdrawn) */
             industry_benchmark: {
                 your_score: number;
                 /** @description the sector's latest published TACSI weekly indexValue; null when none (see basis) */
                 industry_average: number | null;
                 /** @description read from the sector's latest published peer distribution; null when none (see basis) */
                 percentile: number | null;
-                basis?: components["schemas"]["BenchmarkBasis"];
+                basis: components["schemas"]["BenchmarkBasis"];
             };
         };
         /** @description what the benchmark is derived from (extension) */
         BenchmarkBasis: {
             /**
-             * @description published: both fields set; no_distribution: percentile null; otherwise both null
+             * @description published: both fields set; no_distribution, coarse_distribution: percentile null; otherwise both null. not_published also covers a sector licensed exclusively (the answer does not tell them apart); legacy_withdrawn: a benchmark stored before benchmarks came from published statistics
              * @enum {unknown}
              */
-            status: "published" | "no_distribution" | "no_sector" | "not_consumer_sector" | "not_published" | "exclusive_sector";
+            status: "published" | "no_distribution" | "no_sector" | "not_consumer_sector" | "not_published" | "coarse_distribution" | "legacy_withdrawn";
             reason: string;
             /** @description the workspace sector */
             sector: string | null;
@@ -1206,6 +1206,11 @@ export interface components {
             margin_of_error: number | null;
             /** @description week end of the published histogram the percentile is read from */
             distribution_period_end: string | null;
+            /** @description 95% interval of the percentile from the noise law of the published histogram (on the same grid); null without a percentile */
+            percentile_interval: {
+                low: number;
+                high: number;
+            } | null;
             /** @description the percentile is reported on this grid */
             percentile_granularity: number;
         };
@@ -1647,6 +1652,15 @@ export interface components {
                 annualCapPerEntity: number;
                 /** @description the same annual loss in zCDP rho (epsilon^2 / 2 per statistic) */
                 annualRhoEquivalent: number;
+                /** @description what one cell charges each of its entities in the one TACSI ledger (zCDP rho) */
+                rhoPerCell: number;
+                /** @description no period is published under this methodology from this day (the cut-over) on; null before */
+                closedFrom: string | null;
+                /** @description published series of this methodology no feed serves any more */
+                withdrawn: {
+                    sector: string;
+                    reason: string;
+                }[];
             } | {
                 version: string;
                 /** @description extension: the Brand Credit Score formula whose stored daily scores this methodology averages (tacsi-m1: v1, tacsi-m2: v2); the series break of formula v2 coincides with the methodology break */
@@ -1706,6 +1720,15 @@ export interface components {
                     epsilon: number;
                     delta: number;
                     conversion: string;
+                };
+                /** @description what the annual cap does and does not cover (docs/privacy.md section 1) */
+                guarantee: {
+                    statement: string;
+                    /** @description exact facts published outside the accounting (as the US Census declares invariants) */
+                    invariants: string[];
+                    window: string;
+                    /** @description what the regular schedule adds to an entity's lifetime loss each year */
+                    lifetimeRhoPerYear: number;
                 };
                 histogram: {
                     edges: number[];
@@ -4657,7 +4680,22 @@ export interface operations {
                      *       "industry_benchmark": {
                      *         "your_score": 58.4,
                      *         "industry_average": 52.3,
-                     *         "percentile": 70
+                     *         "percentile": 70,
+                     *         "basis": {
+                     *           "status": "published",
+                     *           "reason": "industry_average is the sector’s latest published TACSI weekly index; percentile is read from its latest published peer distribution.",
+                     *           "sector": "food-and-beverage",
+                     *           "period_end": "2026-11-22",
+                     *           "methodology_version": "tacsi-m2",
+                     *           "cohort_band": "n >= 250",
+                     *           "margin_of_error": 2.22,
+                     *           "distribution_period_end": "2026-11-22",
+                     *           "percentile_interval": {
+                     *             "low": 60,
+                     *             "high": 80
+                     *           },
+                     *           "percentile_granularity": 5
+                     *         }
                      *       }
                      *     }
                      */
@@ -8785,7 +8823,15 @@ export interface operations {
                      *           "rollingWindowDays": 365,
                      *           "cellsPerEntityPerWindow": 836,
                      *           "annualCapPerEntity": 5016,
-                     *           "annualRhoEquivalent": 2508
+                     *           "annualRhoEquivalent": 2508,
+                     *           "rhoPerCell": 3,
+                     *           "closedFrom": null,
+                     *           "withdrawn": [
+                     *             {
+                     *               "sector": "headline",
+                     *               "reason": "the tacsi-m1 headline was noised from the raw scores of every consumer sector, including sectors below 50 brands and exclusively licensed ones, so readable sectors could be subtracted from it"
+                     *             }
+                     *           ]
                      *         },
                      *         {
                      *           "version": "tacsi-m2",
@@ -8851,6 +8897,15 @@ export interface operations {
                      *           },
                      *           "rollingWindowDays": 365,
                      *           "annualRhoCap": 5,
+                     *           "guarantee": {
+                     *             "statement": "rho <= annualRhoCap per entity over every release of every methodology whose period ends in any rolling window of rollingWindowDays days lying on or after the cut-over, replace-one neighbours",
+                     *             "invariants": [
+                     *               "sector membership of each entity (the public taxonomy)",
+                     *               "per period and sector, the exact count of entities with a score, through whether a cell exists (n >= 50, daily n >= 250) and its cohort band"
+                     *             ],
+                     *             "window": "event-level in time: each rolling window of period ends is bounded; the loss over several windows adds up",
+                     *             "lifetimeRhoPerYear": 4.846132
+                     *           },
                      *           "annualEpsilonDelta": {
                      *             "epsilon": 26.46,
                      *             "delta": 1e-10,
