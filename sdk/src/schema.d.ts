@@ -1531,6 +1531,11 @@ export interface components {
                 /** @description every pillar of a cell has the same noise law, hence one margin */
                 pillars: number;
             };
+            /**
+             * Format: date-time
+             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run
+             */
+            publishedAt: string;
             /** @description projection fields are present only when status is available (extension of the spec) */
             forwardSignal: {
                 /** @enum {unknown} */
@@ -1580,6 +1585,11 @@ export interface components {
                 /** @description every pillar of a cell has the same noise law, hence one margin */
                 pillars: number;
             };
+            /**
+             * Format: date-time
+             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run
+             */
+            publishedAt: string;
         };
         TacsiHistoryFeed: {
             sector: string;
@@ -7717,6 +7727,7 @@ export interface operations {
                      *         "indexValue": 0.9,
                      *         "pillars": 1.4
                      *       },
+                     *       "publishedAt": "2026-11-23T03:30:00.000Z",
                      *       "forwardSignal": {
                      *         "status": "pending_archive_depth",
                      *         "note": "The forward signal needs 104 published weeks of this sector."
@@ -7738,7 +7749,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-08",
@@ -7756,7 +7768,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -7969,6 +7982,8 @@ export interface operations {
                 to?: string;
                 /** @description cursor: only weeks strictly before it */
                 before?: string;
+                /** @description an instant, not in the future: the archive exactly as it could be read then (cells published at or before it); the answer is byte for byte the one served at that instant */
+                asOf?: string;
             };
             header?: {
                 /**
@@ -8028,7 +8043,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-15",
@@ -8046,16 +8062,17 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TacsiHistoryFeed"];
                     /**
-                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars
-                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4
-                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4
+                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt
+                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
+                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
                      */
                     "text/csv": string;
                 };
@@ -8533,7 +8550,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-21",
@@ -8551,7 +8569,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         }
                      *       ]
                      *     }

@@ -23,6 +23,8 @@ export interface TacsiCell {
   methodologyVersion: string;
   /** 95% margin of error of indexValue and of each pillar, in index points (extension). */
   marginOfError: CellMargins;
+  /** When the cell was published: its publication run's instant (extension). */
+  publishedAt: string;
 }
 
 type CellRow = Pick<
@@ -40,6 +42,7 @@ type CellRow = Pick<
   | 'moe_index_value'
   | 'moe_pillars'
   | 'noise'
+  | 'published_at'
 >;
 
 const CELL_COLUMNS = [
@@ -56,6 +59,7 @@ const CELL_COLUMNS = [
   'moe_index_value',
   'moe_pillars',
   'noise',
+  'published_at',
 ] as const;
 
 /** Every methodology publishes on the 0.01 grid. */
@@ -82,6 +86,7 @@ export function toCell(r: CellRow): TacsiCell {
     cohortBand: r.cohort_band,
     methodologyVersion: r.methodology_version,
     marginOfError: cellMargins(r),
+    publishedAt: new Date(r.published_at).toISOString(),
   };
 }
 
@@ -127,6 +132,8 @@ export interface HistoryQuery {
   from?: string;
   to?: string;
   before?: string;
+  /** Only cells published at or before this instant: the archive as a subscriber could read it then. */
+  asOf?: Date;
 }
 
 export interface HistoryFeed {
@@ -146,6 +153,7 @@ export async function historyFeed(db: Kysely<DB>, sector: string, query: History
   if (query.from) q = q.where('period_end', '>=', query.from);
   if (query.to) q = q.where('period_end', '<=', query.to);
   if (query.before) q = q.where('period_end', '<', query.before);
+  if (query.asOf) q = q.where('published_at', '<=', query.asOf);
   const rows = await q.execute();
   const hasMore = rows.length > HISTORY_PAGE_MAX;
   const page = rows.slice(0, HISTORY_PAGE_MAX).map(toCell);

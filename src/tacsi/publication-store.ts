@@ -114,6 +114,7 @@ export async function storeCells(
   cadence: Cadence,
   methodology: Methodology,
   cells: readonly CellToStore[],
+  publishedAt: Date,
 ): Promise<Set<string>> {
   const stored = new Set<string>();
   for (let i = 0; i < cells.length; i += INSERT_CHUNK) {
@@ -122,12 +123,12 @@ export async function storeCells(
         sql`(${c.sector}, ${cadence}, ${c.periodEnd}::date, ${methodology.version}, ${c.indexValue}::float8,
                ${c.delta}::float8, ${c.pillars.presence}::float8, ${c.pillars.reach}::float8,
                ${c.pillars.impact}::float8, ${c.pillars.sentiment}::float8, ${c.pillars.momentum}::float8,
-               ${c.cohortBand})`,
+               ${c.cohortBand}, ${publishedAt})`,
     );
     const result = await sql<{ sector: string; period_end: string; cell_id: number }>`
       WITH cells AS (
         INSERT INTO tacsi_cells (sector, cadence, period_end, methodology_version, index_value, delta,
-                                 presence, reach, impact, sentiment, momentum, cohort_band)
+                                 presence, reach, impact, sentiment, momentum, cohort_band, published_at)
         VALUES ${sql.join(values)}
         ON CONFLICT (sector, cadence, period_end, methodology_version) DO NOTHING
         RETURNING id, sector, cadence, period_end, methodology_version

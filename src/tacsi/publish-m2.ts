@@ -52,6 +52,8 @@ export interface M2Request {
   /** Daily cells are published only for days on or after this (the cut-over). */
   firstDay: string;
   today: string;
+  /** The publication's instant, stored on every cell and histogram it publishes. */
+  publishedAt: Date;
 }
 
 interface StoredCell extends GaussianCell {
@@ -299,7 +301,7 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
     }
   }
 
-  await storeM2(trx, m, inserts, histograms, seriesOf(state));
+  await storeM2(trx, m, inserts, histograms, seriesOf(state), req.publishedAt);
   return outcomes;
 }
 
@@ -517,6 +519,7 @@ async function storeM2(
     charge: RhoLedgerRow;
   }>,
   series: ReadonlyMap<string, ReadonlyArray<{ periodEnd: string; indexValue: number }>>,
+  publishedAt: Date,
 ): Promise<void> {
   const sorted = [...inserts].sort((a, b) => a.cell.periodEnd.localeCompare(b.cell.periodEnd));
   const rows = sorted.map(({ cell, cadence }) => {
@@ -540,6 +543,7 @@ async function storeM2(
       // Every pillar of a cell has the same noise law, hence the same margin.
       moe_pillars: Math.max(...Object.values(cell.margin95.pillars)),
       noise: JSON.stringify(cell.noise),
+      published_at: publishedAt,
     };
   });
   const ids = new Map<string, number>();
@@ -569,6 +573,7 @@ async function storeM2(
         shares: [...h.histogram.shares],
         cohort_band: h.histogram.cohortBand,
         band_floor: h.histogram.bandFloor,
+        published_at: publishedAt,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

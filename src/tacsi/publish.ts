@@ -100,6 +100,8 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
   }
   if (periodEnds.length === 0) return [];
   const log = request.log ?? ((message: string) => console.warn(message));
+  // Every cell of this request carries the same publication instant (never the time of its own draw).
+  const publishedAt = ctx.now();
   // The cut-over is fixed by the first publication; a different configured value is refused.
   const cut = await ctx.db.transaction().execute(async (trx) => {
     await lockPublications(trx);
@@ -122,7 +124,7 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
     if (!m1.cadences.includes(cadence)) {
       throw new PublicationError(`methodology ${m1.version} has no ${cadence} cells`);
     }
-    outcomes.push(...(await publishM1(ctx, request, m1, m1Ends, rng, log)));
+    outcomes.push(...(await publishM1(ctx, request, m1, m1Ends, rng, log, publishedAt)));
   }
   if (m2Ends.length > 0) {
     const published = await ctx.db.transaction().execute(async (trx) => {
@@ -138,6 +140,7 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
         log,
         firstDay: cut,
         today,
+        publishedAt,
       });
     });
     if (published.some((o) => o.status === 'published')) notePublication(ctx);
@@ -153,6 +156,7 @@ async function publishM1(
   periodEnds: readonly string[],
   rng: RandomSource,
   log: (message: string) => void,
+  publishedAt: Date,
 ): Promise<PublicationOutcome[]> {
   const { cadence } = request;
   const outcome = await ctx.db.transaction().execute(async (trx) => {
@@ -237,7 +241,7 @@ async function publishM1(
         outcome: result,
       });
     }
-    const stored = await storeCells(trx, cadence, methodology, pending);
+    const stored = await storeCells(trx, cadence, methodology, pending, publishedAt);
     // A cell a concurrent publisher stored first was not inserted: report what is there.
     for (const c of pending) if (!stored.has(`${c.sector}|${c.periodEnd}`)) c.outcome.status = 'exists';
     return { outcomes: sortOutcomes(outcomes), published: stored.size };

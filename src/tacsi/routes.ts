@@ -31,6 +31,7 @@ const CELL = {
   cohortBand: 'n >= 100',
   methodologyVersion: 'tacsi-m1',
   marginOfError: { indexValue: 0.9, pillars: 1.4 },
+  publishedAt: '2026-11-23T03:30:00.000Z',
 };
 // Computed, not typed in: the example is what the endpoint answers before the cut-over.
 const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
@@ -158,6 +159,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
             from: Type.Optional({ ...DateOnly, description: 'earliest week end, inclusive' }),
             to: Type.Optional({ ...DateOnly, description: 'latest week end, inclusive' }),
             before: Type.Optional({ ...DateOnly, description: 'cursor: only weeks strictly before it' }),
+            asOf: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description:
+                  'an instant, not in the future: the archive exactly as it could be read then (cells published at or before it); the answer is byte for byte the one served at that instant',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -173,7 +181,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { sector, from, to, before } = request.query;
+      const { sector, from, to, before, asOf } = request.query;
       for (const [name, value] of [
         ['from', from],
         ['to', to],
@@ -185,12 +193,20 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       if (from && to && from > to) {
         throw new DomainError('invalid_date_range', 'from must not be after to.', { parameter: 'from' });
       }
+      const instant = asOf === undefined ? undefined : new Date(asOf);
+      if (instant !== undefined && (Number.isNaN(instant.getTime()) || !/(Z|[+-]\d{2}:\d{2})$/i.test(asOf!)))
+        throw invalidParameter(
+          'asOf',
+          'must be an ISO 8601 instant with its offset, e.g. 2026-11-23T03:30:00Z',
+        );
+      if (instant !== undefined && instant.getTime() > app.ctx.now().getTime())
+        throw invalidParameter('asOf', 'must not be in the future');
       return serve(
         request,
         reply,
         { feed: 'history', sector },
-        `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}`,
-        () => historyFeed(app.ctx.db, sector, { from, to, before }),
+        `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}|${instant?.toISOString() ?? ''}`,
+        () => historyFeed(app.ctx.db, sector, { from, to, before, asOf: instant }),
         null,
         {
           rows: (page: HistoryPage) => page.rows,
@@ -201,6 +217,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
                   ...(from ? { from } : {}),
                   ...(to ? { to } : {}),
                   before: page.nextBefore,
+                  ...(instant ? { asOf: instant.toISOString() } : {}),
                 })}`
               : null,
         },

@@ -50,6 +50,11 @@ const cellFields = {
   cohortBand: Type.String({ description: 'banded cohort size, e.g. `n >= 50`' }),
   methodologyVersion: Type.String({ description: '`tacsi-m1` (archive) or `tacsi-m2`' }),
   marginOfError: MarginOfError,
+  publishedAt: Type.String({
+    format: 'date-time',
+    description:
+      'when the cell was published (extension): the instant of its publication run, the same for every cell of the run',
+  }),
 };
 
 /** One published cell (a week or a day of one sector): a named component, referenced by every feed. */

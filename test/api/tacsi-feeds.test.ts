@@ -378,6 +378,7 @@ describe('TACSI feeds', () => {
       'cohortBand',
       'methodologyVersion',
       'marginOfError',
+      'publishedAt',
       'forwardSignal',
       'history',
     ]);
