@@ -1,6 +1,7 @@
 // `brandhealth tacsi publish|backfill`: manual publication and archive backfill.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
+import { announceNotice } from '../admin/tacsi.ts';
 import type { CliExtension } from '../cli/registry.ts';
 import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
 import { isCalendarDay } from '../core/days.ts';
@@ -74,6 +75,28 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
         failOnClosed(outcomes);
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
+      }),
+    );
+  tacsi
+    .command('notice')
+    .description('announce a methodology notice to subscribers, ahead of the day it takes effect')
+    .requiredOption('--effective <date>', 'the day it takes effect (after today), YYYY-MM-DD', date)
+    .requiredOption('--title <text>', 'one line')
+    .requiredOption('--detail <text>', 'what changes and why')
+    .option('--methodology <version>', 'the methodology it concerns, e.g. tacsi-m3')
+    .action(async (o) =>
+      withContext(async (ctx) => {
+        const id = await announceNotice(
+          ctx.db,
+          {
+            title: o.title,
+            detail: o.detail,
+            effectiveOn: o.effective,
+            methodologyVersion: o.methodology ?? null,
+          },
+          ctx.now(),
+        );
+        output.result({ id, effectiveOn: o.effective }, () => `notice ${id} takes effect on ${o.effective}`);
       }),
     );
   tacsi

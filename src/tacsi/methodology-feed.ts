@@ -101,6 +101,16 @@ function gaussian(m: GaussianMethodology) {
   };
 }
 
+/** A methodology notice (GET /v1/tacsi/notices), announced before the day it takes effect. */
+export interface Notice {
+  id: string;
+  title: string;
+  detail: string;
+  methodologyVersion: string | null;
+  announcedAt: string;
+  effectiveOn: string;
+}
+
 /** Exact facts released outside the accounting (docs/privacy.md section 1, "Invariants"). */
 export const GUARANTEE_INVARIANTS = [
   'sector membership of each entity (the public taxonomy)',
@@ -119,7 +129,7 @@ export const WITHDRAWN: Readonly<Record<string, ReadonlyArray<{ sector: string; 
 };
 
 /** `m2From`: the cut-over; `today` decides which methodology new periods are published under. */
-export function methodologyFeed(m2From: string, today: string) {
+export function methodologyFeed(m2From: string, today: string, upcoming: readonly Notice[] = []) {
   return {
     current: today >= m2From ? TACSI_M2.version : 'tacsi-m1',
     cutOver: { version: TACSI_M2.version, periodsEndingOnOrAfter: m2From },
@@ -152,6 +162,7 @@ export function methodologyFeed(m2From: string, today: string) {
       })),
       gaussian(TACSI_M2),
     ],
+    notices: [...upcoming],
     forwardSignal: {
       method: FORWARD_SIGNAL_METHOD,
       horizon: 'P1W',

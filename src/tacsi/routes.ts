@@ -15,8 +15,9 @@ import {
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
+import { calendarFeed, notices } from './calendar.ts';
 import { storedCutOver } from './ledger-store.ts';
-import type { TacsiPillar } from './privacy/index.ts';
+import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
 import { isCalendarDay, utcDay } from '../core/days.ts';
 
@@ -35,6 +36,14 @@ const CELL = {
 };
 // Computed, not typed in: the example is what the endpoint answers before the cut-over.
 const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
+// Computed, as the endpoint answers it on a Wednesday for a Sector Feed with the Daily add-on.
+const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
+  {
+    slug: 'food-and-beverage',
+    feeds: ['weekly', 'history', 'pillars', 'daily'],
+    pillars: [...TACSI_PILLARS],
+  },
+]) as Static<typeof S.CalendarFeed>;
 const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
 const HISTORY_EXAMPLE = {
   sector: 'food-and-beverage',
@@ -333,8 +342,65 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         request,
         reply,
         { feed: 'methodology' },
-        `methodology|${cut}|${today >= cut}`,
-        async () => methodologyFeed(cut, today),
+        `methodology|${cut}|${today}`,
+        async () => methodologyFeed(cut, today, await notices(app.ctx.db, today, true)),
+        null,
+      );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/calendar',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'getTacsiCalendar',
+        summary:
+          'When the next cells of each feed this key may read are published, and the lag policy (extension)',
+        description:
+          "For every sector this key may read today (as GET /v1/tacsi/sectors), each feed's next scheduled publication " +
+          'instant and the period it publishes, from the publication schedules; and the lag policy. The same check and ' +
+          'uniform 403 Not Licensed as every feed.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: json(S.CalendarFeed, 'The release calendar of this key', CALENDAR_EXAMPLE),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const now = app.ctx.now();
+      const snapshot = await assertLicensed(access, anyPrincipal(request), utcDay(now), { feed: 'sectors' });
+      reply.header('Cache-Control', 'private, no-cache');
+      return calendarFeed(now, licensedSectors(snapshot));
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/notices',
+    {
+      config: CONFIG,
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'listTacsiNotices',
+        summary:
+          'Methodology notices, announced ahead of their effective date (any subscriber key; extension)',
+        description:
+          'Every methodology notice, latest effective date first. A notice is always announced before the day it takes ' +
+          'effect; those not yet in effect are also in GET /v1/tacsi/methodology.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { ...ok(S.NoticesFeed, 'The notices', { notices: [] }), ...errorResponses(403) },
+      },
+    },
+    async (request, reply) => {
+      const today = utcDay(app.ctx.now());
+      return serve(
+        request,
+        reply,
+        { feed: 'methodology' },
+        `notices|${today}`,
+        async () => ({ notices: await notices(app.ctx.db, today) }),
         null,
       );
     },

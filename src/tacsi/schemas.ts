@@ -237,11 +237,62 @@ const GaussianMethodology = Type.Object(
   { description: 'tacsi-m2: zCDP, exact discrete Gaussian on the five pillar means' },
 );
 
+export const TacsiNotice = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    detail: Type.String(),
+    methodologyVersion: Type.Union([Type.String(), Type.Null()], {
+      description: 'the methodology it concerns, if one',
+    }),
+    announcedAt: Type.String({ format: 'date-time' }),
+    effectiveOn: {
+      ...DateOnly,
+      description: 'the day it takes effect (always after the day it was announced)',
+    },
+  },
+  { $id: 'TacsiNotice' },
+);
+
+/** GET /v1/tacsi/notices (extension). */
+export const NoticesFeed = Type.Object(
+  { notices: Type.Array(TacsiNotice, { description: 'latest effective date first' }) },
+  { $id: 'TacsiNoticesFeed' },
+);
+
+const CalendarFeed_ = Type.Object(
+  {
+    lagPolicy: Type.Object({ daily: Type.String(), weekly: Type.String(), revisions: Type.String() }),
+    sectors: Type.Array(
+      Type.Object({
+        slug: Type.String(),
+        feeds: Type.Array(
+          Type.Object({
+            feed: Type.Enum(['weekly', 'history', 'pillars', 'daily']),
+            nextPublication: Type.String({
+              format: 'date-time',
+              description: 'the next scheduled publication run',
+            }),
+            periodEnd: { ...DateOnly, description: 'the period that run publishes' },
+          }),
+        ),
+      }),
+      { description: 'the sectors this key may read, as in GET /v1/tacsi/sectors' },
+    ),
+  },
+  { $id: 'TacsiCalendarFeed' },
+);
+/** GET /v1/tacsi/calendar (extension). */
+export const CalendarFeed = CalendarFeed_;
+
 export const MethodologyFeed = Type.Object(
   {
     current: Type.String({ description: 'the methodology new periods are published under' }),
     cutOver: Type.Object({ version: Type.String(), periodsEndingOnOrAfter: DateOnly }),
     methodologies: Type.Array(Type.Union([LaplaceMethodology, GaussianMethodology])),
+    notices: Type.Array(TacsiNotice, {
+      description: 'methodology notices not yet in effect (extension; all of them: GET /v1/tacsi/notices)',
+    }),
     forwardSignal: Type.Object({
       method: Type.String(),
       horizon: Type.String(),

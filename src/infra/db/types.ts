@@ -360,6 +360,16 @@ export interface TacsiEntityChargesTable {
   workspace_id: string;
 }
 
+/** A methodology notice, announced before it takes effect. */
+export interface TacsiNoticesTable {
+  id: string;
+  title: string;
+  detail: string;
+  methodology_version: string | null;
+  announced_at: Date;
+  effective_on: DateString;
+}
+
 /** The tacsi-m2 cut-over, fixed at the first publication. */
 export interface TacsiCutoverTable {
   methodology_version: string;
@@ -413,6 +423,7 @@ export interface DB {
   tacsi_rho_ledger: TacsiRhoLedgerTable;
   tacsi_entity_charges: TacsiEntityChargesTable;
   tacsi_cutover: TacsiCutoverTable;
+  tacsi_notices: TacsiNoticesTable;
   workspace_sector_history: WorkspaceSectorHistoryTable;
 }
 

@@ -3,6 +3,7 @@ import { runStatements } from '../statements.ts';
 
 /**
  * TACSI: one ledger for every release, a fixed cut-over, and no raw-score benchmark (docs/privacy.md):
+ * - `tacsi_notices`: methodology notices, announced ahead of the day they take effect;
  * - `tacsi_cutover`: the tacsi-m2 cut-over, stored at the first publication and never changed after
  *   (a different TACSI_M2_FROM is refused), so no configuration change can route a period back to
  *   tacsi-m1;
@@ -26,6 +27,16 @@ export async function up(db: Kysely<any>): Promise<void> {
       methodology_version        text PRIMARY KEY,
       periods_ending_on_or_after date NOT NULL,
       fixed_at                   timestamptz NOT NULL DEFAULT now()
+    );
+
+    -- Methodology notices, announced before the day they take effect (GET /v1/tacsi/notices).
+    CREATE TABLE tacsi_notices (
+      id                  text PRIMARY KEY,
+      title               text NOT NULL CHECK (length(title) BETWEEN 1 AND 200),
+      detail              text NOT NULL CHECK (length(detail) BETWEEN 1 AND 4000),
+      methodology_version text,
+      announced_at        timestamptz NOT NULL,
+      effective_on        date NOT NULL
     );
 
     CREATE TABLE tacsi_entity_charges (
@@ -79,7 +90,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await runStatements(
     db,
     `
-    DROP TABLE tacsi_entity_charges, tacsi_cutover;
+    DROP TABLE tacsi_entity_charges, tacsi_cutover, tacsi_notices;
     DELETE FROM tacsi_rho_ledger WHERE methodology_version = 'tacsi-m1';
   `,
   );
