@@ -16,6 +16,8 @@ import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed, notices } from './calendar.ts';
+import { PARQUET_CONTENT_TYPE, archiveFeed, archiveParquet, coverageFeed } from './archive.ts';
+import { Readable } from 'node:stream';
 import { storedCutOver } from './ledger-store.ts';
 import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
@@ -44,6 +46,19 @@ const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
     pillars: [...TACSI_PILLARS],
   },
 ]) as Static<typeof S.CalendarFeed>;
+const COVERAGE_EXAMPLE = {
+  sectors: [
+    {
+      slug: 'food-and-beverage',
+      weekly: { first: '2024-11-24', last: '2026-11-22', count: 105 },
+      daily: { first: '2026-11-23', last: '2026-11-24', count: 2 },
+      bands: [
+        { cohortBand: 'n >= 100', from: '2024-11-24', to: '2025-06-29' },
+        { cohortBand: 'n >= 250', from: '2025-07-06', to: '2026-11-22' },
+      ],
+    },
+  ],
+};
 const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
 const HISTORY_EXAMPLE = {
   sector: 'food-and-beverage',
@@ -346,6 +361,96 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         async () => methodologyFeed(cut, today, await notices(app.ctx.db, today, true)),
         null,
       );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/archive',
+    {
+      config: CONFIG,
+      schema: {
+        operationId: 'downloadTacsiArchive',
+        tags: ['tacsi'],
+        summary: "A sector's whole weekly archive in one download, as CSV or Parquet (extension)",
+        description:
+          'Every published weekly cell of the sector, oldest first, in one streamed download: format=csv (RFC 4180, the ' +
+          'history CSV columns) or format=parquet (Apache Parquet, the same columns). Same entitlement and uniform denial ' +
+          'as the history feed; strong ETag per format, If-None-Match answers 304.',
+        querystring: Type.Object(
+          { sector: S.SectorParam, format: Type.Enum(['csv', 'parquet']) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: {
+            description: 'The archive',
+            content: {
+              'text/csv': {
+                schema: Type.String({
+                  description: 'RFC 4180 CSV with a header row, one weekly cell per row',
+                }),
+              },
+              [PARQUET_CONTENT_TYPE]: {
+                schema: Type.String({
+                  format: 'binary',
+                  description: 'Apache Parquet, one weekly cell per row',
+                }),
+              },
+            },
+          },
+          304: Type.Null({
+            description: 'Not Modified: the If-None-Match validator matches the current ETag',
+          }),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { sector, format } = request.query;
+      await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), { feed: 'history', sector });
+      const cached = await cache.get(`archive|${sector}`, () => archiveFeed(app.ctx.db, sector));
+      if (!cached) throw new Error(`feed archive|${sector} built nothing`);
+      // Each format is a function of the cached JSON bytes: its validator is theirs, marked per format.
+      const etag = `${cached.etag.slice(0, -1)}-${format}"`;
+      // Not JSON: the reply is a stream, so its type is the plain one.
+      const raw = reply as FastifyReply;
+      raw
+        .header('ETag', etag)
+        .header('Cache-Control', 'private, no-cache')
+        .header('Content-Disposition', `attachment; filename="tacsi-${sector}-weekly.${format}"`);
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return raw.code(304).send();
+      const body = JSON.parse(cached.bytes.toString()) as { rows: Static<typeof S.TacsiCell>[] };
+      if (format === 'csv') return sendCsv(raw, HISTORY_CSV, body.rows);
+      return raw
+        .type(PARQUET_CONTENT_TYPE)
+        .send(Readable.from([Buffer.from(await archiveParquet(body.rows))]));
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/coverage',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'getTacsiCoverage',
+        summary:
+          'First and last published periods and band history of each sector this key may read (extension)',
+        description:
+          'For every sector this key may read today (as GET /v1/tacsi/sectors): its first and last published weekly (and, ' +
+          'with the daily feed, daily) periods and the history of its cohort band. Same check and uniform denial.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: json(S.CoverageFeed, 'The coverage of this key', COVERAGE_EXAMPLE),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const snapshot = await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), {
+        feed: 'sectors',
+      });
+      reply.header('Cache-Control', 'private, no-cache');
+      return { sectors: await coverageFeed(app.ctx.db, licensedSectors(snapshot)) };
     },
   );
 

@@ -285,6 +285,29 @@ const CalendarFeed_ = Type.Object(
 /** GET /v1/tacsi/calendar (extension). */
 export const CalendarFeed = CalendarFeed_;
 
+const Span = Type.Union(
+  [Type.Object({ first: DateOnly, last: DateOnly, count: Type.Integer() }), Type.Null()],
+  { description: 'first and last published period ends and the number of cells; null when none' },
+);
+
+/** GET /v1/tacsi/coverage (extension). */
+export const CoverageFeed = Type.Object(
+  {
+    sectors: Type.Array(
+      Type.Object({
+        slug: Type.String(),
+        weekly: Span,
+        daily: { ...Span, description: 'null without the daily feed for the sector, or none published' },
+        bands: Type.Array(Type.Object({ cohortBand: Type.String(), from: DateOnly, to: DateOnly }), {
+          description: 'runs of consecutive published weeks with one cohort band, oldest first',
+        }),
+      }),
+      { description: 'the sectors this key may read, as in GET /v1/tacsi/sectors' },
+    ),
+  },
+  { $id: 'TacsiCoverageFeed' },
+);
+
 export const MethodologyFeed = Type.Object(
   {
     current: Type.String({ description: 'the methodology new periods are published under' }),
