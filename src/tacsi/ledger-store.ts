@@ -33,13 +33,14 @@ export async function storedCutOver(db: Kysely<DB>): Promise<string | null> {
 
 /**
  * The cut-over publication must use: stored at the first publication from the configured value, and
- * from then on the only one. A different configured value is refused (it would route periods back to
- * tacsi-m1, or re-release m1 periods under m2). Call under the publication lock.
+ * from then on the only one. A different value set explicitly is refused (it would route periods back
+ * to tacsi-m1, or re-release m1 periods under m2); the default (TACSI_M2_FROM unset) follows the stored
+ * one. Call under the publication lock.
  */
-export async function fixCutOver(trx: Kysely<DB>, configured: string): Promise<string> {
+export async function fixCutOver(trx: Kysely<DB>, configured: string, isDefault = false): Promise<string> {
   const stored = await storedCutOver(trx);
   if (stored !== null) {
-    if (stored !== configured)
+    if (stored !== configured && !isDefault)
       throw new PublicationError(
         `TACSI_M2_FROM is ${configured} but the tacsi-m2 cut-over was fixed at ${stored} by the first ` +
           `publication and cannot change: set TACSI_M2_FROM=${stored}`,

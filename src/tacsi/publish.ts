@@ -105,7 +105,8 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
   // The cut-over is fixed by the first publication; a different configured value is refused.
   const cut = await ctx.db.transaction().execute(async (trx) => {
     await lockPublications(trx);
-    return fixCutOver(trx, m2CutOver(ctx, request));
+    const configured = m2CutOver(ctx, request);
+    return fixCutOver(trx, configured, request.m2From === undefined && configured === DEFAULT_TACSI_M2_FROM);
   });
   // `methodology` replaces the parameters of the methodology a period falls under; it never moves a
   // period across the cut-over.

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSector } from '../../src/admin/workspaces.ts';
 import { runCli } from '../../src/cli/program.ts';
+import { DEFAULT_TACSI_M2_FROM } from '../../src/infra/config.ts';
 import { runScheduledPublication } from '../../src/tacsi/jobs.ts';
 import { PublicationError, backfill, publishCells } from '../../src/tacsi/publish.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -125,6 +126,21 @@ describe('tacsi-m1 is closed from the cut-over day on, on every path', () => {
     }
     const methodology = await t.db.selectFrom('tacsi_cutover').selectAll().execute();
     expect(methodology).toEqual(fixed);
+    // TACSI_M2_FROM unset (its default) follows the stored cut-over: nothing moves, nothing is refused.
+    const unset = { ...t.ctx, config: { ...t.ctx.config, tacsiM2From: DEFAULT_TACSI_M2_FROM } };
+    const outcomes = await publishCells(unset, {
+      cadence: 'weekly',
+      periodEnds: ['2025-01-26', '2025-02-09'],
+      log: () => {},
+    });
+    expect(outcomes.map((o) => `${o.periodEnd} ${o.status}`)).toEqual([
+      '2025-01-26 closed',
+      '2025-01-26 closed',
+      '2025-01-26 closed',
+      '2025-02-09 exists',
+      '2025-02-09 exists',
+      '2025-02-09 exists',
+    ]);
   });
 });
 
