@@ -600,6 +600,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tacsi/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sector's whole weekly archive in one download, as CSV or Parquet (extension)
+         * @description Every published weekly cell of the sector, oldest first, in one streamed download: format=csv (RFC 4180, the history CSV columns) or format=parquet (Apache Parquet, the same columns). Same entitlement and uniform denial as the history feed; strong ETag per format, If-None-Match answers 304.
+         */
+        get: operations["downloadTacsiArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tacsi/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * First and last published periods and band history of each sector this key may read (extension)
+         * @description For every sector this key may read today (as GET /v1/tacsi/sectors): its first and last published weekly (and, with the daily feed, daily) periods and the history of its cohort band. Same check and uniform denial.
+         */
+        get: operations["getTacsiCoverage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tacsi/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * When the next cells of each feed this key may read are published, and the lag policy (extension)
+         * @description For every sector this key may read today (as GET /v1/tacsi/sectors), each feed's next scheduled publication instant and the period it publishes, from the publication schedules; and the lag policy. The same check and uniform 403 Not Licensed as every feed.
+         */
+        get: operations["getTacsiCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tacsi/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Methodology notices, announced ahead of their effective date (any subscriber key; extension)
+         * @description Every methodology notice, latest effective date first. A notice is always announced before the day it takes effect; those not yet in effect are also in GET /v1/tacsi/methodology.
+         */
+        get: operations["listTacsiNotices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tacsi/sectors": {
         parameters: {
             query?: never;
@@ -1382,23 +1462,23 @@ export interface components {
                 action: string;
                 expected_impact: string;
             }[];
-            /** @description derived only from published, differentially private TACSI statistics (docs/privacy.md); audits completed before that keep their stored benchmark, without basis */
+            /** @description derived only from published, differentially private TACSI statistics (docs/privacy.md); a benchmark stored before that is withdrawn (basis.status legacy_withdrawn) */
             industry_benchmark: {
                 your_score: number;
                 /** @description the sector's latest published TACSI weekly indexValue; null when none (see basis) */
                 industry_average: number | null;
                 /** @description read from the sector's latest published peer distribution; null when none (see basis) */
                 percentile: number | null;
-                basis?: components["schemas"]["BenchmarkBasis"];
+                basis: components["schemas"]["BenchmarkBasis"];
             };
         };
         /** @description what the benchmark is derived from (extension) */
         BenchmarkBasis: {
             /**
-             * @description published: both fields set; no_distribution: percentile null; otherwise both null
+             * @description published: both fields set; no_distribution, coarse_distribution: percentile null; otherwise both null. not_published also covers a sector licensed exclusively (the answer does not tell them apart); legacy_withdrawn: a benchmark stored before benchmarks came from published statistics
              * @enum {unknown}
              */
-            status: "published" | "no_distribution" | "no_sector" | "not_consumer_sector" | "not_published" | "exclusive_sector";
+            status: "published" | "no_distribution" | "no_sector" | "not_consumer_sector" | "not_published" | "coarse_distribution" | "legacy_withdrawn";
             reason: string;
             /** @description the workspace sector */
             sector: string | null;
@@ -1412,6 +1492,11 @@ export interface components {
             margin_of_error: number | null;
             /** @description week end of the published histogram the percentile is read from */
             distribution_period_end: string | null;
+            /** @description 95% interval of the percentile from the noise law of the published histogram (on the same grid); null without a percentile */
+            percentile_interval: {
+                low: number;
+                high: number;
+            } | null;
             /** @description the percentile is reported on this grid */
             percentile_granularity: number;
         };
@@ -1732,6 +1817,11 @@ export interface components {
                 /** @description every pillar of a cell has the same noise law, hence one margin */
                 pillars: number;
             };
+            /**
+             * Format: date-time
+             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run
+             */
+            publishedAt: string;
             /** @description projection fields are present only when status is available (extension of the spec) */
             forwardSignal: {
                 /** @enum {unknown} */
@@ -1781,6 +1871,11 @@ export interface components {
                 /** @description every pillar of a cell has the same noise law, hence one margin */
                 pillars: number;
             };
+            /**
+             * Format: date-time
+             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run
+             */
+            publishedAt: string;
         };
         TacsiHistoryFeed: {
             sector: string;
@@ -1853,6 +1948,15 @@ export interface components {
                 annualCapPerEntity: number;
                 /** @description the same annual loss in zCDP rho (epsilon^2 / 2 per statistic) */
                 annualRhoEquivalent: number;
+                /** @description what one cell charges each of its entities in the one TACSI ledger (zCDP rho) */
+                rhoPerCell: number;
+                /** @description no period is published under this methodology from this day (the cut-over) on; null before */
+                closedFrom: string | null;
+                /** @description published series of this methodology no feed serves any more */
+                withdrawn: {
+                    sector: string;
+                    reason: string;
+                }[];
             } | {
                 version: string;
                 /** @description extension: the Brand Credit Score formula whose stored daily scores this methodology averages (tacsi-m1: v1, tacsi-m2: v2); the series break of formula v2 coincides with the methodology break */
@@ -1913,6 +2017,15 @@ export interface components {
                     delta: number;
                     conversion: string;
                 };
+                /** @description what the annual cap does and does not cover (docs/privacy.md section 1) */
+                guarantee: {
+                    statement: string;
+                    /** @description exact facts published outside the accounting (as the US Census declares invariants) */
+                    invariants: string[];
+                    window: string;
+                    /** @description what the regular schedule adds to an entity's lifetime loss each year */
+                    lifetimeRhoPerYear: number;
+                };
                 histogram: {
                     edges: number[];
                     schedule: string;
@@ -1928,11 +2041,104 @@ export interface components {
                     pillars: number;
                 }[];
             })[];
+            /** @description methodology notices not yet in effect (extension; all of them: GET /v1/tacsi/notices) */
+            notices: components["schemas"]["TacsiNotice"][];
             forwardSignal: {
                 method: string;
                 horizon: string;
                 minArchiveWeeks: number;
             };
+        };
+        TacsiNotice: {
+            id: string;
+            title: string;
+            detail: string;
+            /** @description the methodology it concerns, if one */
+            methodologyVersion: string | null;
+            /** Format: date-time */
+            announcedAt: string;
+            /**
+             * Format: date
+             * @description the day it takes effect (always after the day it was announced)
+             */
+            effectiveOn: string;
+        };
+        TacsiCoverageFeed: {
+            /** @description the sectors this key may read, as in GET /v1/tacsi/sectors */
+            sectors: {
+                slug: string;
+                /** @description first and last published period ends and the number of cells; null when none */
+                weekly: {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    first: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    last: string;
+                    count: number;
+                } | null;
+                /** @description null without the daily feed for the sector, or none published */
+                daily: {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    first: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    last: string;
+                    count: number;
+                } | null;
+                /** @description runs of consecutive published weeks with one cohort band, oldest first */
+                bands: {
+                    cohortBand: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    from: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    to: string;
+                }[];
+            }[];
+        };
+        TacsiCalendarFeed: {
+            lagPolicy: {
+                daily: string;
+                weekly: string;
+                revisions: string;
+            };
+            /** @description the sectors this key may read, as in GET /v1/tacsi/sectors */
+            sectors: {
+                slug: string;
+                feeds: {
+                    /** @enum {unknown} */
+                    feed: "weekly" | "history" | "pillars" | "daily";
+                    /**
+                     * Format: date-time
+                     * @description the next scheduled publication run
+                     */
+                    nextPublication: string;
+                    /**
+                     * Format: date
+                     * @description the period that run publishes
+                     */
+                    periodEnd: string;
+                }[];
+            }[];
+        };
+        TacsiNoticesFeed: {
+            /** @description latest effective date first */
+            notices: components["schemas"]["TacsiNotice"][];
         };
         /**
          * @example {
@@ -6209,7 +6415,22 @@ export interface operations {
                      *       "industry_benchmark": {
                      *         "your_score": 58.4,
                      *         "industry_average": 52.3,
-                     *         "percentile": 70
+                     *         "percentile": 70,
+                     *         "basis": {
+                     *           "status": "published",
+                     *           "reason": "industry_average is the sector’s latest published TACSI weekly index; percentile is read from its latest published peer distribution.",
+                     *           "sector": "food-and-beverage",
+                     *           "period_end": "2026-11-22",
+                     *           "methodology_version": "tacsi-m2",
+                     *           "cohort_band": "n >= 250",
+                     *           "margin_of_error": 2.22,
+                     *           "distribution_period_end": "2026-11-22",
+                     *           "percentile_interval": {
+                     *             "low": 60,
+                     *             "high": 80
+                     *           },
+                     *           "percentile_granularity": 5
+                     *         }
                      *       }
                      *     }
                      */
@@ -9231,6 +9452,7 @@ export interface operations {
                      *         "indexValue": 0.9,
                      *         "pillars": 1.4
                      *       },
+                     *       "publishedAt": "2026-11-23T03:30:00.000Z",
                      *       "forwardSignal": {
                      *         "status": "pending_archive_depth",
                      *         "note": "The forward signal needs 104 published weeks of this sector."
@@ -9252,7 +9474,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-08",
@@ -9270,7 +9493,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -9483,6 +9707,8 @@ export interface operations {
                 to?: string;
                 /** @description cursor: only weeks strictly before it */
                 before?: string;
+                /** @description an instant, not in the future: the archive exactly as it could be read then (cells published at or before it); the answer is byte for byte the one served at that instant */
+                asOf?: string;
             };
             header?: {
                 /**
@@ -9542,7 +9768,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-15",
@@ -9560,16 +9787,17 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TacsiHistoryFeed"];
                     /**
-                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars
-                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4
-                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4
+                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt
+                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
+                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
                      */
                     "text/csv": string;
                 };
@@ -10047,7 +10275,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-21",
@@ -10065,7 +10294,8 @@ export interface operations {
                      *           "marginOfError": {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
-                     *           }
+                     *           },
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -10337,7 +10567,15 @@ export interface operations {
                      *           "rollingWindowDays": 365,
                      *           "cellsPerEntityPerWindow": 836,
                      *           "annualCapPerEntity": 5016,
-                     *           "annualRhoEquivalent": 2508
+                     *           "annualRhoEquivalent": 2508,
+                     *           "rhoPerCell": 3,
+                     *           "closedFrom": null,
+                     *           "withdrawn": [
+                     *             {
+                     *               "sector": "headline",
+                     *               "reason": "the tacsi-m1 headline was noised from the raw scores of every consumer sector, including sectors below 50 brands and exclusively licensed ones, so readable sectors could be subtracted from it"
+                     *             }
+                     *           ]
                      *         },
                      *         {
                      *           "version": "tacsi-m2",
@@ -10403,6 +10641,15 @@ export interface operations {
                      *           },
                      *           "rollingWindowDays": 365,
                      *           "annualRhoCap": 5,
+                     *           "guarantee": {
+                     *             "statement": "rho <= annualRhoCap per entity over every release of every methodology whose period ends in any rolling window of rollingWindowDays days lying on or after the cut-over, replace-one neighbours",
+                     *             "invariants": [
+                     *               "sector membership of each entity (the public taxonomy)",
+                     *               "per period and sector, the exact count of entities with a score, through whether a cell exists (n >= 50, daily n >= 250) and its cohort band"
+                     *             ],
+                     *             "window": "event-level in time: each rolling window of period ends is bounded; the loss over several windows adds up",
+                     *             "lifetimeRhoPerYear": 4.846132
+                     *           },
                      *           "annualEpsilonDelta": {
                      *             "epsilon": 26.46,
                      *             "delta": 1e-10,
@@ -10498,6 +10745,7 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
+                     *       "notices": [],
                      *       "forwardSignal": {
                      *         "method": "simple-exponential-smoothing",
                      *         "horizon": "P1W",
@@ -10506,6 +10754,841 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TacsiMethodologyFeed"];
+                };
+            };
+            /** @description Not Modified: the If-None-Match validator matches the current ETag */
+            304: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description validator of the body; send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description revalidate with If-None-Match before reusing a stored copy */
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    downloadTacsiArchive: {
+        parameters: {
+            query: {
+                /** @description sector slug (lower-case words joined by hyphens), or `headline` with the Full Database */
+                sector: string;
+                format: "csv" | "parquet";
+            };
+            header?: {
+                /**
+                 * @description the ETag of a copy you hold: 304 Not Modified while it is current
+                 * @example "b1946ac92492d2347c6235b4d2611184"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description validator of the body; send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description revalidate with If-None-Match before reusing a stored copy */
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Not Modified: the If-None-Match validator matches the current ETag */
+            304: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description validator of the body; send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description revalidate with If-None-Match before reusing a stored copy */
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTacsiCoverage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The coverage of this key */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sectors": [
+                     *         {
+                     *           "slug": "food-and-beverage",
+                     *           "weekly": {
+                     *             "first": "2024-11-24",
+                     *             "last": "2026-11-22",
+                     *             "count": 105
+                     *           },
+                     *           "daily": {
+                     *             "first": "2026-11-23",
+                     *             "last": "2026-11-24",
+                     *             "count": 2
+                     *           },
+                     *           "bands": [
+                     *             {
+                     *               "cohortBand": "n >= 100",
+                     *               "from": "2024-11-24",
+                     *               "to": "2025-06-29"
+                     *             },
+                     *             {
+                     *               "cohortBand": "n >= 250",
+                     *               "from": "2025-07-06",
+                     *               "to": "2026-11-22"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TacsiCoverageFeed"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTacsiCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The release calendar of this key */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "lagPolicy": {
+                     *         "daily": "a day is published at 03:00 UTC the next day, three hours after it closes; the two days before are retried then if missing",
+                     *         "weekly": "an ISO week (Monday to Sunday) is published at 03:30 UTC on the Monday after it, three and a half hours after it closes; the week before is retried then if missing; the weekly, history and pillars feeds change together",
+                     *         "revisions": "a published cell is never changed; nothing is published for a cohort below its minimum (50 brands; 250 for daily cells)"
+                     *       },
+                     *       "sectors": [
+                     *         {
+                     *           "slug": "food-and-beverage",
+                     *           "feeds": [
+                     *             {
+                     *               "feed": "weekly",
+                     *               "nextPublication": "2026-11-30T03:30:00.000Z",
+                     *               "periodEnd": "2026-11-29"
+                     *             },
+                     *             {
+                     *               "feed": "history",
+                     *               "nextPublication": "2026-11-30T03:30:00.000Z",
+                     *               "periodEnd": "2026-11-29"
+                     *             },
+                     *             {
+                     *               "feed": "pillars",
+                     *               "nextPublication": "2026-11-30T03:30:00.000Z",
+                     *               "periodEnd": "2026-11-29"
+                     *             },
+                     *             {
+                     *               "feed": "daily",
+                     *               "nextPublication": "2026-11-26T03:00:00.000Z",
+                     *               "periodEnd": "2026-11-25"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TacsiCalendarFeed"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTacsiNotices: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description the ETag of a copy you hold: 304 Not Modified while it is current
+                 * @example "b1946ac92492d2347c6235b4d2611184"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notices */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description validator of the body; send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description revalidate with If-None-Match before reusing a stored copy */
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "notices": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TacsiNoticesFeed"];
                 };
             };
             /** @description Not Modified: the If-None-Match validator matches the current ETag */

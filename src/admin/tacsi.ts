@@ -93,6 +93,45 @@ export async function revokeEntitlement(
     throw new AdminError(`entitlement ${entitlementId} does not exist or is already revoked`);
 }
 
+export interface NoticeInput {
+  title: string;
+  detail: string;
+  /** The day it takes effect (YYYY-MM-DD): after the day it is announced. */
+  effectiveOn: string;
+  methodologyVersion?: string | null;
+}
+
+/** Announces a methodology notice; it must take effect after today (UTC), so subscribers see it first. */
+export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now = new Date()): Promise<string> {
+  const title = input.title.trim();
+  const detail = input.detail.trim();
+  if (!title || title.length > 200) throw new AdminError('title must be 1-200 characters');
+  if (!detail || detail.length > 4000) throw new AdminError('detail must be 1-4000 characters');
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(input.effectiveOn) ||
+    Number.isNaN(Date.parse(`${input.effectiveOn}T00:00:00Z`))
+  )
+    throw new AdminError('effective day must be a date YYYY-MM-DD');
+  const today = now.toISOString().slice(0, 10);
+  if (input.effectiveOn <= today)
+    throw new AdminError(
+      `a notice must take effect after the day it is announced (${today}): got ${input.effectiveOn}`,
+    );
+  const id = newId('ntc');
+  await db
+    .insertInto('tacsi_notices')
+    .values({
+      id,
+      title,
+      detail,
+      methodology_version: input.methodologyVersion ?? null,
+      announced_at: now,
+      effective_on: input.effectiveOn,
+    })
+    .execute();
+  return id;
+}
+
 export async function listEntitlements(db: Kysely<DB>, subscriberId?: string) {
   let q = db.selectFrom('tacsi_entitlements').selectAll().orderBy('created_at').orderBy('id');
   if (subscriberId) q = q.where('subscriber_id', '=', subscriberId);

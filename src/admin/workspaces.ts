@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB, Workspace } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import type { AccountType, BillingPeriod, OrgType, Plan } from '../core/catalog.ts';
+import { firstChangeableDay, lockPublications, publishedPeriodFrom } from '../tacsi/ledger-store.ts';
 
 export interface CreateWorkspaceInput {
   name: string;
@@ -136,6 +137,8 @@ export async function createSector(
  * The membership history (workspace_sector_history, kept by a trigger on every write of
  * workspaces.sector_slug) records the change on that day, so TACSI charges the entity both sectors'
  * releases for the rolling year and places each of its scores in the sector it belonged to that day.
+ * A change may not take effect over a period TACSI has already published for the old or the new
+ * sector: that period was released, and charged, with the membership as it was (docs/privacy.md §3).
  */
 export async function setSector(
   db: Kysely<DB>,
@@ -153,6 +156,24 @@ export async function setSector(
         .where('slug', '=', sector)
         .executeTakeFirst();
       if (!row) throw new AdminError(`sector ${sector} does not exist`);
+    }
+    // Under the publication lock, so no publication runs between the check and the change.
+    await lockPublications(trx);
+    const current = await trx
+      .selectFrom('workspaces')
+      .select('sector_slug')
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    if (!current) throw new AdminError(`workspace ${workspaceId} does not exist`);
+    if (current.sector_slug === sector) return;
+    const sectors = [current.sector_slug, sector].filter((s): s is string => s !== null);
+    const published = await publishedPeriodFrom(trx, sectors, effectiveDay);
+    if (published) {
+      throw new AdminError(
+        `cannot change the sector of ${workspaceId} from ${effectiveDay}: TACSI has already published ` +
+          `${published.scope}'s ${published.cadence} period ending ${published.periodEnd}, released with the ` +
+          `membership as it was; the change can take effect from ${firstChangeableDay(published)} at the earliest`,
+      );
     }
     // Read by the history trigger; local to this transaction.
     await sql`SELECT set_config('brand_health.sector_change_day', ${effectiveDay}, true)`.execute(trx);

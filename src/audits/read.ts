@@ -4,7 +4,7 @@ import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import type { AuditStatus, DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
 import type { AuthenticityFlag, Interval, Recommendation } from '../scoring/engine/index.ts';
-import type { IndustryBenchmark } from './benchmark.ts';
+import { servedBenchmark, type IndustryBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
 import { PILLARS, type Platform } from '../core/catalog.ts';
@@ -105,7 +105,7 @@ export async function readAudit(
     ...v2,
     pillars,
     recommendations: audit.recommendations as Recommendation[],
-    industry_benchmark: audit.industry_benchmark as IndustryBenchmark,
+    industry_benchmark: servedBenchmark(audit.industry_benchmark, audit.score!),
   };
 }
 

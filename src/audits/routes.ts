@@ -69,7 +69,24 @@ const COMPLETED_AUDIT_EXAMPLE = {
       expected_impact: '+2.5 points on sentiment',
     },
   ],
-  industry_benchmark: { your_score: 58.4, industry_average: 52.3, percentile: 70 },
+  industry_benchmark: {
+    your_score: 58.4,
+    industry_average: 52.3,
+    percentile: 70,
+    basis: {
+      status: 'published' as const,
+      reason:
+        'industry_average is the sector’s latest published TACSI weekly index; percentile is read from its latest published peer distribution.',
+      sector: 'food-and-beverage',
+      period_end: '2026-11-22',
+      methodology_version: 'tacsi-m2',
+      cohort_band: 'n >= 250',
+      margin_of_error: 2.22,
+      distribution_period_end: '2026-11-22',
+      percentile_interval: { low: 60, high: 80 },
+      percentile_granularity: 5,
+    },
+  },
 };
 
 export async function auditRoutes(fastify: FastifyInstance): Promise<void> {

@@ -88,9 +88,15 @@ export const BenchmarkBasis = Type.Object(
         'no_sector',
         'not_consumer_sector',
         'not_published',
-        'exclusive_sector',
+        'coarse_distribution',
+        'legacy_withdrawn',
       ],
-      { description: 'published: both fields set; no_distribution: percentile null; otherwise both null' },
+      {
+        description:
+          'published: both fields set; no_distribution, coarse_distribution: percentile null; otherwise both null. ' +
+          'not_published also covers a sector licensed exclusively (the answer does not tell them apart); ' +
+          'legacy_withdrawn: a benchmark stored before benchmarks came from published statistics',
+      },
     ),
     reason: Type.String(),
     sector: NullableString('the workspace sector'),
@@ -102,6 +108,13 @@ export const BenchmarkBasis = Type.Object(
     }),
     distribution_period_end: NullableString(
       'week end of the published histogram the percentile is read from',
+    ),
+    percentile_interval: Type.Union(
+      [Type.Object({ low: Type.Integer(), high: Type.Integer() }), Type.Null()],
+      {
+        description:
+          '95% interval of the percentile from the noise law of the published histogram (on the same grid); null without a percentile',
+      },
     ),
     percentile_granularity: Type.Integer({ description: 'the percentile is reported on this grid' }),
   },
@@ -140,11 +153,11 @@ export const CompletedAudit = Type.Object(
           description:
             "read from the sector's latest published peer distribution; null when none (see basis)",
         }),
-        basis: Type.Optional(BenchmarkBasis),
+        basis: BenchmarkBasis,
       },
       {
         description:
-          'derived only from published, differentially private TACSI statistics (docs/privacy.md); audits completed before that keep their stored benchmark, without basis',
+          'derived only from published, differentially private TACSI statistics (docs/privacy.md); a benchmark stored before that is withdrawn (basis.status legacy_withdrawn)',
       },
     ),
   },

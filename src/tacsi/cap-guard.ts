@@ -89,6 +89,16 @@ export interface RhoLedgerRow {
   periodEnd: string;
   /** Exact charge in integer 1e-9 rho (rounded up). */
   rhoNano: number;
+  /** The entities charged (a release being published; loaded rows leave it out). */
+  entities?: readonly string[];
+}
+
+/** One recorded charge of one entity (`tacsi_entity_charges` joined to its release). */
+export interface EntityCharge {
+  scope: string;
+  kind: RhoLedgerRow['kind'];
+  periodEnd: string;
+  rhoNano: number;
 }
 
 export type Admission =
@@ -102,15 +112,22 @@ const overlaps = (m: Membership, start: string, end: string) =>
 export class RhoCapGuard {
   readonly #byScope = new Map<string, RhoLedgerRow[]>();
   readonly #changers: ReadonlyMap<string, readonly Membership[]>;
+  readonly #recorded = new Map<string, EntityCharge[]>();
   readonly #m: GaussianMethodology;
 
+  /**
+   * `rows`: the methodology's releases around the periods; `changers`: the membership history of the
+   * entities that changed sector; `recorded`: what the per-entity ledger says each changer was charged.
+   */
   constructor(
     rows: readonly RhoLedgerRow[],
     changers: ReadonlyMap<string, readonly Membership[]>,
     m: GaussianMethodology,
+    recorded: ReadonlyMap<string, readonly EntityCharge[]> = new Map(),
   ) {
     for (const r of rows) this.#add(r);
     this.#changers = changers;
+    for (const [id, charges] of recorded) this.#recorded.set(id, [...charges]);
     this.#m = m;
   }
 
@@ -129,16 +146,24 @@ export class RhoCapGuard {
     return { scope, kind, periodStart, periodEnd, rhoNano };
   }
 
-  /** The charges of one changer: each sector's releases that overlap its membership of that sector. */
-  #changerCharges(memberships: readonly Membership[]): ZcdpCharge[] {
-    const out: ZcdpCharge[] = [];
+  /**
+   * The charges of one changer: what the per-entity ledger recorded it was charged, together with each
+   * sector's releases that overlap its membership of that sector (each release once). The record
+   * cannot be rewritten by a later edit of the membership history; the membership adds releases it
+   * may have missed (over-counting, never under-counting).
+   */
+  #changerCharges(entityId: string, memberships: readonly Membership[]): ZcdpCharge[] {
+    const out = new Map<string, ZcdpCharge>();
+    const add = (c: ZcdpCharge) => out.set(`${c.entityScope}|${c.kind}|${c.periodEnd}`, c);
+    for (const r of this.#recorded.get(entityId) ?? [])
+      add({ entityScope: r.scope, kind: r.kind, periodEnd: r.periodEnd, rhoNano: r.rhoNano });
     for (const [scope, rows] of this.#byScope) {
       const spans = memberships.filter((ms) => ms.sector === scope);
       if (spans.length === 0) continue;
       for (const r of rows)
-        if (spans.some((ms) => overlaps(ms, r.periodStart, r.periodEnd))) out.push(this.#charge(r));
+        if (spans.some((ms) => overlaps(ms, r.periodStart, r.periodEnd))) add(this.#charge(r));
     }
-    return out;
+    return [...out.values()];
   }
 
   /** May `entities` be in this release? Drops changers that would pass the cap. */
@@ -162,22 +187,34 @@ export class RhoCapGuard {
     const kept: EntityScores[] = [];
     for (const e of entities) {
       const memberships = this.#changers.get(e.entityId);
-      if (!memberships || checkAnnualRhoCap(this.#changerCharges(memberships), charge, this.#m).allowed)
+      if (
+        !memberships ||
+        checkAnnualRhoCap(this.#changerCharges(e.entityId, memberships), charge, this.#m).allowed
+      )
         kept.push(e);
     }
     return { status: 'ok', entities: kept, excluded: entities.length - kept.length };
   }
 
-  /** Records a published release; returns its ledger row. */
+  /** Records a published release and who is charged it; returns its ledger row. */
   record(
     scope: string,
     kind: RhoLedgerRow['kind'],
     periodStart: string,
     periodEnd: string,
-    _entities: readonly EntityScores[],
+    entities: readonly EntityScores[],
   ): RhoLedgerRow {
-    const row = this.#newRow(scope, kind, periodStart, periodEnd);
+    const row = {
+      ...this.#newRow(scope, kind, periodStart, periodEnd),
+      entities: entities.map((e) => e.entityId),
+    };
     this.#add(row);
+    for (const e of entities) {
+      if (!this.#changers.has(e.entityId)) continue;
+      const list = this.#recorded.get(e.entityId) ?? [];
+      list.push({ scope, kind, periodEnd, rhoNano: row.rhoNano });
+      this.#recorded.set(e.entityId, list);
+    }
     return row;
   }
 }

@@ -1,6 +1,7 @@
 // `brandhealth tacsi publish|backfill`: manual publication and archive backfill.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
+import { announceNotice } from '../admin/tacsi.ts';
 import type { CliExtension } from '../cli/registry.ts';
 import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
 import { isCalendarDay } from '../core/days.ts';
@@ -24,6 +25,17 @@ function summary(outcomes: readonly PublicationOutcome[]): string {
     lines.push(`refused (annual cap): ${o.sector} ${o.cadence} ${o.periodEnd}`);
   }
   return lines.join('\n') || 'nothing to publish';
+}
+
+/** A period of the closed methodology, asked for by name, is an error (a backfill only reports it). */
+function failOnClosed(outcomes: readonly PublicationOutcome[]): void {
+  const closed = outcomes.find((o) => o.status === 'closed');
+  if (closed) {
+    throw new AdminError(
+      `the ${closed.cadence} period ending ${closed.periodEnd} is before the tacsi-m2 cut-over: tacsi-m1 is ` +
+        'closed from the cut-over day on and its archive is final (docs/privacy.md)',
+    );
+  }
 }
 
 /** A refused cell makes the command fail, after the outcomes are printed. */
@@ -60,8 +72,31 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
         const outcomes = await guarded(() =>
           publishCells(ctx, { cadence: o.cadence, periodEnds: [o.periodEnd], sectors: [o.sector] }),
         );
+        failOnClosed(outcomes);
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
+      }),
+    );
+  tacsi
+    .command('notice')
+    .description('announce a methodology notice to subscribers, ahead of the day it takes effect')
+    .requiredOption('--effective <date>', 'the day it takes effect (after today), YYYY-MM-DD', date)
+    .requiredOption('--title <text>', 'one line')
+    .requiredOption('--detail <text>', 'what changes and why')
+    .option('--methodology <version>', 'the methodology it concerns, e.g. tacsi-m3')
+    .action(async (o) =>
+      withContext(async (ctx) => {
+        const id = await announceNotice(
+          ctx.db,
+          {
+            title: o.title,
+            detail: o.detail,
+            effectiveOn: o.effective,
+            methodologyVersion: o.methodology ?? null,
+          },
+          ctx.now(),
+        );
+        output.result({ id, effectiveOn: o.effective }, () => `notice ${id} takes effect on ${o.effective}`);
       }),
     );
   tacsi

@@ -5,6 +5,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB, TacsiCellsTable } from '../infra/db/types.ts';
 import { forwardSignal, type ForwardSignal } from './forward-signal.ts';
 import { cellMargins, indexNoiseVariance, type CellMargins } from './margins.ts';
+import { WITHDRAWN } from './methodology-feed.ts';
 import type { Methodology, TacsiPillar } from './privacy/index.ts';
 import { addDays } from '../core/days.ts';
 
@@ -22,6 +23,8 @@ export interface TacsiCell {
   methodologyVersion: string;
   /** 95% margin of error of indexValue and of each pillar, in index points (extension). */
   marginOfError: CellMargins;
+  /** When the cell was published: its publication run's instant (extension). */
+  publishedAt: string;
 }
 
 type CellRow = Pick<
@@ -39,6 +42,7 @@ type CellRow = Pick<
   | 'moe_index_value'
   | 'moe_pillars'
   | 'noise'
+  | 'published_at'
 >;
 
 const CELL_COLUMNS = [
@@ -55,6 +59,7 @@ const CELL_COLUMNS = [
   'moe_index_value',
   'moe_pillars',
   'noise',
+  'published_at',
 ] as const;
 
 /** Every methodology publishes on the 0.01 grid. */
@@ -81,16 +86,26 @@ export function toCell(r: CellRow): TacsiCell {
     cohortBand: r.cohort_band,
     methodologyVersion: r.methodology_version,
     marginOfError: cellMargins(r),
+    publishedAt: new Date(r.published_at).toISOString(),
   };
 }
 
+/** Methodologies whose cells of a sector no feed serves (methodology-feed.ts WITHDRAWN). */
+function withdrawnFor(sector: string): string[] {
+  return Object.entries(WITHDRAWN)
+    .filter(([, series]) => series.some((w) => w.sector === sector))
+    .map(([version]) => version);
+}
+
 function cells(db: Kysely<DB>, sector: string, cadence: 'weekly' | 'daily') {
-  return db
+  const withdrawn = withdrawnFor(sector);
+  let q = db
     .selectFrom('tacsi_cells')
     .select(CELL_COLUMNS)
     .where('sector', '=', sector)
-    .where('cadence', '=', cadence)
-    .orderBy('period_end', 'desc');
+    .where('cadence', '=', cadence);
+  if (withdrawn.length > 0) q = q.where('methodology_version', 'not in', withdrawn);
+  return q.orderBy('period_end', 'desc');
 }
 
 export type WeeklyFeed = { sector: string } & TacsiCell & {
@@ -117,6 +132,8 @@ export interface HistoryQuery {
   from?: string;
   to?: string;
   before?: string;
+  /** Only cells published at or before this instant: the archive as a subscriber could read it then. */
+  asOf?: Date;
 }
 
 export interface HistoryFeed {
@@ -136,6 +153,7 @@ export async function historyFeed(db: Kysely<DB>, sector: string, query: History
   if (query.from) q = q.where('period_end', '>=', query.from);
   if (query.to) q = q.where('period_end', '<=', query.to);
   if (query.before) q = q.where('period_end', '<', query.before);
+  if (query.asOf) q = q.where('published_at', '<=', query.asOf);
   const rows = await q.execute();
   const hasMore = rows.length > HISTORY_PAGE_MAX;
   const page = rows.slice(0, HISTORY_PAGE_MAX).map(toCell);

@@ -72,6 +72,15 @@ function gaussian(m: GaussianMethodology) {
     },
     rollingWindowDays: m.rollingWindowDays,
     annualRhoCap: ratioValue(m.annualRhoCap),
+    guarantee: {
+      statement:
+        'rho <= annualRhoCap per entity over every release of every methodology whose period ends in any ' +
+        'rolling window of rollingWindowDays days lying on or after the cut-over, replace-one neighbours',
+      invariants: [...GUARANTEE_INVARIANTS],
+      window:
+        'event-level in time: each rolling window of period ends is bounded; the loss over several windows adds up',
+      lifetimeRhoPerYear: round(ratioValue(w.scheduleBound)),
+    },
     annualEpsilonDelta: {
       epsilon: round(m.annualEpsilonDelta.epsilon, 2),
       delta: m.annualEpsilonDelta.delta,
@@ -92,8 +101,35 @@ function gaussian(m: GaussianMethodology) {
   };
 }
 
+/** A methodology notice (GET /v1/tacsi/notices), announced before the day it takes effect. */
+export interface Notice {
+  id: string;
+  title: string;
+  detail: string;
+  methodologyVersion: string | null;
+  announcedAt: string;
+  effectiveOn: string;
+}
+
+/** Exact facts released outside the accounting (docs/privacy.md section 1, "Invariants"). */
+export const GUARANTEE_INVARIANTS = [
+  'sector membership of each entity (the public taxonomy)',
+  'per period and sector, the exact count of entities with a score, through whether a cell exists (n >= 50, daily n >= 250) and its cohort band',
+] as const;
+
+/** Published series no feed serves any more, by methodology. */
+export const WITHDRAWN: Readonly<Record<string, ReadonlyArray<{ sector: string; reason: string }>>> = {
+  'tacsi-m1': [
+    {
+      sector: 'headline',
+      reason:
+        'the tacsi-m1 headline was noised from the raw scores of every consumer sector, including sectors below 50 brands and exclusively licensed ones, so readable sectors could be subtracted from it',
+    },
+  ],
+};
+
 /** `m2From`: the cut-over; `today` decides which methodology new periods are published under. */
-export function methodologyFeed(m2From: string, today: string) {
+export function methodologyFeed(m2From: string, today: string, upcoming: readonly Notice[] = []) {
   return {
     current: today >= m2From ? TACSI_M2.version : 'tacsi-m1',
     cutOver: { version: TACSI_M2.version, periodsEndingOnOrAfter: m2From },
@@ -120,9 +156,13 @@ export function methodologyFeed(m2From: string, today: string) {
         annualRhoEquivalent: round(
           m.cellsPerEntityPerWindow * m.statisticsPerCell * pureDpToZcdp(m.epsilonPerStatistic),
         ),
+        rhoPerCell: round(m.statisticsPerCell * pureDpToZcdp(m.epsilonPerStatistic)),
+        closedFrom: today >= m2From ? m2From : null,
+        withdrawn: [...(WITHDRAWN[m.version] ?? [])],
       })),
       gaussian(TACSI_M2),
     ],
+    notices: [...upcoming],
     forwardSignal: {
       method: FORWARD_SIGNAL_METHOD,
       horizon: 'P1W',

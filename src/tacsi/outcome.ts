@@ -18,7 +18,9 @@ export type PublicationStatus =
   /** tacsi-m2 daily cell of a week already published as a direct weekly cell: never charged twice. */
   | 'superseded'
   /** The methodology publishes no such cell (tacsi-m2 has no daily headline). */
-  | 'not_offered';
+  | 'not_offered'
+  /** A period before the tacsi-m2 cut-over asked for on or after the cut-over day: tacsi-m1 is closed. */
+  | 'closed';
 
 export interface PublicationOutcome {
   sector: string;
@@ -31,3 +33,6 @@ export interface PublicationOutcome {
   /** tacsi-m2: entities left out because their own charges (sector changers) would pass the cap. */
   excluded?: number;
 }
+
+/** A publication request that cannot be carried out as asked (the CLI reports it as an error). */
+export class PublicationError extends Error {}

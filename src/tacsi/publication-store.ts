@@ -6,10 +6,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { ROLLING_WINDOW_DAYS, type Cadence, type LedgerEntry, type Methodology } from './privacy/index.ts';
 import { addDays } from '../core/days.ts';
+import { PUBLICATION_LOCK, recordEntityCharges } from './ledger-store.ts';
+import { periodStart } from './periods.ts';
 
-// All publications serialise on one advisory lock, so two publishers cannot both pass the cap check
-// on the same ledger state.
-const PUBLICATION_LOCK = 0x7ac51;
 const INSERT_CHUNK = 500;
 
 /**
@@ -92,6 +91,16 @@ export interface CellToStore {
   delta: number | null;
   pillars: PillarScores;
   cohortBand: string;
+  /** The entities in the cell: each is charged the cell's release in the one ledger. */
+  entities: readonly string[];
+}
+
+/** A tacsi-m1 cell's zCDP charge in 1e-9 rho: its statistics at epsilon e each cost e^2 / 2 (rounded up). */
+export function m1RhoNano(m: Methodology): number {
+  const { numerator: n, denominator: d } = m.epsilonPerStatisticRatio;
+  const num = BigInt(m.statisticsPerCell) * BigInt(n) * BigInt(n) * 1_000_000_000n;
+  const den = 2n * BigInt(d) * BigInt(d);
+  return Number((num + den - 1n) / den);
 }
 
 /**
@@ -105,6 +114,7 @@ export async function storeCells(
   cadence: Cadence,
   methodology: Methodology,
   cells: readonly CellToStore[],
+  publishedAt: Date,
 ): Promise<Set<string>> {
   const stored = new Set<string>();
   for (let i = 0; i < cells.length; i += INSERT_CHUNK) {
@@ -113,12 +123,12 @@ export async function storeCells(
         sql`(${c.sector}, ${cadence}, ${c.periodEnd}::date, ${methodology.version}, ${c.indexValue}::float8,
                ${c.delta}::float8, ${c.pillars.presence}::float8, ${c.pillars.reach}::float8,
                ${c.pillars.impact}::float8, ${c.pillars.sentiment}::float8, ${c.pillars.momentum}::float8,
-               ${c.cohortBand})`,
+               ${c.cohortBand}, ${publishedAt})`,
     );
-    const result = await sql<{ sector: string; period_end: string }>`
+    const result = await sql<{ sector: string; period_end: string; cell_id: number }>`
       WITH cells AS (
         INSERT INTO tacsi_cells (sector, cadence, period_end, methodology_version, index_value, delta,
-                                 presence, reach, impact, sentiment, momentum, cohort_band)
+                                 presence, reach, impact, sentiment, momentum, cohort_band, published_at)
         VALUES ${sql.join(values)}
         ON CONFLICT (sector, cadence, period_end, methodology_version) DO NOTHING
         RETURNING id, sector, cadence, period_end, methodology_version
@@ -128,11 +138,45 @@ export async function storeCells(
       SELECT id, sector, cadence, period_end, methodology_version, 'discrete-laplace',
              ${methodology.epsilonPerCell}::float8, ${methodology.noiseScale}::float8
         FROM cells
-      RETURNING sector, period_end
+      RETURNING cell_id, sector, period_end
     `.execute(trx);
     for (const r of result.rows) stored.add(`${r.sector}|${r.period_end}`);
+    await chargeM1(trx, cadence, methodology, cells, result.rows);
   }
   return stored;
+}
+
+/** The one ledger: each stored tacsi-m1 cell's release row and the entities it charged. */
+async function chargeM1(
+  trx: Kysely<DB>,
+  cadence: Cadence,
+  methodology: Methodology,
+  cells: readonly CellToStore[],
+  stored: ReadonlyArray<{ sector: string; period_end: string; cell_id: number }>,
+): Promise<void> {
+  if (stored.length === 0) return;
+  const rhoNano = m1RhoNano(methodology);
+  const rows = await trx
+    .insertInto('tacsi_rho_ledger')
+    .values(
+      stored.map((r) => ({
+        scope: r.sector,
+        kind: cadence,
+        period_start: periodStart(cadence, r.period_end),
+        period_end: r.period_end,
+        methodology_version: methodology.version,
+        rho_units: String(rhoNano),
+        rho: rhoNano / 1e9,
+        cell_id: Number(r.cell_id),
+      })),
+    )
+    .returning(['id', 'scope', 'period_end'])
+    .execute();
+  const byKey = new Map(cells.map((c) => [`${c.sector}|${c.periodEnd}`, c.entities]));
+  await recordEntityCharges(
+    trx,
+    rows.map((r) => ({ ledgerId: Number(r.id), entities: byKey.get(`${r.scope}|${r.period_end}`) ?? [] })),
+  );
 }
 
 /**

@@ -1,9 +1,9 @@
 // The tacsi-m2 publisher (docs/privacy.md). Per sector and period, in one transaction under the
 // publication lock:
 //   daily   cells for cohorts of at least 250 brands, noised (discrete Gaussian on the pillars);
-//   weekly  cells: the mean of the week's published daily cells when there are any (post-processing,
-//           no privacy cost), else noised directly; a weekly publication first publishes the week's
-//           missing daily cells, so a sector-week is never charged both ways;
+//   weekly  cells: the mean of the week's seven published daily cells when all seven are published
+//           (post-processing, no privacy cost), else noised directly (charged, even if some days have
+//           daily cells); a weekly publication first publishes the week's missing daily cells;
 //   the peer-distribution histogram with the weekly cell of the last week ending in each month;
 //   the headline (weekly only): derived from the week's published sector cells that no subscriber
 //           holds exclusively, weighted by their public band floors (post-processing).
@@ -13,7 +13,8 @@
 // membership history, never a score. A release that exists is never noised again.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
-import { RhoCapGuard, type RhoLedgerRow } from './cap-guard.ts';
+import { RhoCapGuard, type EntityCharge, type RhoLedgerRow } from './cap-guard.ts';
+import { recordEntityCharges, recordedCharges } from './ledger-store.ts';
 import { HEADLINE, loadMemberCohortRows, loadSectorChangers, type CohortRow } from './cohorts.ts';
 import { snapToGrid } from './feeds.ts';
 import { addDays } from '../core/days.ts';
@@ -51,6 +52,8 @@ export interface M2Request {
   /** Daily cells are published only for days on or after this (the cut-over). */
   firstDay: string;
   today: string;
+  /** The publication's instant, stored on every cell and histogram it publishes. */
+  publishedAt: Date;
 }
 
 interface StoredCell extends GaussianCell {
@@ -96,7 +99,7 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
   const weekFirst = cadence === 'weekly' ? first : weekEndOf(first);
   const weekLast = cadence === 'weekly' ? last : weekEndOf(last);
   const state = await loadM2State(trx, m, periodStart('weekly', weekFirst), weekLast, req.today);
-  const guard = new RhoCapGuard(state.ledger, state.changers, m);
+  const guard = new RhoCapGuard(state.ledger, state.changers, m, state.recorded);
   const inserts: CellToInsert[] = [];
 
   // 1. Daily cells.
@@ -180,12 +183,12 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
   if (cadence === 'weekly') {
     // Entity week means are needed only for weeks noised directly and for histogram weeks: a sector-week
     // derived from its daily cells reads no score at all.
-    const hasDaily = (sector: string, week: string) =>
-      Array.from({ length: 7 }, (_, i) => addDays(week, i - 6)).some((d) => state.daily.has(key(sector, d)));
+    const allDaily = (sector: string, week: string) =>
+      Array.from({ length: 7 }, (_, i) => addDays(week, i - 6)).every((d) => state.daily.has(key(sector, d)));
     const needRows = sectors.filter((s) =>
       periodEnds.some(
         (w) =>
-          (!state.weekly.has(key(s, w)) && !state.otherWeekly.has(key(s, w)) && !hasDaily(s, w)) ||
+          (!state.weekly.has(key(s, w)) && !state.otherWeekly.has(key(s, w)) && !allDaily(s, w)) ||
           (isHistogramWeek(w) && !state.histograms.has(key(s, w))),
       ),
     );
@@ -208,7 +211,9 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
           let stored: StoredCell | null = null;
           let charge: RhoLedgerRow | null = null;
           let excluded = 0;
-          if (dailies.length > 0) {
+          // Derived only from a complete week of daily cells: the mean of seven daily means. With a day
+          // missing it would be the mean of the other days' means, another estimand (docs/privacy.md §4).
+          if (dailies.length === 7) {
             stored = { ...deriveWeeklyFromDaily(dailies, m), sector, periodEnd: week, derivation: 'daily' };
           } else if (entities.length < m.minCohort) {
             outcomes.push({ ...base, status: 'below_min_cohort' });
@@ -296,7 +301,7 @@ export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<Public
     }
   }
 
-  await storeM2(trx, m, inserts, histograms, state.previous);
+  await storeM2(trx, m, inserts, histograms, seriesOf(state), req.publishedAt);
   return outcomes;
 }
 
@@ -329,6 +334,8 @@ interface M2State {
   previous: Map<string, { periodEnd: string; indexValue: number; pillars: Record<TacsiPillar, number> }>;
   ledger: RhoLedgerRow[];
   changers: Awaited<ReturnType<typeof loadSectorChangers>>;
+  /** What the per-entity ledger recorded each changer was charged around the range. */
+  recorded: Map<string, EntityCharge[]>;
   exclusive: Set<string>;
 }
 
@@ -431,7 +438,8 @@ async function loadM2State(
   }>`
     SELECT scope, kind, period_start, period_end, rho_units
       FROM tacsi_rho_ledger
-     WHERE period_end BETWEEN ${addDays(from, -reach)}::date AND ${addDays(to, reach)}::date
+     WHERE methodology_version = ${m.version}
+       AND period_end BETWEEN ${addDays(from, -reach)}::date AND ${addDays(to, reach)}::date
   `.execute(trx);
   const histograms = await sql<{ sector: string; period_end: string }>`
     SELECT sector, period_end FROM tacsi_histograms
@@ -442,6 +450,14 @@ async function loadM2State(
      WHERE exclusive AND revoked_at IS NULL AND sector_slug IS NOT NULL
        AND valid_from <= ${today}::date AND (valid_until IS NULL OR valid_until >= ${today}::date)
   `.execute(trx);
+  const changers = await loadSectorChangers(trx, addDays(from, -reach), addDays(to, reach));
+  const recorded = await recordedCharges(
+    trx,
+    [...changers.keys()],
+    m.version,
+    addDays(from, -reach),
+    addDays(to, reach),
+  );
   const state: M2State = {
     daily: new Map(),
     weekly: new Map(),
@@ -460,9 +476,15 @@ async function loadM2State(
       periodEnd: r.period_end,
       rhoNano: Number(r.rho_units),
     })),
-    changers: await loadSectorChangers(trx, addDays(from, -reach), addDays(to, reach)),
+    changers,
+    recorded: new Map(),
     exclusive: new Set(exclusive.rows.map((r) => r.sector_slug)),
   };
+  for (const r of recorded) {
+    const list = state.recorded.get(r.workspaceId) ?? [];
+    list.push(r);
+    state.recorded.set(r.workspaceId, list);
+  }
   for (const r of cells.rows)
     (r.cadence === 'daily' ? state.daily : state.weekly).set(key(r.sector, r.period_end), storedCellOf(r));
   for (const r of previous.rows) {
@@ -496,18 +518,12 @@ async function storeM2(
     periodEnd: string;
     charge: RhoLedgerRow;
   }>,
-  previous: M2State['previous'],
+  series: ReadonlyMap<string, ReadonlyArray<{ periodEnd: string; indexValue: number }>>,
+  publishedAt: Date,
 ): Promise<void> {
   const sorted = [...inserts].sort((a, b) => a.cell.periodEnd.localeCompare(b.cell.periodEnd));
-  const last = new Map(previous);
   const rows = sorted.map(({ cell, cadence }) => {
-    const series = `${cell.sector}|${cadence}`;
-    const before = last.get(series);
-    last.set(series, {
-      periodEnd: cell.periodEnd,
-      indexValue: cell.indexValue,
-      pillars: { ...cell.pillars },
-    });
+    const before = latestBefore(series.get(`${cell.sector}|${cadence}`) ?? [], cell.periodEnd);
     return {
       sector: cell.sector,
       cadence,
@@ -527,6 +543,7 @@ async function storeM2(
       // Every pillar of a cell has the same noise law, hence the same margin.
       moe_pillars: Math.max(...Object.values(cell.margin95.pillars)),
       noise: JSON.stringify(cell.noise),
+      published_at: publishedAt,
     };
   });
   const ids = new Map<string, number>();
@@ -556,17 +573,60 @@ async function storeM2(
         shares: [...h.histogram.shares],
         cohort_band: h.histogram.cohortBand,
         band_floor: h.histogram.bandFloor,
+        published_at: publishedAt,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
     ledgerRows.push(ledgerRow(m, h.charge, { histogram_id: stored.id }));
   }
+  const charged = new Map<string, readonly string[]>();
+  for (const { charge } of sorted) if (charge) charged.set(chargeKey(charge), charge.entities ?? []);
+  for (const h of histograms) charged.set(chargeKey(h.charge), h.charge.entities ?? []);
   for (let i = 0; i < ledgerRows.length; i += 500) {
-    await trx
+    const stored = await trx
       .insertInto('tacsi_rho_ledger')
       .values(ledgerRows.slice(i, i + 500) as never)
+      .returning(['id', 'scope', 'kind', 'period_end'])
       .execute();
+    // The one ledger: who each release charged, in the same transaction.
+    await recordEntityCharges(
+      trx,
+      stored.map((r) => ({
+        ledgerId: Number(r.id),
+        entities: charged.get(`${r.scope}|${r.kind}|${r.period_end}`) ?? [],
+      })),
+    );
   }
+}
+
+const chargeKey = (c: RhoLedgerRow) => `${c.scope}|${c.kind}|${c.periodEnd}`;
+
+/**
+ * Every m2 cell of each series (sector|cadence) the publication knows, oldest first: the latest one
+ * before the loaded range, the published cells in it and the new ones. A new cell's delta is taken
+ * against the latest of them before its period, whether published earlier or in this run.
+ */
+function seriesOf(state: M2State): Map<string, Array<{ periodEnd: string; indexValue: number }>> {
+  const out = new Map<string, Array<{ periodEnd: string; indexValue: number }>>();
+  const add = (series: string, periodEnd: string, indexValue: number) => {
+    const list = out.get(series) ?? [];
+    list.push({ periodEnd, indexValue });
+    out.set(series, list);
+  };
+  for (const [series, p] of state.previous) add(series, p.periodEnd, p.indexValue);
+  for (const c of state.daily.values()) add(`${c.sector}|daily`, c.periodEnd, c.indexValue);
+  for (const c of state.weekly.values()) add(`${c.sector}|weekly`, c.periodEnd, c.indexValue);
+  for (const list of out.values()) list.sort((a, b) => a.periodEnd.localeCompare(b.periodEnd));
+  return out;
+}
+
+function latestBefore<T extends { periodEnd: string }>(sorted: readonly T[], periodEnd: string): T | null {
+  let found: T | null = null;
+  for (const p of sorted) {
+    if (p.periodEnd >= periodEnd) break;
+    found = p;
+  }
+  return found;
 }
 
 function ledgerRow(

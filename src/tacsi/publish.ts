@@ -11,7 +11,7 @@
 import type { AppContext } from '../context.ts';
 import { DEFAULT_TACSI_M2_FROM } from '../infra/config.ts';
 import { CapGuard } from './cap-guard.ts';
-import { HEADLINE, loadCohortRows } from './cohorts.ts';
+import { HEADLINE, consumerSectors, loadCohortRows } from './cohorts.ts';
 import { notePublication } from './feed-cache.ts';
 import { snapToGrid } from './feeds.ts';
 import { isPeriodEnd, lastCompletedPeriodEnd, trailingPeriodEnds } from './periods.ts';
@@ -37,16 +37,20 @@ import {
   type Methodology,
   type RandomSource,
 } from './privacy/index.ts';
-import type { PublicationOutcome } from './outcome.ts';
+import { PublicationError, type PublicationOutcome } from './outcome.ts';
+import { fixCutOver, lockPublications } from './ledger-store.ts';
 import { publishM2 } from './publish-m2.ts';
 import { utcDay } from '../core/days.ts';
 
 export type { PublicationOutcome, PublicationStatus } from './outcome.ts';
 
 export interface PublishOptions {
-  /** Force one methodology for every period; by default the cut-over decides. */
+  /** Parameters of the methodology of the periods it covers (tests); the cut-over still decides which. */
   methodology?: Methodology | GaussianMethodology;
-  /** The tacsi-m2 cut-over (default: the TACSI_M2_FROM setting, else DEFAULT_TACSI_M2_FROM). */
+  /**
+   * The tacsi-m2 cut-over to fix at the first publication (default: the TACSI_M2_FROM setting, else
+   * DEFAULT_TACSI_M2_FROM); once fixed, a different value is refused.
+   */
   m2From?: string;
   /** Must be the cryptographic source (the default); a seeded one is refused. */
   rng?: RandomSource;
@@ -61,7 +65,7 @@ export interface PublishRequest extends PublishOptions {
   sectors?: readonly string[] | null;
 }
 
-export class PublicationError extends Error {}
+export { PublicationError };
 
 type Ctx = Pick<AppContext, 'db' | 'now' | 'state'> & { config?: Pick<AppContext['config'], 'tacsiM2From'> };
 
@@ -96,18 +100,32 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
   }
   if (periodEnds.length === 0) return [];
   const log = request.log ?? ((message: string) => console.warn(message));
-  const cut = m2CutOver(ctx, request);
+  // Every cell of this request carries the same publication instant (never the time of its own draw).
+  const publishedAt = ctx.now();
+  // The cut-over is fixed by the first publication; a different configured value is refused.
+  const cut = await ctx.db.transaction().execute(async (trx) => {
+    await lockPublications(trx);
+    const configured = m2CutOver(ctx, request);
+    return fixCutOver(trx, configured, request.m2From === undefined && configured === DEFAULT_TACSI_M2_FROM);
+  });
+  // `methodology` replaces the parameters of the methodology a period falls under; it never moves a
+  // period across the cut-over.
   const forced = request.methodology;
   const m2 = forced && isGaussian(forced) ? forced : TACSI_M2;
-  const m2Ends = forced ? (isGaussian(forced) ? periodEnds : []) : periodEnds.filter((e) => e >= cut);
-  const m1Ends = periodEnds.filter((e) => !m2Ends.includes(e));
   const m1 = forced && !isGaussian(forced) ? forced : getMethodology(CURRENT_METHODOLOGY_VERSION);
+  const m2Ends = periodEnds.filter((e) => e >= cut);
+  const m1Ends = periodEnds.filter((e) => e < cut);
   const outcomes: PublicationOutcome[] = [];
-  if (m1Ends.length > 0) {
+  if (m1Ends.length > 0 && today >= cut) {
+    // tacsi-m1 is closed from the cut-over day on, whatever the path: its archive is final.
+    const scopes = resolveScopes(request.sectors ?? null, await consumerSectors(ctx.db));
+    for (const periodEnd of m1Ends)
+      for (const sector of scopes) outcomes.push({ sector, cadence, periodEnd, status: 'closed' });
+  } else if (m1Ends.length > 0) {
     if (!m1.cadences.includes(cadence)) {
       throw new PublicationError(`methodology ${m1.version} has no ${cadence} cells`);
     }
-    outcomes.push(...(await publishM1(ctx, request, m1, m1Ends, rng, log)));
+    outcomes.push(...(await publishM1(ctx, request, m1, m1Ends, rng, log, publishedAt)));
   }
   if (m2Ends.length > 0) {
     const published = await ctx.db.transaction().execute(async (trx) => {
@@ -121,8 +139,9 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
         m: m2,
         rng,
         log,
-        firstDay: forced ? '0001-01-01' : cut,
+        firstDay: cut,
         today,
+        publishedAt,
       });
     });
     if (published.some((o) => o.status === 'published')) notePublication(ctx);
@@ -138,6 +157,7 @@ async function publishM1(
   periodEnds: readonly string[],
   rng: RandomSource,
   log: (message: string) => void,
+  publishedAt: Date,
 ): Promise<PublicationOutcome[]> {
   const { cadence } = request;
   const outcome = await ctx.db.transaction().execute(async (trx) => {
@@ -218,10 +238,11 @@ async function publishM1(
         delta,
         pillars: { ...cell.pillars },
         cohortBand: cell.cohortBand,
+        entities: entities.map((e) => e.entityId),
         outcome: result,
       });
     }
-    const stored = await storeCells(trx, cadence, methodology, pending);
+    const stored = await storeCells(trx, cadence, methodology, pending, publishedAt);
     // A cell a concurrent publisher stored first was not inserted: report what is there.
     for (const c of pending) if (!stored.has(`${c.sector}|${c.periodEnd}`)) c.outcome.status = 'exists';
     return { outcomes: sortOutcomes(outcomes), published: stored.size };

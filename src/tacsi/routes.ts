@@ -15,7 +15,11 @@ import {
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
-import type { TacsiPillar } from './privacy/index.ts';
+import { calendarFeed, notices } from './calendar.ts';
+import { PARQUET_CONTENT_TYPE, archiveFeed, archiveParquet, coverageFeed } from './archive.ts';
+import { Readable } from 'node:stream';
+import { storedCutOver } from './ledger-store.ts';
+import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
 import { isCalendarDay, utcDay } from '../core/days.ts';
 
@@ -30,9 +34,31 @@ const CELL = {
   cohortBand: 'n >= 100',
   methodologyVersion: 'tacsi-m1',
   marginOfError: { indexValue: 0.9, pillars: 1.4 },
+  publishedAt: '2026-11-23T03:30:00.000Z',
 };
 // Computed, not typed in: the example is what the endpoint answers before the cut-over.
 const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
+// Computed, as the endpoint answers it on a Wednesday for a Sector Feed with the Daily add-on.
+const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
+  {
+    slug: 'food-and-beverage',
+    feeds: ['weekly', 'history', 'pillars', 'daily'],
+    pillars: [...TACSI_PILLARS],
+  },
+]) as Static<typeof S.CalendarFeed>;
+const COVERAGE_EXAMPLE = {
+  sectors: [
+    {
+      slug: 'food-and-beverage',
+      weekly: { first: '2024-11-24', last: '2026-11-22', count: 105 },
+      daily: { first: '2026-11-23', last: '2026-11-24', count: 2 },
+      bands: [
+        { cohortBand: 'n >= 100', from: '2024-11-24', to: '2025-06-29' },
+        { cohortBand: 'n >= 250', from: '2025-07-06', to: '2026-11-22' },
+      ],
+    },
+  ],
+};
 const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
 const HISTORY_EXAMPLE = {
   sector: 'food-and-beverage',
@@ -157,6 +183,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
             from: Type.Optional({ ...DateOnly, description: 'earliest week end, inclusive' }),
             to: Type.Optional({ ...DateOnly, description: 'latest week end, inclusive' }),
             before: Type.Optional({ ...DateOnly, description: 'cursor: only weeks strictly before it' }),
+            asOf: Type.Optional(
+              Type.String({
+                format: 'date-time',
+                description:
+                  'an instant, not in the future: the archive exactly as it could be read then (cells published at or before it); the answer is byte for byte the one served at that instant',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -172,7 +205,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { sector, from, to, before } = request.query;
+      const { sector, from, to, before, asOf } = request.query;
       for (const [name, value] of [
         ['from', from],
         ['to', to],
@@ -184,12 +217,20 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       if (from && to && from > to) {
         throw new DomainError('invalid_date_range', 'from must not be after to.', { parameter: 'from' });
       }
+      const instant = asOf === undefined ? undefined : new Date(asOf);
+      if (instant !== undefined && (Number.isNaN(instant.getTime()) || !/(Z|[+-]\d{2}:\d{2})$/i.test(asOf!)))
+        throw invalidParameter(
+          'asOf',
+          'must be an ISO 8601 instant with its offset, e.g. 2026-11-23T03:30:00Z',
+        );
+      if (instant !== undefined && instant.getTime() > app.ctx.now().getTime())
+        throw invalidParameter('asOf', 'must not be in the future');
       return serve(
         request,
         reply,
         { feed: 'history', sector },
-        `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}`,
-        () => historyFeed(app.ctx.db, sector, { from, to, before }),
+        `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}|${instant?.toISOString() ?? ''}`,
+        () => historyFeed(app.ctx.db, sector, { from, to, before, asOf: instant }),
         null,
         {
           rows: (page: HistoryPage) => page.rows,
@@ -200,6 +241,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
                   ...(from ? { from } : {}),
                   ...(to ? { to } : {}),
                   before: page.nextBefore,
+                  ...(instant ? { asOf: instant.toISOString() } : {}),
                 })}`
               : null,
         },
@@ -309,13 +351,161 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const today = utcDay(app.ctx.now());
-      const cut = app.ctx.config.tacsiM2From;
+      // The cut-over the first publication fixed; the configured one until then.
+      const cut = (await storedCutOver(app.ctx.db)) ?? app.ctx.config.tacsiM2From;
       return serve(
         request,
         reply,
         { feed: 'methodology' },
-        `methodology|${today >= cut}`,
-        async () => methodologyFeed(cut, today),
+        `methodology|${cut}|${today}`,
+        async () => methodologyFeed(cut, today, await notices(app.ctx.db, today, true)),
+        null,
+      );
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/archive',
+    {
+      config: CONFIG,
+      schema: {
+        operationId: 'downloadTacsiArchive',
+        tags: ['tacsi'],
+        summary: "A sector's whole weekly archive in one download, as CSV or Parquet (extension)",
+        description:
+          'Every published weekly cell of the sector, oldest first, in one streamed download: format=csv (RFC 4180, the ' +
+          'history CSV columns) or format=parquet (Apache Parquet, the same columns). Same entitlement and uniform denial ' +
+          'as the history feed; strong ETag per format, If-None-Match answers 304.',
+        querystring: Type.Object(
+          { sector: S.SectorParam, format: Type.Enum(['csv', 'parquet']) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: {
+            description: 'The archive',
+            content: {
+              'text/csv': {
+                schema: Type.String({
+                  description: 'RFC 4180 CSV with a header row, one weekly cell per row',
+                }),
+              },
+              [PARQUET_CONTENT_TYPE]: {
+                schema: Type.String({
+                  format: 'binary',
+                  description: 'Apache Parquet, one weekly cell per row',
+                }),
+              },
+            },
+          },
+          304: Type.Null({
+            description: 'Not Modified: the If-None-Match validator matches the current ETag',
+          }),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { sector, format } = request.query;
+      await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), { feed: 'history', sector });
+      const cached = await cache.get(`archive|${sector}`, () => archiveFeed(app.ctx.db, sector));
+      if (!cached) throw new Error(`feed archive|${sector} built nothing`);
+      // Each format is a function of the cached JSON bytes: its validator is theirs, marked per format.
+      const etag = `${cached.etag.slice(0, -1)}-${format}"`;
+      // Not JSON: the reply is a stream, so its type is the plain one.
+      const raw = reply as FastifyReply;
+      raw
+        .header('ETag', etag)
+        .header('Cache-Control', 'private, no-cache')
+        .header('Content-Disposition', `attachment; filename="tacsi-${sector}-weekly.${format}"`);
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return raw.code(304).send();
+      const body = JSON.parse(cached.bytes.toString()) as { rows: Static<typeof S.TacsiCell>[] };
+      if (format === 'csv') return sendCsv(raw, HISTORY_CSV, body.rows);
+      return raw
+        .type(PARQUET_CONTENT_TYPE)
+        .send(Readable.from([Buffer.from(await archiveParquet(body.rows))]));
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/coverage',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'getTacsiCoverage',
+        summary:
+          'First and last published periods and band history of each sector this key may read (extension)',
+        description:
+          'For every sector this key may read today (as GET /v1/tacsi/sectors): its first and last published weekly (and, ' +
+          'with the daily feed, daily) periods and the history of its cohort band. Same check and uniform denial.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: json(S.CoverageFeed, 'The coverage of this key', COVERAGE_EXAMPLE),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const snapshot = await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), {
+        feed: 'sectors',
+      });
+      reply.header('Cache-Control', 'private, no-cache');
+      return { sectors: await coverageFeed(app.ctx.db, licensedSectors(snapshot)) };
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/calendar',
+    {
+      config: { auth: AUTH },
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'getTacsiCalendar',
+        summary:
+          'When the next cells of each feed this key may read are published, and the lag policy (extension)',
+        description:
+          "For every sector this key may read today (as GET /v1/tacsi/sectors), each feed's next scheduled publication " +
+          'instant and the period it publishes, from the publication schedules; and the lag policy. The same check and ' +
+          'uniform 403 Not Licensed as every feed.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: {
+          200: json(S.CalendarFeed, 'The release calendar of this key', CALENDAR_EXAMPLE),
+          ...errorResponses(403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const now = app.ctx.now();
+      const snapshot = await assertLicensed(access, anyPrincipal(request), utcDay(now), { feed: 'sectors' });
+      reply.header('Cache-Control', 'private, no-cache');
+      return calendarFeed(now, licensedSectors(snapshot));
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/notices',
+    {
+      config: CONFIG,
+      schema: {
+        tags: ['tacsi'],
+        operationId: 'listTacsiNotices',
+        summary:
+          'Methodology notices, announced ahead of their effective date (any subscriber key; extension)',
+        description:
+          'Every methodology notice, latest effective date first. A notice is always announced before the day it takes ' +
+          'effect; those not yet in effect are also in GET /v1/tacsi/methodology.',
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { ...ok(S.NoticesFeed, 'The notices', { notices: [] }), ...errorResponses(403) },
+      },
+    },
+    async (request, reply) => {
+      const today = utcDay(app.ctx.now());
+      return serve(
+        request,
+        reply,
+        { feed: 'methodology' },
+        `notices|${today}`,
+        async () => ({ notices: await notices(app.ctx.db, today) }),
         null,
       );
     },

@@ -50,6 +50,11 @@ const cellFields = {
   cohortBand: Type.String({ description: 'banded cohort size, e.g. `n >= 50`' }),
   methodologyVersion: Type.String({ description: '`tacsi-m1` (archive) or `tacsi-m2`' }),
   marginOfError: MarginOfError,
+  publishedAt: Type.String({
+    format: 'date-time',
+    description:
+      'when the cell was published (extension): the instant of its publication run, the same for every cell of the run',
+  }),
 };
 
 /** One published cell (a week or a day of one sector): a named component, referenced by every feed. */
@@ -145,6 +150,16 @@ const LaplaceMethodology = Type.Object(
     annualRhoEquivalent: Type.Number({
       description: 'the same annual loss in zCDP rho (epsilon^2 / 2 per statistic)',
     }),
+    rhoPerCell: Type.Number({
+      description: 'what one cell charges each of its entities in the one TACSI ledger (zCDP rho)',
+    }),
+    closedFrom: Type.Union([DateOnly, Type.Null()], {
+      description:
+        'no period is published under this methodology from this day (the cut-over) on; null before',
+    }),
+    withdrawn: Type.Array(Type.Object({ sector: Type.String(), reason: Type.String() }), {
+      description: 'published series of this methodology no feed serves any more',
+    }),
   },
   { description: 'tacsi-m1 (archive): pure epsilon-DP, discrete Laplace' },
 );
@@ -190,6 +205,19 @@ const GaussianMethodology = Type.Object(
     rollingWindowDays: Type.Integer(),
     annualRhoCap: Num,
     annualEpsilonDelta: Type.Object({ epsilon: Num, delta: Num, conversion: Type.String() }),
+    guarantee: Type.Object(
+      {
+        statement: Type.String(),
+        invariants: Type.Array(Type.String(), {
+          description: 'exact facts published outside the accounting (as the US Census declares invariants)',
+        }),
+        window: Type.String(),
+        lifetimeRhoPerYear: Type.Number({
+          description: "what the regular schedule adds to an entity's lifetime loss each year",
+        }),
+      },
+      { description: 'what the annual cap does and does not cover (docs/privacy.md section 1)' },
+    ),
     histogram: Type.Object({
       edges: Type.Array(Num),
       schedule: Type.String(),
@@ -209,11 +237,85 @@ const GaussianMethodology = Type.Object(
   { description: 'tacsi-m2: zCDP, exact discrete Gaussian on the five pillar means' },
 );
 
+export const TacsiNotice = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    detail: Type.String(),
+    methodologyVersion: Type.Union([Type.String(), Type.Null()], {
+      description: 'the methodology it concerns, if one',
+    }),
+    announcedAt: Type.String({ format: 'date-time' }),
+    effectiveOn: {
+      ...DateOnly,
+      description: 'the day it takes effect (always after the day it was announced)',
+    },
+  },
+  { $id: 'TacsiNotice' },
+);
+
+/** GET /v1/tacsi/notices (extension). */
+export const NoticesFeed = Type.Object(
+  { notices: Type.Array(TacsiNotice, { description: 'latest effective date first' }) },
+  { $id: 'TacsiNoticesFeed' },
+);
+
+const CalendarFeed_ = Type.Object(
+  {
+    lagPolicy: Type.Object({ daily: Type.String(), weekly: Type.String(), revisions: Type.String() }),
+    sectors: Type.Array(
+      Type.Object({
+        slug: Type.String(),
+        feeds: Type.Array(
+          Type.Object({
+            feed: Type.Enum(['weekly', 'history', 'pillars', 'daily']),
+            nextPublication: Type.String({
+              format: 'date-time',
+              description: 'the next scheduled publication run',
+            }),
+            periodEnd: { ...DateOnly, description: 'the period that run publishes' },
+          }),
+        ),
+      }),
+      { description: 'the sectors this key may read, as in GET /v1/tacsi/sectors' },
+    ),
+  },
+  { $id: 'TacsiCalendarFeed' },
+);
+/** GET /v1/tacsi/calendar (extension). */
+export const CalendarFeed = CalendarFeed_;
+
+const Span = Type.Union(
+  [Type.Object({ first: DateOnly, last: DateOnly, count: Type.Integer() }), Type.Null()],
+  { description: 'first and last published period ends and the number of cells; null when none' },
+);
+
+/** GET /v1/tacsi/coverage (extension). */
+export const CoverageFeed = Type.Object(
+  {
+    sectors: Type.Array(
+      Type.Object({
+        slug: Type.String(),
+        weekly: Span,
+        daily: { ...Span, description: 'null without the daily feed for the sector, or none published' },
+        bands: Type.Array(Type.Object({ cohortBand: Type.String(), from: DateOnly, to: DateOnly }), {
+          description: 'runs of consecutive published weeks with one cohort band, oldest first',
+        }),
+      }),
+      { description: 'the sectors this key may read, as in GET /v1/tacsi/sectors' },
+    ),
+  },
+  { $id: 'TacsiCoverageFeed' },
+);
+
 export const MethodologyFeed = Type.Object(
   {
     current: Type.String({ description: 'the methodology new periods are published under' }),
     cutOver: Type.Object({ version: Type.String(), periodsEndingOnOrAfter: DateOnly }),
     methodologies: Type.Array(Type.Union([LaplaceMethodology, GaussianMethodology])),
+    notices: Type.Array(TacsiNotice, {
+      description: 'methodology notices not yet in effect (extension; all of them: GET /v1/tacsi/notices)',
+    }),
     forwardSignal: Type.Object({
       method: Type.String(),
       horizon: Type.String(),

@@ -20,7 +20,7 @@ import {
 } from '../../src/tacsi/privacy/index.ts';
 import { publishCells } from '../../src/tacsi/publish.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
-import { runJob, seedMetrics } from './audits.fixtures.ts';
+import { insertFinishedAudits, runJob, seedMetrics } from './audits.fixtures.ts';
 import { insertScores, seedM2Fixture } from './tacsi-m2-fixture.ts';
 
 const TODAY = utcDay(new Date());
@@ -100,12 +100,14 @@ describe('(a) benchmark in small sectors', () => {
     });
   }
 
-  it('a sector held exclusively gives no benchmark outside the licence; no sector gives none either', async () => {
-    expect((await (await auditIn('locked')).audit()).industry_benchmark).toMatchObject({
-      industry_average: null,
-      percentile: null,
-      basis: { status: 'exclusive_sector' },
-    });
+  it('a sector held exclusively answers exactly as an unpublished one; no sector gives none either', async () => {
+    // The benchmark must not tell a brand whether its sector is licensed exclusively (security review
+    // L-7): same status, reason and fields as a sector below 50 brands, only the sector differs.
+    const locked = (await (await auditIn('locked')).audit()).industry_benchmark;
+    const duo = (await (await auditIn('duo')).audit()).industry_benchmark;
+    expect(locked).toMatchObject({ industry_average: null, percentile: null });
+    expect({ ...locked.basis, sector: null }).toEqual({ ...duo.basis, sector: null });
+    expect(JSON.stringify(locked)).not.toMatch(/exclusive/i);
     const { key, workspace } = await workspaceWithKey(
       t.db,
       { plan: 'pro' },
@@ -122,19 +124,19 @@ describe('(a) benchmark in small sectors', () => {
 
 describe('(b) join differencing', () => {
   it('two audits around a brand joining read the same published cell: their difference is zero', async () => {
-    const { key } = await auditIn('sixty');
+    const { key } = await auditIn('wide');
     const before = (await runAudit(key)).industry_benchmark;
     const cell = await t.db
       .selectFrom('tacsi_cells')
       .selectAll()
-      .where('sector', '=', 'sixty')
+      .where('sector', '=', 'wide')
       .where('cadence', '=', 'weekly')
       .orderBy('period_end', 'desc')
       .executeTakeFirstOrThrow();
     const histogram = await t.db
       .selectFrom('tacsi_histograms')
       .selectAll()
-      .where('sector', '=', 'sixty')
+      .where('sector', '=', 'wide')
       .orderBy('period_end', 'desc')
       .executeTakeFirstOrThrow();
     expect(before.industry_average).toBe(cell.index_value);
@@ -144,19 +146,86 @@ describe('(b) join differencing', () => {
       status: 'published',
       period_end: LAST_WEEK,
       methodology_version: 'tacsi-m2',
-      cohort_band: 'n >= 50',
+      cohort_band: 'n >= 100',
       margin_of_error: cell.moe_index_value,
       distribution_period_end: histogram.period_end,
     });
+    // The percentile comes with its 95% interval from the histogram's noise law.
+    const { low, high } = before.basis.percentile_interval;
+    expect(low).toBeLessThanOrEqual(before.percentile);
+    expect(high).toBeGreaterThanOrEqual(before.percentile);
+    expect(high - low).toBeGreaterThan(0);
 
     // An extreme brand joins the sector with scores for every day.
-    const joiner = await createWorkspace(t.db, { name: 'Joiner', plan: 'pro', sector: 'sixty' });
-    await insertScores(t.db, 'sixty', 99, FIRST_DAY, TODAY, [joiner.id]);
+    const joiner = await createWorkspace(t.db, { name: 'Joiner', plan: 'pro', sector: 'wide' });
+    await insertScores(t.db, 'wide', 99, FIRST_DAY, TODAY, [joiner.id]);
     const after = (await runAudit(key)).industry_benchmark;
     expect(after.industry_average).toBe(before.industry_average);
     expect(after.basis).toEqual(before.basis);
     // The percentile only moves with the auditor's own score, through the same published histogram.
     expect(after.percentile).toBe(percentileFromHistogram(after.your_score, histogram, 5));
+  });
+});
+
+describe('the percentile below band 100', () => {
+  it('is suppressed: the average is given, the percentile is null with the reason', async () => {
+    const body = (await (await auditIn('sixty')).audit()).industry_benchmark;
+    const histogram = await t.db
+      .selectFrom('tacsi_histograms')
+      .select('band_floor')
+      .where('sector', '=', 'sixty')
+      .executeTakeFirstOrThrow();
+    expect(histogram.band_floor).toBe(50);
+    expect(body.industry_average).toEqual(expect.any(Number));
+    expect(body.percentile).toBeNull();
+    expect(body.basis).toMatchObject({ status: 'coarse_distribution', percentile_interval: null });
+  });
+});
+
+describe('benchmarks stored before the published-statistics benchmark', () => {
+  it('are withdrawn: no audit answer carries a figure computed from raw peer scores', async () => {
+    const { key, workspace } = await auditIn('wide');
+    await insertFinishedAudits(t.db, workspace.id, 2, 'completed', new Date('2024-05-01T00:00:00Z'));
+    const [legacy, exclusive] = await t.db
+      .selectFrom('audits')
+      .select('id')
+      .where('workspace_id', '=', workspace.id)
+      .orderBy('id')
+      .execute();
+    // The second one is stored as the former exclusive_sector answer.
+    await t.db
+      .updateTable('audits')
+      .set({
+        industry_benchmark: JSON.stringify({
+          your_score: 50,
+          industry_average: null,
+          percentile: null,
+          basis: { status: 'exclusive_sector', reason: 'licensed exclusively', sector: 'locked' },
+        }),
+      })
+      .where('id', '=', exclusive!.id)
+      .execute();
+    const stored = await t.db
+      .selectFrom('audits')
+      .select('industry_benchmark')
+      .where('id', '=', legacy!.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.industry_benchmark).toMatchObject({ industry_average: 50, percentile: 50 });
+    const read = async (id: string) =>
+      (await t.request({ method: 'GET', url: `/v1/audit/${id}`, key })).json().industry_benchmark;
+    expect(await read(legacy!.id)).toMatchObject({
+      your_score: 50,
+      industry_average: null,
+      percentile: null,
+      basis: { status: 'legacy_withdrawn' },
+    });
+    const old = await read(exclusive!.id);
+    expect(old).toMatchObject({
+      industry_average: null,
+      percentile: null,
+      basis: { status: 'not_published' },
+    });
+    expect(JSON.stringify(old)).not.toMatch(/exclusive/i);
   });
 });
 

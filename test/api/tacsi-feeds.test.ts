@@ -146,6 +146,8 @@ function allowed(key: string, feed: Feed, sector: string, pillar?: string): bool
 
 function publishedFor(feed: Feed, sector: string): boolean {
   if (sector === 'tiny-sector') return feed === 'history'; // history answers 200 with no rows
+  // This archive is tacsi-m1 only, and the tacsi-m1 headline is withdrawn (docs/privacy.md section 10).
+  if (sector === 'headline') return feed === 'history';
   if (sector === ARCHIVE) return feed !== 'daily';
   return true;
 }
@@ -376,6 +378,7 @@ describe('TACSI feeds', () => {
       'cohortBand',
       'methodologyVersion',
       'marginOfError',
+      'publishedAt',
       'forwardSignal',
       'history',
     ]);
@@ -481,13 +484,17 @@ describe('TACSI feeds', () => {
     );
     expectProblem(await get(`${url('history', ARCHIVE)}&from=2025-02-30`, keys.full), 400);
     expectProblem(await get(`${url('history', ARCHIVE)}&before=yesterday`, keys.full), 400);
+    // The tacsi-m1 headline cells are stored but withdrawn: no feed serves them.
+    const stored = await t.db
+      .selectFrom('tacsi_cells')
+      .select('period_end')
+      .where('sector', '=', 'headline')
+      .where('cadence', '=', 'weekly')
+      .where('methodology_version', '=', 'tacsi-m1')
+      .execute();
+    expect(stored.length).toBe(4);
     const headline = (await get(url('history', 'headline'), keys.full)).json();
-    expect(headline.rows.map((r: { periodEnd: string }) => r.periodEnd)).toEqual([
-      '2025-03-16',
-      '2025-03-09',
-      '2025-03-02',
-      '2025-02-23',
-    ]);
+    expect(headline.rows).toEqual([]);
   });
 
   it('pillars: every published week of one pillar, newest first, with deltas from published values', async () => {

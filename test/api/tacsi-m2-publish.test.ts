@@ -204,11 +204,27 @@ describe('cut-over', () => {
         SELECT workspace_id, day, least(100, score + 30), least(100, presence + 30), least(100, reach + 30),
                least(100, impact + 30), least(100, sentiment + 30), least(100, momentum + 30), 'v1'
           FROM daily_scores WHERE formula_version = 'v2'`.execute(other.db);
-      await publishCells(other.ctx, {
+      // Before the cut-over day, periods before it are tacsi-m1.
+      other.setNow(new Date('2025-01-14T00:00:00Z'));
+      const early = await publishCells(other.ctx, {
+        cadence: 'weekly',
+        periodEnds: ['2025-01-12'],
+        sectors: ['cut-sector'],
+      });
+      expect(early.map((o) => o.status)).toEqual(['published']);
+      // From the cut-over day on, tacsi-m1 is closed: the week ending the day before the cut-over
+      // (and 2025-01-12 again) is refused as closed, the later week is tacsi-m2.
+      other.setNow(new Date('2025-01-30T00:00:00Z'));
+      const later = await publishCells(other.ctx, {
         cadence: 'weekly',
         periodEnds: ['2025-01-12', '2025-01-19', '2025-01-26'],
         sectors: ['cut-sector'],
       });
+      expect(later.map((o) => `${o.periodEnd} ${o.status}`)).toEqual([
+        '2025-01-12 closed',
+        '2025-01-19 closed',
+        '2025-01-26 published',
+      ]);
       const rows = await other.db
         .selectFrom('tacsi_cells')
         .select(['period_end', 'methodology_version'])
@@ -216,7 +232,6 @@ describe('cut-over', () => {
         .execute();
       expect(rows).toEqual([
         { period_end: '2025-01-12', methodology_version: 'tacsi-m1' },
-        { period_end: '2025-01-19', methodology_version: 'tacsi-m1' },
         { period_end: '2025-01-26', methodology_version: 'tacsi-m2' },
       ]);
       const levels = await other.db
@@ -230,18 +245,39 @@ describe('cut-over', () => {
         else expect(c.index_value).toBeLessThan(70);
       }
       expect(await other.db.selectFrom('tacsi_privacy_ledger').select('period_end').execute()).toHaveLength(
-        2,
+        1,
       );
-      expect(
-        await other.db
-          .selectFrom('tacsi_rho_ledger')
-          .select(['period_end', 'kind'])
-          .orderBy('kind')
-          .execute(),
-      ).toEqual([
-        { period_end: '2025-01-26', kind: 'histogram' },
-        { period_end: '2025-01-26', kind: 'weekly' },
+      // One ledger: the tacsi-m1 cell is charged there too (six statistics at epsilon 1: rho 3), with
+      // each of its 60 entities.
+      const ledger = await other.db
+        .selectFrom('tacsi_rho_ledger')
+        .select(['id', 'period_end', 'kind', 'methodology_version', 'rho'])
+        .orderBy('period_end')
+        .orderBy('kind')
+        .execute();
+      expect(ledger.map(({ id: _id, ...r }) => r)).toEqual([
+        { period_end: '2025-01-12', kind: 'weekly', methodology_version: 'tacsi-m1', rho: 3 },
+        {
+          period_end: '2025-01-26',
+          kind: 'histogram',
+          methodology_version: 'tacsi-m2',
+          rho: expect.closeTo(1 / 9, 8),
+        },
+        {
+          period_end: '2025-01-26',
+          kind: 'weekly',
+          methodology_version: 'tacsi-m2',
+          rho: expect.closeTo(10 / 169, 9),
+        },
       ]);
+      for (const row of ledger) {
+        const charged = await other.db
+          .selectFrom('tacsi_entity_charges')
+          .select('workspace_id')
+          .where('ledger_id', '=', row.id)
+          .execute();
+        expect(charged).toHaveLength(60);
+      }
     } finally {
       await other.close();
     }
@@ -328,6 +364,48 @@ describe('annual cap', () => {
         log,
       });
       expect(stay).toMatchObject([{ sector: 'to-sector', status: 'published', excluded: 1 }]);
+    } finally {
+      await other.close();
+    }
+  }, 60_000);
+});
+
+describe('weekly cells derived only from a complete week of daily cells', () => {
+  it('noises a week with a day below 250 directly, keeping its published daily cells', async () => {
+    const other = await startTestService({ tacsiM2From: '2025-01-06' });
+    try {
+      other.setNow(new Date('2025-01-22T00:00:00Z'));
+      await seedM2Fixture(other.db, [{ slug: 'edge', brands: 252, level: 55 }], '2025-01-06', '2025-01-19');
+      // Five brands have no score on the second week's Saturday and Sunday: n = 247 < 250 those days.
+      await other.db
+        .deleteFrom('daily_scores')
+        .where(
+          'workspace_id',
+          'in',
+          [1, 2, 3, 4, 5].map((i) => brandId('edge', i)),
+        )
+        .where('day', 'in', ['2025-01-18', '2025-01-19'])
+        .execute();
+      const outcomes = await publishCells(other.ctx, {
+        cadence: 'weekly',
+        periodEnds: ['2025-01-12', '2025-01-19'],
+        sectors: ['edge'],
+        log,
+      });
+      const weekly = outcomes.filter((o) => o.cadence === 'weekly');
+      // The complete week is derived (the mean of seven daily means, rho 0); the other one would be the
+      // mean of five daily means, a different estimand from the week's entity means: noised directly.
+      expect(weekly.map((o) => `${o.periodEnd} ${o.derivation}`)).toEqual([
+        '2025-01-12 daily',
+        '2025-01-19 noised',
+      ]);
+      expect(outcomes.filter((o) => o.cadence === 'daily' && o.status === 'published')).toHaveLength(12);
+      const ledger = await other.db
+        .selectFrom('tacsi_rho_ledger')
+        .select(['kind', 'period_end'])
+        .where('kind', '=', 'weekly')
+        .execute();
+      expect(ledger).toEqual([{ kind: 'weekly', period_end: '2025-01-19' }]);
     } finally {
       await other.close();
     }

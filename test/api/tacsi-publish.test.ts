@@ -272,39 +272,6 @@ describe('TACSI publication', () => {
     ).rejects.toThrow(AdminError);
   });
 
-  it('the sandbox extension backfills every full week and the last 60 days under tacsi-m2, idempotently', async () => {
-    const manifest = { tacsi: {} } as unknown as SandboxManifest;
-    const lines: string[] = [];
-    const m1Before = (await cells()).filter((r) => r.methodology_version === 'tacsi-m1').length;
-    await tacsiSandbox.run(t.ctx, manifest, (l) => lines.push(l));
-    const all = await cells('weekly');
-    // The sandbox's cut-over is its first scored day: what earlier tests of this file published under
-    // tacsi-m1 stays as it is (never released twice), every other week is published under tacsi-m2.
-    expect((await cells()).filter((r) => r.methodology_version === 'tacsi-m1')).toHaveLength(m1Before);
-    const weeklyEnds = [...new Set(all.map((r) => r.period_end))].filter((e) => e >= '2025-01-12').sort();
-    expect(weeklyEnds).toHaveLength(10);
-    expect(weeklyEnds.at(-1)).toBe('2025-03-16');
-    for (const end of weeklyEnds) {
-      const sectors = all.filter((r) => r.period_end === end).map((r) => r.sector);
-      expect(new Set(sectors).size).toBe(sectors.length);
-      expect(sectors.sort()).toEqual(['alpha-goods', 'beta-foods', 'gamma', 'headline']);
-    }
-    expect(all.some((r) => r.methodology_version === 'tacsi-m2')).toBe(true);
-    // No cohort here reaches 250 brands: tacsi-m2 publishes no daily cell.
-    expect((await cells('daily')).filter((r) => r.methodology_version === 'tacsi-m2')).toEqual([]);
-    expect((manifest.tacsi as Record<string, unknown>).publication).toEqual({
-      weekly: { from: '2025-01-12', to: '2025-03-16' },
-      daily: { from: '2025-01-16', to: '2025-03-16' },
-    });
-
-    const ledgerBefore = await ledger();
-    const rng = countingSource();
-    lines.length = 0;
-    await tacsiSandbox.run(t.ctx, manifest, (l) => lines.push(l));
-    expect(lines.join('\n')).toMatch(/ 0 tacsi-m2 cells published/);
-    expect(await ledger()).toEqual(ledgerBefore);
-    expect(rng.calls).toBe(0);
-  });
   it('refuses a cell that would exceed the annual cap, logs it, and stores nothing for it', async () => {
     // A methodology whose cap allows exactly two cells (epsilon 6 each) per rolling year, used on
     // scores far (> 1 year) from every other publication of this file.
@@ -391,6 +358,51 @@ describe('TACSI publication', () => {
       log,
     });
     expect(outcomes[0]!.status).toBe('already_charged');
+    expect(rng.calls).toBe(0);
+  });
+
+  it('the sandbox extension backfills every full week and the last 60 days under tacsi-m2, idempotently', async () => {
+    const manifest = { tacsi: {} } as unknown as SandboxManifest;
+    const lines: string[] = [];
+    // The sandbox publishes into its own, new database: its cut-over (its first scored day) is fixed
+    // by its first publication. Here the earlier tests' publications (which fixed another cut-over)
+    // are cleared to stand for that...
+    for (const table of [
+      'tacsi_entity_charges',
+      'tacsi_rho_ledger',
+      'tacsi_privacy_ledger',
+      'tacsi_histograms',
+      'tacsi_cells',
+      'tacsi_cutover',
+    ] as const)
+      await t.db.deleteFrom(table).execute();
+    // ...and the 2023 scores the annual-cap tests added, which the sandbox's data does not have.
+    await t.db.deleteFrom('daily_scores').where('day', '<', '2025-01-01').execute();
+    await tacsiSandbox.run(t.ctx, manifest, (l) => lines.push(l));
+    const all = await cells('weekly');
+    expect((await cells()).filter((r) => r.methodology_version === 'tacsi-m1')).toHaveLength(0);
+    const weeklyEnds = [...new Set(all.map((r) => r.period_end))].filter((e) => e >= '2025-01-12').sort();
+    expect(weeklyEnds).toHaveLength(10);
+    expect(weeklyEnds.at(-1)).toBe('2025-03-16');
+    for (const end of weeklyEnds) {
+      const sectors = all.filter((r) => r.period_end === end).map((r) => r.sector);
+      expect(new Set(sectors).size).toBe(sectors.length);
+      expect(sectors.sort()).toEqual(['alpha-goods', 'beta-foods', 'gamma', 'headline']);
+    }
+    expect(all.some((r) => r.methodology_version === 'tacsi-m2')).toBe(true);
+    // No cohort here reaches 250 brands: tacsi-m2 publishes no daily cell.
+    expect((await cells('daily')).filter((r) => r.methodology_version === 'tacsi-m2')).toEqual([]);
+    expect((manifest.tacsi as Record<string, unknown>).publication).toEqual({
+      weekly: { from: '2025-01-12', to: '2025-03-16' },
+      daily: { from: '2025-01-16', to: '2025-03-16' },
+    });
+
+    const ledgerBefore = await ledger();
+    const rng = countingSource();
+    lines.length = 0;
+    await tacsiSandbox.run(t.ctx, manifest, (l) => lines.push(l));
+    expect(lines.join('\n')).toMatch(/ 0 tacsi-m2 cells published/);
+    expect(await ledger()).toEqual(ledgerBefore);
     expect(rng.calls).toBe(0);
   });
 });

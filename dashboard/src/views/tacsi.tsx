@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ProblemError, unwrap, type Client } from '../api.ts';
+import { ProblemError, storedKey, unwrap, type Client } from '../api.ts';
 import type { LicensedSector, Ok } from '../../../sdk/src/client.ts';
 import { COLORS, Chart, bandSeries } from '../chart.tsx';
 import { Loaded, PageButton, Section, TableHead, cap, useAsync } from '../ui.tsx';
@@ -44,6 +44,8 @@ function Denied() {
 export function TacsiView({ client, route }: { client: Client; route: string[] }) {
   const [sectors] = useAsync((signal) => client.GET('/v1/tacsi/sectors', { signal }).then(unwrap), []);
   const [method] = useAsync((signal) => client.GET('/v1/tacsi/methodology', { signal }).then(unwrap), []);
+  const [calendar] = useAsync((signal) => client.GET('/v1/tacsi/calendar', { signal }).then(unwrap), []);
+  const [allNotices] = useAsync((signal) => client.GET('/v1/tacsi/notices', { signal }).then(unwrap), []);
   const asked = route[1];
 
   return (
@@ -76,7 +78,10 @@ export function TacsiView({ client, route }: { client: Client; route: string[] }
                 )}
               </nav>
               {licensed ? (
-                <SectorView key={licensed.slug} client={client} sector={licensed} />
+                <>
+                  <Loaded data={calendar}>{(c) => <Calendar calendar={c} sector={licensed.slug} />}</Loaded>
+                  <SectorView key={licensed.slug} client={client} sector={licensed} />
+                </>
               ) : (
                 chosen !== undefined && <Denied />
               )}
@@ -106,6 +111,18 @@ export function TacsiView({ client, route }: { client: Client; route: string[] }
                   </li>
                 ))}
               </ul>
+              {m.notices.length > 0 && (
+                <div data-testid="tacsi-upcoming-notices">
+                  <h3>Announced changes</h3>
+                  <ul>
+                    {m.notices.map((n) => (
+                      <li key={n.id}>
+                        <strong>{n.title}</strong> (from {n.effectiveOn}): {n.detail}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              )}
               <p class="muted">
                 The index is built from privacy-protected aggregates only: no brand's own score can be read
                 from it. Forward signal: {m.forwardSignal.method}, horizon {m.forwardSignal.horizon}, after{' '}
@@ -115,8 +132,81 @@ export function TacsiView({ client, route }: { client: Client; route: string[] }
           )}
         </Loaded>
       </Section>
+      <Section title="Methodology notices">
+        <Loaded data={allNotices}>
+          {({ notices }) =>
+            notices.length === 0 ? (
+              <p>No methodology notice has been announced.</p>
+            ) : (
+              <div class="scroll">
+                <table data-testid="tacsi-notices">
+                  <TableHead cols={['Effective', 'Notice', 'Methodology', 'Announced']} />
+                  <tbody>
+                    {notices.map((n) => (
+                      <tr key={n.id}>
+                        <td>{n.effectiveOn}</td>
+                        <td>
+                          <strong>{n.title}</strong>: {n.detail}
+                        </td>
+                        <td>{n.methodologyVersion ?? '—'}</td>
+                        <td>{n.announcedAt.slice(0, 10)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )
+          }
+        </Loaded>
+      </Section>
     </>
   );
+}
+
+type CalendarFeed = Ok<'/v1/tacsi/calendar', 'get'>;
+
+/** When this sector's feeds next publish (from GET /v1/tacsi/calendar), and the lag policy. */
+function Calendar({ calendar, sector }: { calendar: CalendarFeed; sector: string }) {
+  const entry = calendar.sectors.find((s) => s.slug === sector);
+  if (!entry) return null;
+  return (
+    <Section title="Release calendar">
+      <ul data-testid="tacsi-calendar">
+        {entry.feeds.map((f) => (
+          <li key={f.feed}>
+            {cap(f.feed)}: next publication {new Date(f.nextPublication).toUTCString()} (period ending{' '}
+            {f.periodEnd})
+          </li>
+        ))}
+      </ul>
+      <p class="muted">
+        {calendar.lagPolicy.daily}; {calendar.lagPolicy.weekly}. {calendar.lagPolicy.revisions}.
+      </p>
+    </Section>
+  );
+}
+
+/** The whole weekly archive as one file (CSV or Parquet); the key goes in the header, never in a URL. */
+async function downloadArchive(sector: string, format: 'csv' | 'parquet'): Promise<void> {
+  const path = `/v1/tacsi/archive?${new URLSearchParams({ sector, format })}`;
+  const response = await fetch(path, { headers: { Authorization: `Bearer ${storedKey() ?? ''}` } });
+  if (!response.ok) {
+    let body: unknown = null;
+    try {
+      body = await response.json();
+    } catch {
+      /* not JSON: the problem is made of the status */
+    }
+    throw ProblemError.from(body, response);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `tacsi-${sector}-weekly.${format}`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 function feedsText(x: LicensedSector): string {
@@ -253,21 +343,65 @@ function SectorView({ client, sector: licence }: { client: Client; sector: Licen
   );
 }
 
-/** The weekly archive a page at a time, following the API's `before` cursor. */
+/**
+ * The weekly archive a page at a time, following the API's `before` cursor; optionally as it could be
+ * read at an earlier instant (`asOf`); and the whole archive as one download.
+ */
 function Archive({ client, sector }: { client: Client; sector: string }) {
   const [cursors, setCursors] = useState<string[]>([]);
+  const [asOf, setAsOf] = useState('');
+  const [downloadError, setDownloadError] = useState<string | null>(null);
   const before = cursors.at(-1);
   const [page] = useAsync(
     async (signal): Promise<History> => {
-      const query = { sector, ...(before ? { before } : {}) };
+      const query = {
+        sector,
+        ...(before ? { before } : {}),
+        ...(asOf ? { asOf: new Date(`${asOf}:00Z`).toISOString() } : {}),
+      };
       return unwrap(await client.GET('/v1/tacsi/history', { params: { query }, signal }));
     },
-    [sector, before],
+    [sector, before, asOf],
   );
   const [size, setSize] = useState(26);
   const [offset, setOffset] = useState(0);
   return (
     <Section title="Archive">
+      <p class="row">
+        <label>
+          As of (UTC){' '}
+          <input
+            type="datetime-local"
+            data-testid="tacsi-as-of"
+            value={asOf}
+            onChange={(e) => {
+              setAsOf(e.currentTarget.value);
+              setCursors([]);
+              setOffset(0);
+            }}
+          />
+        </label>
+        {(['csv', 'parquet'] as const).map((format) => (
+          <button
+            key={format}
+            type="button"
+            data-testid={`tacsi-download-${format}`}
+            onClick={() => {
+              setDownloadError(null);
+              downloadArchive(sector, format).catch((e: unknown) =>
+                setDownloadError(e instanceof Error ? e.message : String(e)),
+              );
+            }}
+          >
+            Download the whole archive ({format === 'csv' ? 'CSV' : 'Parquet'})
+          </button>
+        ))}
+      </p>
+      {downloadError && (
+        <p class="error" role="alert">
+          {downloadError}
+        </p>
+      )}
       <Loaded data={page}>
         {(p) => {
           const rows = p.rows.slice(offset, offset + size);
@@ -276,7 +410,9 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
             <>
               <div class="scroll">
                 <table data-testid="tacsi-archive">
-                  <TableHead cols={['Week ending', 'Index', '±95%', 'Change', 'Cohort', 'Methodology']} />
+                  <TableHead
+                    cols={['Week ending', 'Index', '±95%', 'Change', 'Cohort', 'Methodology', 'Published']}
+                  />
                   <tbody>
                     {rows.map((r) => (
                       <tr key={r.periodEnd}>
@@ -286,6 +422,7 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
                         <td>{r.delta === null ? '—' : r.delta.toFixed(2)}</td>
                         <td>{r.cohortBand}</td>
                         <td>{r.methodologyVersion}</td>
+                        <td>{r.publishedAt.slice(0, 16).replace('T', ' ')}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -162,7 +162,7 @@ export interface OauthStatesTable {
   used_at: Timestamp | null;
   outcome: 'connected' | 'denied' | 'failed' | 'pending_selection' | null;
   error: string | null;
-  /** SHA-256 of the nonce in the starting browser's cookie (migration 0066). */
+  /** SHA-256 of the nonce in the starting browser's cookie (migration 0067). */
   binding_hash: string | null;
   /** The accounts the login gave, while the brand picks one (pending_selection). */
   candidates: ColumnType<unknown, string | null, string | null> | null;
@@ -407,6 +407,29 @@ export interface TacsiRhoLedgerTable {
   created_at: CreatedAt;
 }
 
+/** Who was charged each release of `tacsi_rho_ledger`: one row per entity and release. */
+export interface TacsiEntityChargesTable {
+  ledger_id: number;
+  workspace_id: string;
+}
+
+/** A methodology notice, announced before it takes effect. */
+export interface TacsiNoticesTable {
+  id: string;
+  title: string;
+  detail: string;
+  methodology_version: string | null;
+  announced_at: Date;
+  effective_on: DateString;
+}
+
+/** The tacsi-m2 cut-over, fixed at the first publication. */
+export interface TacsiCutoverTable {
+  methodology_version: string;
+  periods_ending_on_or_after: DateString;
+  fixed_at: Generated<Date>;
+}
+
 export interface WorkspaceSectorHistoryTable {
   workspace_id: string;
   sector_slug: string;
@@ -451,6 +474,9 @@ export interface DB {
   tacsi_privacy_ledger: TacsiPrivacyLedgerTable;
   tacsi_histograms: TacsiHistogramsTable;
   tacsi_rho_ledger: TacsiRhoLedgerTable;
+  tacsi_entity_charges: TacsiEntityChargesTable;
+  tacsi_cutover: TacsiCutoverTable;
+  tacsi_notices: TacsiNoticesTable;
   workspace_sector_history: WorkspaceSectorHistoryTable;
 }
 

@@ -100,6 +100,34 @@ export function perturbHistogram(
   };
 }
 
+/** Where `score` falls in a histogram: the interpolated CDF, its bin and the fraction of that bin below it. */
+function cdfAt(
+  score: number,
+  histogram: Pick<PublishedHistogram, 'edges' | 'shares'>,
+): { cdf: number; bin: number; frac: number } {
+  if (!Number.isFinite(score)) throw new RangeError(`score ${score} is not a finite number`);
+  const { edges, shares } = histogram;
+  if (edges.length !== shares.length + 1) throw new RangeError('a histogram needs one more edge than shares');
+  const x = Math.min(edges[edges.length - 1]!, Math.max(edges[0]!, score));
+  let cdf = 0;
+  for (let b = 0; b < shares.length; b++) {
+    const lo = edges[b]!;
+    const hi = edges[b + 1]!;
+    if (x >= hi && b < shares.length - 1) cdf += shares[b]!;
+    else {
+      const frac = Math.min(1, (x - lo) / (hi - lo));
+      return { cdf: cdf + shares[b]! * frac, bin: b, frac };
+    }
+  }
+  return { cdf, bin: shares.length - 1, frac: 1 };
+}
+
+function checkGranularity(granularity: number): void {
+  if (!(granularity > 0) || 100 % granularity !== 0) {
+    throw new RangeError(`granularity ${granularity} must divide 100`);
+  }
+}
+
 /**
  * Percentile of `score` among the sector's cohort from a published histogram (post-processing): the
  * share below the score's bin plus the linearly interpolated part of its bin, in percent, rounded to
@@ -110,23 +138,39 @@ export function percentileFromHistogram(
   histogram: Pick<PublishedHistogram, 'edges' | 'shares'>,
   granularity: number,
 ): number {
-  if (!Number.isFinite(score)) throw new RangeError(`score ${score} is not a finite number`);
-  if (!(granularity > 0) || 100 % granularity !== 0) {
-    throw new RangeError(`granularity ${granularity} must divide 100`);
-  }
-  const { edges, shares } = histogram;
-  if (edges.length !== shares.length + 1) throw new RangeError('a histogram needs one more edge than shares');
-  const x = Math.min(edges[edges.length - 1]!, Math.max(edges[0]!, score));
-  let cdf = 0;
-  for (let b = 0; b < shares.length; b++) {
-    const lo = edges[b]!;
-    const hi = edges[b + 1]!;
-    if (x >= hi) cdf += shares[b]!;
-    else {
-      cdf += (shares[b]! * (x - lo)) / (hi - lo);
-      break;
-    }
-  }
-  const percent = Math.min(100, Math.max(0, 100 * cdf));
+  checkGranularity(granularity);
+  const percent = Math.min(100, Math.max(0, 100 * cdfAt(score, histogram).cdf));
   return Math.round(percent / granularity) * granularity;
+}
+
+/** The two-sided 95% normal quantile. */
+const Z95 = 1.959963984540054;
+
+/**
+ * A 95% interval for the percentile read from a histogram of band floor `bandFloor`, from the law of
+ * the histogram's noise: each bin's share carries an independent discrete Gaussian of variance
+ * (c_h D)^2 (D = 1 / bandFloor of the cohort), and the published shares are renormalised to 1. The
+ * percentile c = A / (A + B), with A the (interpolated) mass below the score and B the rest, has, to
+ * first order, the noise variance sigma^2 [(1 - c)^2 (k + f^2) + c^2 ((1 - f)^2 + m)] for k bins below,
+ * the fraction f of the score's bin and m bins above. The interval is c +/- 1.96 sd in percent, widened
+ * outward to the granularity and kept in [0, 100]. It covers the publication noise (normal
+ * approximation, first order); the bias of clamping negative shares at 0 is not in it.
+ */
+export function percentileIntervalFromHistogram(
+  score: number,
+  histogram: Pick<PublishedHistogram, 'edges' | 'shares'>,
+  bandFloor: number,
+  m: GaussianMethodology,
+  granularity: number,
+): { low: number; high: number } {
+  checkGranularity(granularity);
+  const { cdf, bin, frac } = cdfAt(score, histogram);
+  const c = Math.min(1, Math.max(0, cdf));
+  const sigma2 = ratioValue(histogramSigma2(m, bandFloor)) * ratioValue(m.histogram.shareStep) ** 2;
+  const above = histogram.shares.length - bin - 1;
+  const variance = sigma2 * ((1 - c) ** 2 * (bin + frac ** 2) + c ** 2 * ((1 - frac) ** 2 + above));
+  const half = 100 * Z95 * Math.sqrt(variance);
+  const low = Math.max(0, Math.floor((100 * c - half) / granularity) * granularity);
+  const high = Math.min(100, Math.ceil((100 * c + half) / granularity) * granularity);
+  return { low, high };
 }

@@ -96,6 +96,7 @@ export {
 export {
   histogramShareUnits,
   percentileFromHistogram,
+  percentileIntervalFromHistogram,
   perturbHistogram,
   type PublishedHistogram,
 } from './histogram.ts';

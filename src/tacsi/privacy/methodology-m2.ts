@@ -99,7 +99,12 @@ export interface GaussianMethodology {
     /** Worst mix of the two: one direct week ending on the window's first day, then 52 daily weeks. */
     readonly mixedWorst: Ratio;
     readonly histograms: Ratio;
-    /** mixedWorst + histograms: an upper bound for any schedule the publisher follows. */
+    /**
+     * mixedWorst + histograms: an upper bound for every schedule in which each week is either seven
+     * daily cells (its weekly cell derived) or one direct weekly cell. A week with daily cells on some
+     * days only is also noised directly (up to 6 daily charges plus a weekly one); the cap, not this
+     * bound, limits sectors whose daily cohort crosses 250 within weeks.
+     */
     readonly scheduleBound: Ratio;
   };
   readonly annualRhoCap: Ratio;
