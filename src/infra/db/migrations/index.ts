@@ -14,6 +14,7 @@ import * as m0062 from './0062_score_change_notify.ts';
 import * as m0063 from './0063_export_change_notify.ts';
 import * as m0064 from './0064_workspace_sync_version.ts';
 import * as m0065 from './0065_engagement_dating.ts';
+import * as m0066 from './0066_idempotency_lease.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0063_export_change_notify': m0063,
   '0064_workspace_sync_version': m0064,
   '0065_engagement_dating': m0065,
+  '0066_idempotency_lease': m0066,
 };
