@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { DB } from '../db/types.ts';
 import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
 import { ProblemError, problems } from './problem.ts';
 import { asProblem } from './domain-problems.ts';
@@ -201,4 +203,23 @@ export async function idempotent<T>(
   } finally {
     clearInterval(renewal);
   }
+}
+
+/**
+ * Deletes keys older than the 24 h window (a key is forgotten then anyway), except a claim whose
+ * lease is still live (a request still running).
+ */
+export async function purgeIdempotencyKeys(db: Kysely<DB>, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now.getTime() - WINDOW_MS))
+    .where((eb) =>
+      eb.or([
+        eb('response_status', 'is not', null),
+        eb('lease_until', 'is', null),
+        eb('lease_until', '<=', now),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
