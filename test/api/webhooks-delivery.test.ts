@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
-import { deliverOnce } from '../../src/webhooks/deliver-once.ts';
+import { deliverOnce, NO_RESPONSE } from '../../src/webhooks/deliver-once.ts';
 import { fanOutEvent } from '../../src/webhooks/fanout.ts';
 import { webhookDeliverJob } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
@@ -285,7 +285,8 @@ describe('deliverOnce', () => {
     expect(refused).toMatchObject({ ok: false, statusCode: null, permanent: false });
     expect(refused.error).toMatch(/loopback/);
     const untrusted = await deliverOnce(message(rx.url('/x')), { allowLoopback: true });
-    expect(untrusted.error).toMatch(/^TLS handshake failed/);
+    expect(untrusted.error).toBe(NO_RESPONSE);
+    expect(untrusted.cause).toMatch(/^TLS handshake failed/);
     expect(rx.received.length).toBe(before);
     const http = await deliverOnce(message(rx.url('/x').replace('https:', 'http:')), { allowLoopback: true });
     expect(http).toMatchObject({ ok: false, permanent: true });
@@ -301,7 +302,7 @@ describe('deliverOnce', () => {
         allowLoopback: true,
         timeoutMs: 300,
       });
-      expect(outcome).toMatchObject({ ok: false, error: 'timed out after 300 ms' });
+      expect(outcome).toMatchObject({ ok: false, error: NO_RESPONSE, cause: 'timed out after 300 ms' });
       expect(outcome.durationMs).toBeLessThan(2_000);
     } finally {
       silent.close();
