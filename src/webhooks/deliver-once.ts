@@ -43,7 +43,7 @@ export interface DeliveryOutcome {
    * header or a secret, and one message for every failure before a status line (see NO_RESPONSE).
    */
   error: string | null;
-  /** The precise cause of a failure before a status line (socket error code, TLS, timeout): for logs only. */
+  /** The precise cause of a failure before a status line (socket error code, TLS, timeout): never stored. */
   cause?: string;
   /** Retrying cannot help: an invalid URL, or 410 Gone. */
   permanent: boolean;
