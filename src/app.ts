@@ -101,6 +101,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     bodyLimit: 1024 * 1024,
+    // request.ip: the peer, or the client a trusted load balancer names (TRUST_PROXY).
+    ...(ctx.config.trustProxy ? { trustProxy: ctx.config.trustProxy } : {}),
     // Slow clients: a connection idle for CONNECTION_TIMEOUT_MS (30 s) is closed; headers must
     // arrive within REQUEST_TIMEOUT_MS (30 s) or Node answers 408 (checked every
     // connectionsCheckingInterval: 30 s by default, never less often than the timeout), and the
