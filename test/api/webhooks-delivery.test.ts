@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { deliverOnce, NO_RESPONSE } from '../../src/webhooks/deliver-once.ts';
 import { fanOutEvent } from '../../src/webhooks/fanout.ts';
-import { webhookDeliverJob } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { seedMetrics } from './audits.fixtures.ts';
@@ -16,7 +15,7 @@ beforeAll(async () => {
   t = await startTestService({ allowLoopbackFetch: true, runWorkers: true });
   // Trust the receiver's certificate; retry at once, twice (three attempts in all).
   configureWebhooks(t.ctx, { ca: rx.cert });
-  t.ctx.jobs.setRetry(webhookDeliverJob, { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+  configureWebhooks(t.ctx, { schedule: { attempts: 3, delaySeconds: 0, maxDelaySeconds: 0, jitter: false } });
   await t.service.startWorkers();
 });
 afterAll(async () => {
