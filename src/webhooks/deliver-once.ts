@@ -56,7 +56,7 @@ type PostResult = { statusCode: number } | { error: string };
 
 /**
  * `last_error` of every failure before the receiver's status line. Refused, reset, unreachable,
- * TLS failure and timeout look the same to the caller: distinguishing them let anyone who can
+ * TLS failure and timeout look the same to the caller: distinguishing them would let anyone who can
  * register a webhook probe third parties' ports and firewalls through this service.
  */
 export const NO_RESPONSE = 'no response from the endpoint (connection, TLS or timeout)';

@@ -34,7 +34,7 @@ export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
 
 /**
  * The ports a webhook may use: HTTPS's own and its common alternate. Any other port on a public host
- * made the service a port scanner of third parties (docs/decisions.md, "Webhook ports").
+ * would make the service a port scanner of third parties (docs/decisions.md, "Webhook ports and connection errors").
  */
 export const WEBHOOK_PORTS: ReadonlySet<number> = new Set([443, 8443]);
 

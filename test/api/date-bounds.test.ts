@@ -6,8 +6,8 @@ import { expectProblem, startTestService, workspaceWithKey, type TestService } f
 import { insertSyntheticWeeklyCells } from './tacsi-fixture.ts';
 
 // Dates PostgreSQL cannot hold (there is no year 0000: 1 BC precedes AD 1) are refused by the one
-// date rule (src/core/days.ts) with a 400 naming the parameter, never sent to the database (a 500
-// on both databases before), including a date-time whose offset carries it out of 0001-9999.
+// date rule (src/core/days.ts) with a 400 naming the parameter, never sent to the database (where
+// it fails as a 500 on both), including a date-time whose offset carries it out of 0001-9999.
 const SECTOR = 'date-bounds';
 let t: TestService;
 let tacsiKey: string;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpired, retentionPurgeJob } from '../../src/retention/jobs.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
-// Tables that only grew: OAuth states (one per connect, each with a sealed verifier), idempotency
+// Tables that would only grow: OAuth states (one per connect, each with a sealed verifier), idempotency
 // keys (a sealed response each) and soft-deleted webhooks. The daily purge deletes what outlived
 // its retention (docs/operations.md, "Retention") and keeps everything still live.
 const HOUR = 60 * 60 * 1000;

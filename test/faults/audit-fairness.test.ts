@@ -7,8 +7,8 @@ import { until } from './support.ts';
 
 // An agency starts an audit for each of its 16 clients, then another tenant starts one. The queue
 // is fair between tenants (each tenant's n-th waiting audit comes after every tenant's (n-1)-th),
-// so the other tenant waits behind about one agency audit, not behind all of them (it waited
-// behind all 40 of an agency's audits before: 81 s on PGlite).
+// so the other tenant waits behind about one agency audit, not behind all of them as strict
+// arrival order would make it.
 const CLIENTS = 16;
 const LOOKBACK_DAYS = 30;
 

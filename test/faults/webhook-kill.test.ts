@@ -12,7 +12,7 @@ import { http, killService, spawnService, until, type ChildService } from './sup
 // kill -9 of the real service while a webhook delivery is in flight (the receiver holds the POST),
 // then a new process on the same data folder: the interrupted attempt is made again within seconds
 // (a heartbeat declares the dead run lost after 10 s; pg-boss retries it 1-2 s later), not after the
-// 60 s expiry plus the receiver back-off (about 110 s before). Same webhook-id, delivered once.
+// 60 s expiry plus the receiver back-off. Same webhook-id, delivered once.
 const RECOVERY_BOUND_MS = 45_000; // restart ~10 s + heartbeat 10 s + maintenance 5 s + retry and poll
 
 describe.skipIf(usingPostgres())('kill -9 during a webhook delivery', () => {
