@@ -9,6 +9,7 @@ import { DOMAINS } from './domains.ts';
 import { authPlugin } from './infra/auth/auth-plugin.ts';
 import { apiReferencePlugin } from './infra/http/api-reference.ts';
 import { bodyDeadline } from './infra/http/body-deadline.ts';
+import { docPageHeaders } from './infra/http/doc-pages.ts';
 import { errorsPlugin } from './infra/http/errors-plugin.ts';
 import { clientErrorHandler, frameworkErrors, inputGuards } from './infra/http/input-guards.ts';
 import { buildValidator, closeQueryStrings } from './infra/http/validation.ts';
@@ -101,6 +102,8 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
     bodyLimit: 1024 * 1024,
+    // request.ip: the peer, or the client a trusted load balancer names (TRUST_PROXY).
+    ...(ctx.config.trustProxy ? { trustProxy: ctx.config.trustProxy } : {}),
     // Slow clients: a connection idle for CONNECTION_TIMEOUT_MS (30 s) is closed; headers must
     // arrive within REQUEST_TIMEOUT_MS (30 s) or Node answers 408 (checked every
     // connectionsCheckingInterval: 30 s by default, never less often than the timeout), and the
@@ -176,7 +179,16 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
     transform: documentRoute as never,
     transformObject: finishDocument as never,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // Swagger UI's page loads only scripts of its own (no inline script): docPageHeaders' policy.
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        docPageHeaders(reply);
+        done();
+      },
+    },
+  });
   await apiReferencePlugin(app);
 
   // Applied to the root instance (not registered as encapsulated plugins) so that the error

@@ -10,6 +10,7 @@ import { webhooksModule } from './webhooks/module.ts';
 import { workspaceRoutes } from './workspaces/routes.ts';
 import { studioRoutes } from './studio/routes.ts';
 import { tacsiModule } from './tacsi/module.ts';
+import { retentionModule } from './retention/module.ts';
 
 /** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
@@ -24,4 +25,5 @@ export const DOMAINS: DomainModule[] = [
   ingestModule,
   webhooksModule,
   tacsiModule,
+  retentionModule,
 ];

@@ -9,7 +9,8 @@ import { assertKeysPresent, sealPlaintext } from './infra/crypto/sealed-columns.
 import { migrateToLatest, openDatabase } from './infra/db/database.ts';
 import { Jobs } from './infra/jobs/jobs.ts';
 import { createMetrics, listenMetrics, type MetricsListener } from './infra/observability/metrics.ts';
-import { MemoryRateLimitStore } from './infra/ratelimit/store.ts';
+import { MemoryRateLimitStore, type StoreHealth } from './infra/ratelimit/store.ts';
+import { Gauge } from 'prom-client';
 import { ServiceState } from './infra/state.ts';
 
 export interface Service {
@@ -47,6 +48,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     pgliteImage: options.pgliteImage,
   });
   let jobs: Jobs | null = null;
+  // Logged once the app's logger exists (the store reports a change only when a request counts).
+  let rateLimitHealth: (health: StoreHealth, error?: unknown) => void = () => {};
   try {
     await migrateToLatest(database.db);
     const { keyRing } = loadKeyRing({
@@ -66,7 +69,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
       authenticator: new Authenticator(database.db, config.authCacheTtlMs),
       // ioredis is loaded only when used (about 20 MB resident: docs/performance.md "Memory").
       rateLimits: config.redisUrl
-        ? new (await import('./infra/ratelimit/redis-store.ts')).RedisRateLimitStore(config.redisUrl)
+        ? new (await import('./infra/ratelimit/redis-store.ts')).RedisRateLimitStore(config.redisUrl, {
+            onHealthChange: (health, error) => rateLimitHealth(health, error),
+          })
         : new MemoryRateLimitStore(),
       metrics: createMetrics(),
       keyRing,
@@ -77,6 +82,18 @@ export async function createService(config: Config, options: ServiceOptions = {}
     await jobs.start();
     const app = await buildApp(ctx, { logStream: options.logStream });
     jobs.onError = (error) => app.log.warn({ err: error }, 'job engine error');
+    rateLimitHealth = (health, error) =>
+      health === 'ok'
+        ? app.log.info('rate limit store reachable again; limits shared across instances')
+        : app.log.warn({ err: error }, 'rate limit store unavailable; each instance counts its own limits');
+    new Gauge({
+      name: 'rate_limit_store_degraded',
+      help: '1 while the shared rate-limit store (Redis) is unreachable and this instance counts alone',
+      registers: [ctx.metrics.registry],
+      collect() {
+        this.set(ctx.rateLimits.health?.() === 'degraded' ? 1 : 0);
+      },
+    });
     await app.ready();
 
     let stopped = false;

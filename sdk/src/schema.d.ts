@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Readiness: database reachable and migrations applied
-         * @description Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise (also while the instance drains before shutting down).
+         * @description Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise (also while the instance drains before shutting down). `rate_limits: degraded` on a 200 says the shared rate-limit store (Redis) is unreachable and this instance counts limits on its own.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -876,6 +876,8 @@ export interface components {
             database?: "ok" | "unreachable";
             /** @enum {unknown} */
             migrations?: "applied" | "pending";
+            /** @enum {unknown} */
+            rate_limits?: "ok" | "degraded";
         };
         Workspace: {
             id: string;
@@ -2242,7 +2244,8 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "database": "ok",
-                     *       "migrations": "applied"
+                     *       "migrations": "applied",
+                     *       "rate_limits": "ok"
                      *     }
                      */
                     "application/json": components["schemas"]["Health"];

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
@@ -177,7 +177,7 @@ export async function startAudit(
           created_at: now,
         })
         .execute();
-      await auditRunJob.enqueue(ctx, { auditId: id }, { trx });
+      await auditRunJob.enqueue(ctx, { auditId: id }, { trx, priority: await fairPriority(trx, ws) });
       return {
         audit_id: id,
         status: 'processing' as const,
@@ -194,3 +194,30 @@ export async function startAudit(
     throw error;
   }
 }
+
+/**
+ * Fair queueing between tenants (an agency with its clients, or a workspace alone): an audit's job
+ * priority is minus the number of its tenant's audits already waiting or running, and workers take
+ * the highest priority first, then the oldest. So the queue serves every tenant's first audit, then
+ * every tenant's second, and so on: an agency that starts 40 audits delays another tenant's audit by
+ * about one audit, not 40 (docs/audits.md, "Queue fairness"). The count is read in the start's
+ * transaction; two starts racing for one tenant may share a priority, which only ties their order.
+ */
+async function fairPriority(
+  trx: Transaction<DB>,
+  ws: { id: string; parent_id: string | null },
+): Promise<number> {
+  const tenant = ws.parent_id ?? ws.id;
+  const { n } = await trx
+    .selectFrom('audits')
+    .innerJoin('workspaces', 'workspaces.id', 'audits.workspace_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('audits.status', '=', 'processing')
+    .where((eb) => eb.or([eb('workspaces.id', '=', tenant), eb('workspaces.parent_id', '=', tenant)]))
+    .executeTakeFirstOrThrow();
+  // The audit just inserted is one of them.
+  return -Math.min(Math.max(0, Number(n) - 1), MAX_QUEUE_DEPTH);
+}
+
+/** Priorities stop here: a tenant with more audits waiting keeps its order among them. */
+const MAX_QUEUE_DEPTH = 100_000;

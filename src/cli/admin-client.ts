@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 
 /**
  * The CLI side of the admin socket (server: src/infra/admin-socket.ts). Deliberately light (node
@@ -24,6 +25,13 @@ export const EXIT_NOPERM = 77;
  */
 export function forwardToService(socketPath: string, argv: readonly string[]): Promise<Forwarded | null> {
   if (!fs.existsSync(socketPath)) return Promise.resolve(null);
+  const distrust = untrustedSocket(socketPath);
+  if (distrust) {
+    process.stderr.write(
+      `brandhealth: refusing the admin socket ${socketPath}: ${distrust}; the service creates it owner-only in a private folder (remove this file, or point ADMIN_SOCKET elsewhere)\n`,
+    );
+    return Promise.resolve({ exitCode: EXIT_NOPERM });
+  }
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let connected = false;
@@ -66,4 +74,25 @@ export function forwardToService(socketPath: string, argv: readonly string[]): P
       } else resolve({ exitCode });
     });
   });
+}
+
+/**
+ * Why the listener at `socketPath` may not be the service, or null when it may be. The command and
+ * its output (keys, master keys) go to whoever listens there, so the CLI checks what the service
+ * guarantees of its socket: a socket (not a link or a file), owned by this user or root, with no
+ * group or other permission, in a folder others cannot write to (or a sticky one, such as /tmp,
+ * where they cannot replace another user's file).
+ */
+export function untrustedSocket(socketPath: string): string | null {
+  const stat = fs.lstatSync(socketPath);
+  if (!stat.isSocket()) return 'it is not a socket';
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid && stat.uid !== 0)
+    return `it belongs to uid ${stat.uid}, not to this user (uid ${uid}) or root`;
+  if ((stat.mode & 0o077) !== 0) return `its mode is ${(stat.mode & 0o777).toString(8)}, not 600`;
+  const dir = path.dirname(path.resolve(socketPath));
+  const folder = fs.statSync(dir);
+  if ((folder.mode & 0o022) !== 0 && (folder.mode & 0o1000) === 0)
+    return `its folder ${dir} is writable by other users (mode ${(folder.mode & 0o777).toString(8)})`;
+  return null;
 }

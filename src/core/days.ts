@@ -36,7 +36,8 @@ export function parseDay(day: unknown): number | null {
   const y = digits(day, 0, 4);
   const mo = digits(day, 5, 7);
   const d = digits(day, 8, 10);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  // Year 0000 is refused: PostgreSQL has no year 0 (1 BC precedes AD 1), so it could never be stored or compared.
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   return daysFromCivil(y, mo, d);
 }
 
@@ -51,7 +52,7 @@ function digits(s: string, from: number, to: number): number {
   return n;
 }
 
-/** True for a real calendar date written YYYY-MM-DD (rejects 2024-02-30 and 2024-2-3). */
+/** True for a real calendar date written YYYY-MM-DD, years 0001-9999 (rejects 2024-02-30, 2024-2-3, 0000-01-01). */
 export function isCalendarDay(value: string): boolean {
   return parseDay(value) !== null;
 }
@@ -135,7 +136,7 @@ export interface ParsedIso {
 }
 
 /**
- * Parses `YYYY-MM-DD` or an ISO 8601 date-time (`YYYY-MM-DDTHH:MM[:SS[.fff]]` with `Z` or an
+ * The one parsing rule for caller-supplied dates and instants. Parses `YYYY-MM-DD` or an ISO 8601 date-time (`YYYY-MM-DDTHH:MM[:SS[.fff]]` with `Z` or an
  * offset; without one the time is read as UTC). Returns null for anything else, including dates
  * that do not exist such as 2030-02-30.
  */
@@ -165,5 +166,9 @@ export function parseIsoInstant(value: string): ParsedIso | null {
     offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }
   const local = utcInstant(year, month, day, hour, minute, second, millis);
-  return { instant: new Date(local.getTime() - offsetMinutes * 60_000), dateOnly: false };
+  const instant = new Date(local.getTime() - offsetMinutes * 60_000);
+  // An offset can carry 0001-01-01 into year 0 or 9999-12-31 into 10000: outside what a UTC day can name.
+  const utcYear = instant.getUTCFullYear();
+  if (utcYear < 1 || utcYear > 9999) return null;
+  return { instant, dateOnly: false };
 }

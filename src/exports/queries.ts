@@ -33,7 +33,8 @@ export interface ClientScoreRow {
 }
 
 /**
- * The owner's client workspaces (parent_id = owner), each with its latest completed audit.
+ * The owner's client workspaces (parent_id = owner), each with its latest completed audit among
+ * those the key may read (its creator still manages the client).
  * Ordered by name then id so repeated exports diff cleanly.
  */
 export async function clientsWithLatestScore(
@@ -50,6 +51,15 @@ export async function clientsWithLatestScore(
           .select(['a.score', 'a.grade', 'a.completed_at'])
           .whereRef('a.workspace_id', '=', 'w.id')
           .where('a.status', '=', 'completed')
+          // Only an audit its creator still manages (currentlyManaged in src/workspaces/tenancy.ts):
+          // a moved client's export never shows the audit its old agency ran, which /v1/audits hides.
+          .where((eb) =>
+            eb.or([
+              eb('a.created_by', 'is', null),
+              eb('a.created_by', '=', eb.ref('w.id')),
+              eb('a.created_by', '=', eb.ref('w.parent_id')),
+            ]),
+          )
           .orderBy('a.completed_at', 'desc')
           .orderBy('a.id', 'desc')
           .limit(1)
@@ -96,6 +106,10 @@ export async function scoreExportJson(
       CROSS JOIN LATERAL (
         SELECT * FROM score_log s
         WHERE s.workspace_id = w.id ${since}
+          -- A row an audit wrote goes with that audit: shown while its creator manages the workspace.
+          AND (s.audit_id IS NULL OR EXISTS (
+                SELECT 1 FROM audits a WHERE a.id = s.audit_id
+                  AND (a.created_by IS NULL OR a.created_by = w.id OR a.created_by = w.parent_id)))
         ORDER BY s.recorded_at DESC, s.id DESC
         LIMIT ${options.limit}
       ) s

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseKeyRing } from './crypto/keyring.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
@@ -27,6 +28,11 @@ export interface Config {
   runWorkers: boolean;
   /** Public base URL used in manifests and links. */
   publicUrl: string | null;
+  /**
+   * TRUST_PROXY: addresses or CIDR ranges of the load balancers in front; their X-Forwarded-For names
+   * the client address (per-address limits). Null: the socket's peer is the client.
+   */
+  trustProxy: string[] | null;
   /** A connection idle this long (no bytes either way) is closed. */
   connectionTimeoutMs: number;
   /** A request whose headers and body have not all arrived this long after it started is answered 408 and closed. */
@@ -137,6 +143,21 @@ function encryptionKeys(env: Env): string | null {
     throw new ConfigError((error as Error).message);
   }
   return raw;
+}
+
+function proxies(env: Env, name: string): string[] | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  const list = raw.split(',').map((p) => p.trim());
+  for (const entry of list) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (!family || !validBits || extra !== undefined)
+      throw new ConfigError(`${name} must list IP addresses or CIDR ranges, got "${entry}"`);
+  }
+  return list;
 }
 
 function hostName(env: Env, name: string, fallback: string): string {
@@ -329,6 +350,14 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     meaning:
       'the public base URL: the OAuth redirect URI (`<PUBLIC_URL>/v1/platforms/<platform>/callback`; connecting a platform without it works only on loopback) and the sandbox manifest',
     read: (e) => url(e, 'PUBLIC_URL', ['http:', 'https:']),
+  }),
+  option({
+    env: 'TRUST_PROXY',
+    key: 'trustProxy',
+    default: '—',
+    meaning:
+      'comma-separated addresses or CIDR ranges of the load balancers in front (e.g. `10.0.0.0/8`): the client address (per-address limits, logs) is then read from their `X-Forwarded-For`; unset, the connecting peer is the client',
+    read: (e) => proxies(e, 'TRUST_PROXY'),
   }),
   option({
     env: 'ALLOW_LOOPBACK_FETCH',

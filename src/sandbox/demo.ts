@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { AppContext } from '../context.ts';
 import { SANDBOX_EXTENSIONS } from './extensions.ts';
-import type { SandboxManifest } from './manifest.ts';
+import { writeManifest, type SandboxManifest } from './manifest.ts';
 import { assertSandboxOnly } from './guard.ts';
 import { seedBase } from './seed.ts';
 
@@ -57,8 +56,7 @@ export async function runDemo(
     await extension.run(ctx, manifest, log);
     log(`${extension.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
-  fs.mkdirSync(path.dirname(path.resolve(options.out)), { recursive: true });
-  fs.writeFileSync(options.out, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeManifest(options.out, manifest);
   log(`sandbox seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return manifest;
 }

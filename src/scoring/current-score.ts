@@ -107,7 +107,7 @@ interface ScoreRow {
 
 /**
  * The workspace inside the tenant boundary (visibleTo: the key owner or a child of it) and its
- * latest completed audit, in one round trip. No row: the workspace is not visible; a row with a
+ * latest completed audit whose creator still manages it, in one round trip. No row: the workspace is not visible; a row with a
  * null completed_at: visible but never audited. Static text, so nothing is built per request.
  */
 const SCORE_QUERY = `
@@ -120,6 +120,8 @@ const SCORE_QUERY = `
            score_low, score_high, stale, latest_data_day, authenticity_flags
     FROM audits
     WHERE workspace_id = w.id AND status = 'completed'
+      -- currentlyManaged (src/workspaces/tenancy.ts): not an audit the client's old agency ran.
+      AND (created_by IS NULL OR created_by = w.id OR created_by = w.parent_id)
     ORDER BY completed_at DESC, id DESC
     LIMIT 1
   ) a ON true

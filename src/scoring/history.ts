@@ -3,7 +3,7 @@ import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { signedDelta } from './engine/index.ts';
-import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
+import { addDays, parseIsoInstant, utcDay } from '../core/days.ts';
 import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { CURRENT_FORMULA, type StoredFormula } from './daily-scores.ts';
@@ -13,25 +13,16 @@ export type Granularity = (typeof GRANULARITIES)[number];
 
 export const DEFAULT_HISTORY_DAYS = 90;
 
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
-
 /**
- * An ISO 8601 date or date-time parameter as an instant and its UTC day. A date means midnight
- * UTC; a date-time without an offset is read as UTC.
+ * An ISO 8601 date or date-time parameter as an instant and its UTC day (parseIsoInstant's rule). A
+ * date means midnight UTC; a date-time without an offset is read as UTC.
  */
 export function parseDateParam(name: string, value: string): { at: number; day: string } {
-  if (isCalendarDay(value)) return { at: Date.parse(`${value}T00:00:00Z`), day: value };
-  const m = DATE_TIME.exec(value);
-  if (m && isCalendarDay(m[1]!) && Number(m[2]) < 24 && Number(m[3]) < 60 && Number(m[4] ?? 0) < 60) {
-    const raw = (m[6] ?? 'Z').toUpperCase();
-    const zone = raw === 'Z' || raw.includes(':') ? raw : `${raw.slice(0, 3)}:${raw.slice(3)}`;
-    const fraction = (m[5] ?? '').slice(0, 4); // Date.parse takes milliseconds at most
-    const at = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4] ?? '00'}${fraction}${zone}`);
-    if (Number.isFinite(at)) return { at, day: utcDay(new Date(at)) };
-  }
+  const parsed = parseIsoInstant(value);
+  if (parsed) return { at: parsed.instant.getTime(), day: utcDay(parsed.instant) };
   throw invalidParameter(
     name,
-    'must be an ISO 8601 date (YYYY-MM-DD) or date-time (e.g. 2025-01-31T12:00:00Z)',
+    'must be an ISO 8601 date (YYYY-MM-DD, year 0001-9999) or date-time (e.g. 2025-01-31T12:00:00Z)',
   );
 }
 

@@ -32,9 +32,14 @@ export function runScheduledPublication(
 function publicationJob(cadence: Cadence) {
   return defineJob<PublishJobData>({
     queue: TACSI_QUEUES[cadence],
-    // A refused cell (annual cap) is final, so retries only cover transient database errors.
-    retry: { retryLimit: 3, retryDelay: 300, retryBackoff: true },
+    // A refused cell (annual cap) is final, so retries only cover crashes and transient database
+    // errors: 5-10 s, 10-20 s, 20-40 s. A run killed mid-publication stops beating its heartbeat and
+    // is retried within seconds (10 s without a beat, a 5 s maintenance pass), not after the
+    // 30-minute expiry, which stays as the bound of a run that hangs while its process lives.
+    // Publication is idempotent (a cell and its privacy-ledger row commit together).
+    retry: { retryLimit: 3, retryDelay: 5, retryBackoff: true },
     expireInSeconds: 1800,
+    heartbeatSeconds: 10,
     schedule: TACSI_SCHEDULES[cadence],
     worker: { batchSize: 1 },
     handler: (ctx, job) => runScheduledPublication(ctx, cadence, job.data ?? {}),

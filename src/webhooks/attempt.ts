@@ -1,13 +1,10 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
+import type { DB } from '../infra/db/types.ts';
 import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
 import { deliverOnce, type DeliveryOutcome } from './deliver-once.ts';
 import * as q from './queries.ts';
 import { DISABLE_AFTER_FAILING_MS, webhookSettings } from './settings.ts';
-
-/** Thrown to make pg-boss retry the job (with the queue's backoff); its message is the last error. */
-export class RetryDelivery extends Error {
-  override name = 'RetryDelivery';
-}
 
 export type AttemptResult = 'succeeded' | 'failed' | 'retry' | 'skipped';
 
@@ -22,19 +19,26 @@ export function eventPayload(event: { id: string; type: string; created_at: Date
 }
 
 /**
- * One attempt of one delivery, with its bookkeeping. `lastAttempt` is true when pg-boss has
- * no retry left. 2xx: succeeded. 410 Gone: failed at once and the webhook is disabled. Any
- * other failure: 'retry' (the caller throws so pg-boss schedules the next attempt), or on the
- * last attempt 'failed', and the webhook is disabled when none of its deliveries succeeded in
- * the last 24 hours. A delivery of a deleted or disabled webhook is dropped without a request.
+ * Attempt `attempt` (1-based) of one delivery, with its bookkeeping. `lastAttempt` is true when
+ * the schedule has no attempt left. 2xx: succeeded. 410 Gone: failed at once and the webhook is
+ * disabled. Any other failure: 'retry', recorded in the same transaction as `scheduleNext` (the
+ * next attempt's job), or on the last attempt 'failed', and the webhook is disabled when none of
+ * its deliveries succeeded in the last 24 hours. A delivery of a deleted or disabled webhook is
+ * dropped without a request. An attempt already recorded (its process died after recording it,
+ * the next one being scheduled with it) is skipped, so a crash never doubles the schedule.
  */
 export async function attemptDelivery(
   ctx: AppContext,
   deliveryId: string,
-  options: { lastAttempt: boolean },
+  options: {
+    attempt: number;
+    lastAttempt: boolean;
+    scheduleNext: (trx: Transaction<DB>) => Promise<unknown>;
+  },
 ): Promise<{ result: AttemptResult; outcome?: DeliveryOutcome }> {
   const delivery = await q.loadDelivery(ctx.db, deliveryId);
   if (!delivery || delivery.status !== 'pending') return { result: 'skipped' };
+  if (delivery.attempts >= options.attempt) return { result: 'skipped' };
 
   if (
     delivery.webhook_id !== null &&
@@ -97,9 +101,15 @@ export async function attemptDelivery(
     outcome: status,
     attempted: true,
   } as const;
-  if (!final || outcome.ok || delivery.webhook_id === null) {
+  if (!final) {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (await q.recordAttempt(trx, deliveryId, attempt)) await options.scheduleNext(trx);
+    });
+    return { result: 'retry', outcome };
+  }
+  if (outcome.ok || delivery.webhook_id === null) {
     await q.recordAttempt(ctx.db, deliveryId, attempt);
-    return { result: outcome.ok ? 'succeeded' : final ? 'failed' : 'retry', outcome };
+    return { result: outcome.ok ? 'succeeded' : 'failed', outcome };
   }
 
   // The failed delivery and the webhook's disabling commit together: nobody sees one without the other.

@@ -11,7 +11,7 @@ import {
 } from '../infra/net/destination.ts';
 import { signatureHeader } from './secrets.ts';
 import { ATTEMPT_TIMEOUT_MS } from './settings.ts';
-import { parseWebhookUrl } from './url-policy.ts';
+import { checkWebhookPort, parseWebhookUrl } from './url-policy.ts';
 
 export interface OutgoingWebhook {
   url: string;
@@ -38,8 +38,13 @@ export interface DeliveryOutcome {
   /** 2xx */
   ok: boolean;
   statusCode: number | null;
-  /** What went wrong, for the delivery row: never the URL, a header or a secret. */
+  /**
+   * What went wrong, for the delivery row (`last_error`, readable by the caller): never the URL, a
+   * header or a secret, and one message for every failure before a status line (see NO_RESPONSE).
+   */
   error: string | null;
+  /** The precise cause of a failure before a status line (socket error code, TLS, timeout): never stored. */
+  cause?: string;
   /** Retrying cannot help: an invalid URL, or 410 Gone. */
   permanent: boolean;
   durationMs: number;
@@ -48,6 +53,13 @@ export interface DeliveryOutcome {
 const MAX_DRAINED_BYTES = 64 * 1024;
 
 type PostResult = { statusCode: number } | { error: string };
+
+/**
+ * `last_error` of every failure before the receiver's status line. Refused, reset, unreachable,
+ * TLS failure and timeout look the same to the caller: distinguishing them would let anyone who can
+ * register a webhook probe third parties' ports and firewalls through this service.
+ */
+export const NO_RESPONSE = 'no response from the endpoint (connection, TLS or timeout)';
 
 function describeSocketError(error: NodeJS.ErrnoException): string {
   const code = error.code ?? 'unknown error';
@@ -157,6 +169,12 @@ export async function deliverOnce(
     if (!(error instanceof RefusedDestinationError)) throw error;
     return done({ ok: false, statusCode: null, error: error.message, permanent: false });
   }
+  try {
+    // A webhook stored before ports were restricted is not delivered (nor retried).
+    checkWebhookPort(url, { allowLoopback: options.allowLoopback ?? false });
+  } catch (error) {
+    return done({ ok: false, statusCode: null, error: (error as DomainError).detail, permanent: true });
+  }
 
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -169,7 +187,8 @@ export async function deliverOnce(
 
   const remaining = Math.max(1, timeoutMs - (performance.now() - started));
   const result = await post(url, destination, headers, message.payload, remaining, options.ca, timeoutMs);
-  if ('error' in result) return done({ ok: false, statusCode: null, error: result.error, permanent: false });
+  if ('error' in result)
+    return done({ ok: false, statusCode: null, error: NO_RESPONSE, cause: result.error, permanent: false });
   const status = result.statusCode;
   if (status >= 200 && status <= 299)
     return done({ ok: true, statusCode: status, error: null, permanent: false });

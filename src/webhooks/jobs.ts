@@ -1,11 +1,14 @@
 import { Counter } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { defineJob } from '../infra/jobs/define.ts';
-import { attemptDelivery, RetryDelivery } from './attempt.ts';
+import { attemptDelivery } from './attempt.ts';
+import { retryDelaySeconds, webhookSettings } from './settings.ts';
 
 /** Job data of `webhooks.deliver`: one row of webhook_deliveries. */
 export interface DeliverJob {
   deliveryId: string;
+  /** Which attempt this is, from 1 (absent: 1). */
+  attempt?: number;
 }
 
 const ATTEMPTS_METRIC = 'webhook_delivery_attempts_total';
@@ -25,24 +28,34 @@ function attemptCounter(ctx: AppContext): Counter<'result'> {
 }
 
 /**
- * One attempt of one delivery, enqueued by the fan-out. 1 attempt + 12 retries: pg-boss waits
- * retryDelay * 2^(n-1) * (1 + jitter in [0,1)) seconds before retry n, capped at 6 h: 30-60 s,
- * 1-2 min, 2-4 min, ... so the 13th and last attempt comes 20.5 to 26.5 hours after the first
- * (docs/webhooks.md has the table). Tests shorten it with ctx.jobs.setRetry(webhookDeliverJob, ...).
+ * One attempt of one delivery. The fan-out enqueues attempt 1; a failure at the receiver enqueues
+ * the next attempt itself, delayed per the delivery schedule (settings.ts, DELIVERY_SCHEDULE: 13
+ * attempts over 20.5 to 26.5 hours; tests shorten it with configureWebhooks), in the transaction
+ * that records the failure. pg-boss's own retries only cover a run that died or threw (a process
+ * killed mid-attempt, a database error): a heartbeat every 5 s, declared dead after 10 s, retried
+ * 1-2 s later, so a crashed attempt is made again within seconds rather than after the receiver
+ * back-off (docs/webhooks.md, "Crashes").
  */
 export const webhookDeliverJob = defineJob<DeliverJob>({
   queue: 'webhooks.deliver',
-  retry: { retryLimit: 12, retryDelay: 30, retryBackoff: true, retryDelayMax: 6 * 3600 },
+  retry: { retryLimit: 10, retryDelay: 1, retryBackoff: true, retryDelayMax: 60 },
   expireInSeconds: 60,
+  heartbeatSeconds: 10,
   // Several at once: one slow receiver (up to 10 s) must not hold up the others.
   worker: { pollingIntervalSeconds: 1, localConcurrency: 4 },
   async handler(ctx, job) {
-    // The job carries the retry limit it was sent with (a test may have shortened it).
-    const retryLimit = job.retryLimit ?? ctx.jobs.retryOf(webhookDeliverJob).retryLimit;
-    const { result, outcome } = await attemptDelivery(ctx, job.data.deliveryId, {
-      lastAttempt: job.retryCount >= retryLimit,
+    const attempt = job.data.attempt ?? 1;
+    const { schedule } = webhookSettings(ctx);
+    const { result } = await attemptDelivery(ctx, job.data.deliveryId, {
+      attempt,
+      lastAttempt: attempt >= schedule.attempts,
+      scheduleNext: (trx) =>
+        webhookDeliverJob.enqueue(
+          ctx,
+          { deliveryId: job.data.deliveryId, attempt: attempt + 1 },
+          { trx, startAfter: retryDelaySeconds(schedule, attempt) },
+        ),
     });
     attemptCounter(ctx).inc({ result });
-    if (result === 'retry') throw new RetryDelivery(outcome?.error ?? 'delivery failed');
   },
 });

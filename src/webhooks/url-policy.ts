@@ -32,8 +32,28 @@ export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
   return url;
 }
 
+/**
+ * The ports a webhook may use: HTTPS's own and its common alternate. Any other port on a public host
+ * would make the service a port scanner of third parties (docs/decisions.md, "Webhook ports and connection errors").
+ */
+export const WEBHOOK_PORTS: ReadonlySet<number> = new Set([443, 8443]);
+
+/** Refuses a port outside WEBHOOK_PORTS, except where loopback delivery is allowed (tests, labs). */
+export function checkWebhookPort(url: URL, options: { allowLoopback: boolean; parameter?: string }): void {
+  const port = url.port === '' ? 443 : Number(url.port);
+  if (WEBHOOK_PORTS.has(port) || options.allowLoopback) return;
+  const parameter = options.parameter ?? 'url';
+  throw invalid(
+    `${parameter} uses port ${port}; webhooks are delivered only to port ${[...WEBHOOK_PORTS].join(' or ')}.`,
+    parameter,
+  );
+}
+
 export interface WebhookUrlOptions {
-  /** ctx.config.allowLoopbackFetch: accept loopback addresses (tests only). Private ranges never pass. */
+  /**
+   * ctx.config.allowLoopbackFetch: accept loopback addresses and any port (tests and labs only).
+   * Private ranges never pass.
+   */
   allowLoopback: boolean;
   /** DNS resolver override (tests); the system resolver otherwise. */
   resolve?: Resolver;
@@ -51,6 +71,7 @@ export interface WebhookUrlOptions {
 export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions): Promise<string> {
   const parameter = options.parameter ?? 'url';
   const url = parseWebhookUrl(raw, parameter);
+  checkWebhookPort(url, { allowLoopback: options.allowLoopback, parameter });
   try {
     await checkDestination(url.hostname, { allowLoopback: options.allowLoopback, resolve: options.resolve });
   } catch (error) {

@@ -125,4 +125,37 @@ describe('a client moved to another agency', () => {
     }
     expectProblem(await get(b.key, `/v1/audit/${ids.auditByC}`), 404);
   });
+
+  it('moved back: the exports and the current score leave out the audit the other agency ran', async () => {
+    // The latest audit of the client is B's, which A cannot read (404 above); the latest A may
+    // read is the client's own.
+    const completed = async (id: string) =>
+      (
+        await t.db.selectFrom('audits').select('completed_at').where('id', '=', id).executeTakeFirstOrThrow()
+      ).completed_at!.toISOString();
+    const byB = await completed(ids.auditByB!);
+    const visible = await completed(ids.auditByC!);
+    expect(byB > visible).toBe(true);
+
+    const clients = (await get(a.key, '/v1/export/clients')).json().clients as Array<Record<string, unknown>>;
+    expect(clients.find((row) => row.workspaceId === c.workspace.id)?.scoredAt).toBe(visible);
+
+    const scoreLog = (await get(a.key, '/v1/export/scores?limit=1000')).json().scores as Array<{
+      workspaceId: string;
+      recordedAt: string;
+    }>;
+    const logged = await t.db
+      .selectFrom('score_log')
+      .select(['audit_id', 'recorded_at'])
+      .where('workspace_id', '=', c.workspace.id)
+      .execute();
+    const fromB = logged.filter((r) => r.audit_id === ids.auditByB).map((r) => r.recorded_at.toISOString());
+    expect(fromB.length).toBeGreaterThan(0);
+    const exported = scoreLog.filter((r) => r.workspaceId === c.workspace.id).map((r) => r.recordedAt);
+    expect(exported.length).toBe(logged.length - fromB.length);
+    for (const at of fromB) expect(exported).not.toContain(at);
+
+    const score = (await get(a.key, `/v1/score?workspace_id=${c.workspace.id}`)).json();
+    expect(score.calculated_at).not.toBe(byB);
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -31,6 +32,44 @@ describe('the API reference routes', () => {
     const served = await t.request({ method: 'GET', url: '/openapi.json' });
     expect(document.statusCode).toBe(200);
     expect(document.json()).toEqual(served.json());
+  });
+
+  // Both pages share the dashboard's origin (and its session storage, where the dashboard keeps the
+  // key): each gets a Content-Security-Policy that its bundle works under offline, and no framing.
+  it('serves /reference with a CSP allowing only its own scripts and the hash of its inline bootstrap', async () => {
+    const page = await t.request({ method: 'GET', url: '/reference/' });
+    const csp = String(page.headers['content-security-policy']);
+    const scriptSrc = /script-src ([^;]+)/.exec(csp)![1]!;
+    const inline = [...page.body.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+      (m) => m[1]!,
+    );
+    expect(inline).toHaveLength(1);
+    const hash = createHash('sha256').update(inline[0]!).digest('base64');
+    expect(scriptSrc.split(' ').sort()).toEqual([`'self'`, `'sha256-${hash}'`].sort());
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    const script = await t.request({ method: 'GET', url: '/reference/js/scalar.js' });
+    expect(script.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('serves /docs (Swagger UI) with a CSP allowing only its own scripts, which is all the page loads', async () => {
+    const page = await t.request({ method: 'GET', url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+    const csp = String(page.headers['content-security-policy']);
+    expect(/script-src ([^;]+)/.exec(csp)![1]).toBe("'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    // Every script of the page is a file of this origin (nothing inline the policy would block).
+    const scripts = [...page.body.matchAll(/<script\b([^>]*)>/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const attributes of scripts) expect(attributes).toMatch(/src="\.\/static\//);
+    const initializer = await t.request({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(initializer.statusCode).toBe(200);
+    expect(initializer.headers['content-security-policy']).toBeDefined();
   });
 
   it('answers a path it does not serve with the service’s own 404 problem', async () => {

@@ -28,6 +28,9 @@ const NAMES = [
   'Comma, Inc.',
   'Quote "Q" Ltd',
   'Two\r\nLines',
+  // Split at `;` or `|` by a spreadsheet in a locale whose list separator it is.
+  'x;=1+1;y',
+  'Pipe|@SUM(A1)|-3;+4',
   'Plain Brand',
 ];
 const ARCHIVE = 'csv-archive';
@@ -123,12 +126,31 @@ function expectedRecord(row: Record<string, unknown>, columns: string[]): string
   return columns.map((column) => {
     const value = column.split('.').reduce<any>((node, key) => node?.[key], row);
     if (value === null || value === undefined) return '';
-    const text = String(value);
-    return typeof value === 'string' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+    if (typeof value !== 'string') return String(value);
+    // docs/exports.md: a ' before a formula character at the start or after a separator.
+    const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+    return text.replace(/([,;|\t\r\n])(?=[=+\-@])/g, "$1'");
   });
 }
 
 describe('agency exports as CSV', () => {
+  it('leaves no cell a spreadsheet would run, whichever separator it splits lines on', async () => {
+    const res = await get('/v1/export/clients', agencyKey, CSV);
+    expect(res.body).toContain('1+1');
+    // Excel in a `;` locale (de, fr, nl...) splits every line at `;` regardless of the quotes a
+    // comma-separated file puts mid-field; every piece it can make must be inert.
+    for (const separator of [';', '|', ',', '\t']) {
+      for (const line of res.body.split(/\r?\n/)) {
+        for (const piece of line.split(separator)) {
+          expect(
+            piece.replace(/^"/, ''),
+            `${JSON.stringify(line)} split at ${JSON.stringify(separator)}`,
+          ).not.toMatch(/^[=+\-@]/);
+        }
+      }
+    }
+  });
+
   it('clients: a header row, then exactly the JSON rows, in the same order', async () => {
     const json = (await get('/v1/export/clients', agencyKey)).json();
     expect(json.clients).toHaveLength(NAMES.length);

@@ -1,9 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
-import { deliverOnce } from '../../src/webhooks/deliver-once.ts';
+import { deliverOnce, NO_RESPONSE } from '../../src/webhooks/deliver-once.ts';
 import { fanOutEvent } from '../../src/webhooks/fanout.ts';
-import { webhookDeliverJob } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { seedMetrics } from './audits.fixtures.ts';
@@ -16,7 +15,7 @@ beforeAll(async () => {
   t = await startTestService({ allowLoopbackFetch: true, runWorkers: true });
   // Trust the receiver's certificate; retry at once, twice (three attempts in all).
   configureWebhooks(t.ctx, { ca: rx.cert });
-  t.ctx.jobs.setRetry(webhookDeliverJob, { retryLimit: 2, retryDelay: 0, retryBackoff: false });
+  configureWebhooks(t.ctx, { schedule: { attempts: 3, delaySeconds: 0, maxDelaySeconds: 0, jitter: false } });
   await t.service.startWorkers();
 });
 afterAll(async () => {
@@ -285,7 +284,8 @@ describe('deliverOnce', () => {
     expect(refused).toMatchObject({ ok: false, statusCode: null, permanent: false });
     expect(refused.error).toMatch(/loopback/);
     const untrusted = await deliverOnce(message(rx.url('/x')), { allowLoopback: true });
-    expect(untrusted.error).toMatch(/^TLS handshake failed/);
+    expect(untrusted.error).toBe(NO_RESPONSE);
+    expect(untrusted.cause).toMatch(/^TLS handshake failed/);
     expect(rx.received.length).toBe(before);
     const http = await deliverOnce(message(rx.url('/x').replace('https:', 'http:')), { allowLoopback: true });
     expect(http).toMatchObject({ ok: false, permanent: true });
@@ -301,7 +301,7 @@ describe('deliverOnce', () => {
         allowLoopback: true,
         timeoutMs: 300,
       });
-      expect(outcome).toMatchObject({ ok: false, error: 'timed out after 300 ms' });
+      expect(outcome).toMatchObject({ ok: false, error: NO_RESPONSE, cause: 'timed out after 300 ms' });
       expect(outcome.durationMs).toBeLessThan(2_000);
     } finally {
       silent.close();

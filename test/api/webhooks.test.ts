@@ -5,6 +5,9 @@ import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { emit } from './webhooks-receiver.ts';
 
+/** Attempt 1 of a schedule with more to come; the next attempt is not scheduled (no worker runs). */
+const FIRST_ATTEMPT = { attempt: 1, lastAttempt: false, scheduleNext: async () => {} };
+
 let t: TestService;
 let flip: (addresses: string[]) => void;
 beforeAll(async () => {
@@ -279,7 +282,7 @@ describe('GET and DELETE /v1/webhooks (extensions)', () => {
     const eventId = await emit(t.ctx, workspace.id, 'score.changed', { score: 3 });
     const [deliveryId] = await fanOutEvent(t.ctx, { eventId });
     expect((await t.request({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, key })).statusCode).toBe(200);
-    expect(await attemptDelivery(t.ctx, deliveryId!, { lastAttempt: false })).toEqual({ result: 'skipped' });
+    expect(await attemptDelivery(t.ctx, deliveryId!, FIRST_ATTEMPT)).toEqual({ result: 'skipped' });
     const row = await t.db
       .selectFrom('webhook_deliveries')
       .selectAll()
@@ -297,7 +300,7 @@ describe('GET and DELETE /v1/webhooks (extensions)', () => {
     flip(['93.184.216.34', '169.254.169.254']);
     const eventId = await emit(t.ctx, workspace.id, 'score.changed', { score: 4 });
     const [deliveryId] = await fanOutEvent(t.ctx, { eventId });
-    const attempt = await attemptDelivery(t.ctx, deliveryId!, { lastAttempt: false });
+    const attempt = await attemptDelivery(t.ctx, deliveryId!, FIRST_ATTEMPT);
     expect(attempt.result).toBe('retry');
     const row = await t.db
       .selectFrom('webhook_deliveries')

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -137,10 +138,25 @@ describe('the admin CLI through the running service', () => {
   it('refuses when the socket permissions are wrong, and accepts again once they are right', async () => {
     fs.chmodSync(socketPath(), 0o666);
     try {
+      // The CLI refuses before sending (test/cli/admin-socket-trust.test.ts)...
       const refused = await cli('workspace', 'list');
       expect(refused.code).toBe(77);
-      expect(refused.stderr).toMatch(/refuses its admin socket: .*mode 666, not 600/);
+      expect(refused.stderr).toMatch(/refusing the admin socket .*mode is 666, not 600/);
       expect(refused.stdout).toBe('');
+      // ...and the service refuses any other client that connects anyway.
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(socketPath());
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('connect', () =>
+          socket.write(`${JSON.stringify({ argv: ['workspace', 'list'], cwd: dataDir })}\n`),
+        );
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/refuses its admin socket: .*mode 666, not 600/);
+      expect(answer).toContain('"exit":77');
     } finally {
       fs.chmodSync(socketPath(), 0o600);
     }

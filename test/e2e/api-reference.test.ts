@@ -64,6 +64,10 @@ describe.runIf(browserAvailable)('the Scalar API reference in a real browser', (
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(15_000);
     page.on('pageerror', (e) => errors.push(e.message));
+    // The page's CSP (src/infra/http/doc-pages.ts) must not block anything it needs.
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) errors.push(m.text());
+    });
     // No outside network: anything not addressed to this service is recorded and refused.
     await page.route('**/*', (route) => {
       const request = route.request();

@@ -24,6 +24,10 @@ describe.runIf(browserAvailable)('the docs UI in a real browser', () => {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    // The page's CSP (src/infra/http/doc-pages.ts) must not block anything it needs.
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) errors.push(m.text());
+    });
     await page.goto(`${base}/docs`);
     await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
     const paths = await page.$$eval('.opblock-summary-path', (els) =>

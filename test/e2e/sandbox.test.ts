@@ -23,6 +23,10 @@ afterAll(async () => t?.close());
 const get = (url: string, key: string) => t.request({ method: 'GET', url, key });
 
 describe('the sandbox manifest', () => {
+  it('is readable by its owner only: it holds every key', () => {
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+  });
+
   it('is written with every documented key', () => {
     const written = JSON.parse(fs.readFileSync(out, 'utf8'));
     expect(written).toEqual(m);

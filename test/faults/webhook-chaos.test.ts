@@ -54,7 +54,9 @@ describe('webhook delivery against a failing, slow and gone receiver', () => {
       ca: rx.cert,
       attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
     });
-    t.ctx.jobs.setRetry(webhookDeliverJob, { retryLimit: RETRY_LIMIT, retryDelay: 0, retryBackoff: false });
+    configureWebhooks(t.ctx, {
+      schedule: { attempts: RETRY_LIMIT + 1, delaySeconds: 0, maxDelaySeconds: 0, jitter: false },
+    });
     await t.service.startWorkers();
   });
   afterAll(async () => {

@@ -35,6 +35,16 @@ declare module 'fastify' {
 
 const WINDOW_MS = 60_000;
 
+/**
+ * Requests without a valid key (none, malformed, unknown, wrong secret, revoked, expired) allowed per
+ * client address per minute; past it, a request whose key is not already verified in memory is
+ * answered 429 without a database lookup until the window ends. Counted in the rate-limit store, so
+ * shared across instances with Redis (docs/decisions.md, "Requests without a valid key").
+ */
+export const AUTH_FAILURES_PER_MINUTE = 300;
+/** Addresses over the limit, and until when (ms): bounded, swept when it grows. */
+const MAX_BLOCKED = 10_000;
+
 export function workspacePrincipal(request: FastifyRequest): WorkspacePrincipal {
   const p = request.principal;
   if (!p || p.kind !== 'workspace') throw new Error('route is missing config.auth with audience workspace');
@@ -65,6 +75,36 @@ export async function authPlugin(
   deps: { authenticator: Authenticator; rateLimits: RateLimitStore },
 ): Promise<void> {
   app.decorateRequest('principal', null);
+
+  const blocked = new Map<string, number>();
+  function blockedFor(ip: string, now = Date.now()): number {
+    const until = blocked.get(ip);
+    if (until === undefined) return 0;
+    if (until <= now) {
+      blocked.delete(ip);
+      return 0;
+    }
+    return until - now;
+  }
+  /** Counts a request without a valid key against its address; the problem to answer. */
+  async function refused(request: FastifyRequest) {
+    let hit: WindowHit | null = null;
+    try {
+      hit = await deps.rateLimits.hit(`auth-fail:${request.ip}`, WINDOW_MS);
+    } catch (error) {
+      rateLimitUnavailable(request, error);
+    }
+    if (hit && hit.count > AUTH_FAILURES_PER_MINUTE) {
+      if (blocked.size >= MAX_BLOCKED) {
+        const now = Date.now();
+        for (const [ip, until] of blocked) if (until <= now) blocked.delete(ip);
+        if (blocked.size >= MAX_BLOCKED) blocked.clear();
+      }
+      blocked.set(request.ip, Date.now() + hit.resetMs);
+      return problems.authFailuresLimited(Math.max(1, Math.ceil(hit.resetMs / 1000)));
+    }
+    return problems.unauthorized();
+  }
 
   /** Rate limit and requirement checks once the principal is known; throws the problem to answer. */
   function admit(
@@ -122,9 +162,14 @@ export async function authPlugin(
     requirement: AuthRequirement,
     known: Principal | null | undefined,
   ): Promise<void> {
+    if (known === undefined) {
+      // A key not verified yet costs a database lookup: not for an address over its failure limit.
+      const wait = blockedFor(request.ip);
+      if (wait > 0) throw problems.authFailuresLimited(Math.max(1, Math.ceil(wait / 1000)));
+    }
     const principal =
       known === undefined ? await deps.authenticator.authenticate(request.headers.authorization) : known;
-    if (!principal) throw problems.unauthorized();
+    if (!principal) throw await refused(request);
     request.principal = principal;
     let hit: WindowHit | null;
     try {
@@ -147,7 +192,10 @@ export async function authPlugin(
       admitAsync(request, reply, requirement, principal).then(() => done(), done);
       return;
     }
-    if (!principal) return done(problems.unauthorized());
+    if (!principal) {
+      refused(request).then(done, done);
+      return;
+    }
     request.principal = principal;
     let hit: WindowHit | null;
     try {

@@ -43,11 +43,19 @@ export class Authenticator {
    * so this cache holds at most one header per cached key id. See docs/decisions.md.
    */
   readonly #verified = new Map<string, CachedKey>();
-  readonly #maxEntries = 50_000;
+  /**
+   * Key ids that do not exist, remembered apart (and fewer): a flood of made-up keys evicts only
+   * other made-up keys, never a real key from #cache.
+   */
+  readonly #unknown = new Map<string, CachedKey>();
+  readonly #maxEntries: number;
+  readonly #maxUnknown: number;
 
-  constructor(db: Kysely<DB>, ttlMs: number) {
+  constructor(db: Kysely<DB>, ttlMs: number, limits: { maxEntries?: number; maxUnknown?: number } = {}) {
     this.#db = db;
     this.#ttlMs = ttlMs;
+    this.#maxEntries = limits.maxEntries ?? 50_000;
+    this.#maxUnknown = limits.maxUnknown ?? 10_000;
   }
 
   /**
@@ -80,7 +88,7 @@ export class Authenticator {
     // Unknown ids, wrong secrets, revoked and expired keys take the same path: the same cache
     // (unknown ids are cached too), the same one query on a miss, the same hash and compare.
     // Only then is the outcome decided, so timing does not tell which key ids exist.
-    let entry = this.#cache.get(parsed.id);
+    let entry = this.#cache.get(parsed.id) ?? this.#unknown.get(parsed.id);
     if (!entry || now - entry.cachedAt >= this.#ttlMs) {
       entry = await this.#load(parsed.id, now);
       if (this.#ttlMs > 0) this.#remember(parsed.id, entry);
@@ -104,6 +112,7 @@ export class Authenticator {
   }
 
   #drop(id: string): void {
+    this.#unknown.delete(id);
     const entry = this.#cache.get(id);
     if (entry === undefined) return;
     this.#cache.delete(id);
@@ -112,11 +121,13 @@ export class Authenticator {
 
   #remember(id: string, entry: CachedKey): void {
     this.#drop(id); // re-inserted at the end: the oldest entry is evicted first
-    if (this.#cache.size >= this.#maxEntries) {
-      const oldest = this.#cache.keys().next().value;
+    const [map, max] =
+      entry.principal === null ? [this.#unknown, this.#maxUnknown] : [this.#cache, this.#maxEntries];
+    if (map.size >= max) {
+      const oldest = map.keys().next().value;
       if (oldest !== undefined) this.#drop(oldest);
     }
-    this.#cache.set(id, entry);
+    map.set(id, entry);
   }
 
   async #load(id: string, now: number): Promise<CachedKey> {

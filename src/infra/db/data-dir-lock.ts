@@ -44,3 +44,23 @@ function isAlive(pid: number): boolean {
     return error?.code === 'EPERM';
   }
 }
+
+/**
+ * Takes group and other permissions off `dir` and everything under it (symbolic links are left
+ * alone, never followed): the data folder is the server's alone (docs/operations.md, "Database").
+ */
+export function makeOwnerOnly(dir: string): void {
+  const walk = (target: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.lstatSync(target);
+    } catch (error: any) {
+      if (error?.code === 'ENOENT') return;
+      throw error;
+    }
+    if (stat.isSymbolicLink()) return;
+    if ((stat.mode & 0o077) !== 0) fs.chmodSync(target, stat.mode & 0o700);
+    if (stat.isDirectory()) for (const name of fs.readdirSync(target)) walk(path.join(target, name));
+  };
+  walk(dir);
+}

@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { DB } from './types.ts';
 import { migrations } from './migrations/index.ts';
 import { SerialPGliteDialect } from './serial-pglite-dialect.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { lockDataDir, makeOwnerOnly } from './data-dir-lock.ts';
 
 const NUMERIC = 1700;
 const INT8 = 20;
@@ -67,7 +67,11 @@ async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
   const inMemory = dataDir === 'memory://';
   let unlock = () => {};
   if (!inMemory) {
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Owner-only, as PostgreSQL insists for its own data directory: PGlite unpacks its cluster
+    // template with 0666 files, and anyone who can write postgresql.auto.conf or a catalog file
+    // controls the server. Existing folders are tightened at every start.
+    makeOwnerOnly(dataDir);
     unlock = lockDataDir(dataDir);
   }
   let pglite: PGlite;
@@ -81,6 +85,7 @@ async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
     unlock();
     throw error;
   }
+  if (!inMemory) makeOwnerOnly(dataDir); // what PGlite just created (a new cluster, a loaded image)
   const db = new Kysely<DB>({ dialect: new SerialPGliteDialect({ pglite }) });
   let closed = false;
   return {

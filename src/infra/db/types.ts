@@ -339,6 +339,8 @@ export interface IdempotencyKeysTable {
   response_sealed: string | null;
   response_key_id: string | null;
   created_at: CreatedAt;
+  /** While the request runs: when its claim lapses unless the running process renews it. */
+  lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export type EntitlementKind = 'sector_feed' | 'daily_addon' | 'pillar_feed' | 'full_database';

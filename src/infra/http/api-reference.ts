@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { docPageHeaders, inlineScripts } from './doc-pages.ts';
 
 export const API_REFERENCE_PATH = '/reference';
 
@@ -30,6 +31,9 @@ export async function apiReferencePlugin(app: FastifyInstance): Promise<void> {
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
     }
+    // The page boots Scalar with an inline script (its configuration): allowed by its hash only.
+    const html = String(answer.headers['content-type'] ?? '').startsWith('text/html');
+    docPageHeaders(reply, html ? inlineScripts(answer.payload) : []);
     return reply.code(answer.statusCode).send(answer.rawPayload);
   };
   const route = { schema: { hide: true }, logLevel: 'warn' as const };

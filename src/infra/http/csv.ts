@@ -6,8 +6,9 @@ import { Type, type Static, type TSchema } from 'typebox';
  * CSV representations (`Accept: text/csv`) of list endpoints. A CSV row is a row of the JSON answer's
  * list, its nested objects flattened into dotted columns (`pillars.reach`); the columns come from the
  * row's TypeBox schema, so CSV and JSON cannot drift apart. RFC 4180: a header row, CRLF line ends,
- * fields quoted when they hold a quote, comma, CR or LF (quotes doubled). Text cells that a
- * spreadsheet would run as a formula are defused (OWASP CSV injection): see csvCell.
+ * fields quoted when they hold a quote, comma, semicolon, pipe, tab, CR or LF (quotes doubled). Text
+ * that a spreadsheet would run as a formula is defused (OWASP CSV injection): see csvCell. This is
+ * the one CSV writer of the service.
  */
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
@@ -17,19 +18,34 @@ const ROWS_PER_CHUNK = 200;
 
 /** A cell's first character that makes Excel, LibreOffice or Google Sheets read it as a formula. */
 const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * The same character right after a character a spreadsheet may split a line on: a comma; a
+ * semicolon, the list separator of locales with a decimal comma (de, fr, nl...), where Excel splits
+ * `x;=1+1;y` into three cells whatever the quotes of the comma-separated file; a pipe or a tab; a
+ * line break.
+ */
+const FORMULA_AFTER_SEPARATOR = /([,;|\t\r\n])(?=[=+\-@])/g;
+/** Characters that make a text cell quoted (RFC 4180's, plus the other separators above). */
+const NEEDS_QUOTES = /[",;|\t\r\n]/;
 
 type Json = Record<string, unknown>;
 
-/** One CSV field of a JSON value: null/absent empty, numbers and booleans as JSON writes them. */
+/**
+ * One CSV field of a JSON value: null/absent empty, numbers and booleans as JSON writes them. Text
+ * that would start a formula, at the start of the cell or after any separator a spreadsheet may
+ * split on, gets a `'` before it (the OWASP CSV-injection defence; a spreadsheet shows the quote
+ * and keeps the cell as text), and the cell is quoted.
+ */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   let text = String(value);
   // Only text is defused: a number (a negative delta) is data the spreadsheet must keep numeric, and
-  // cannot carry a formula. The quote prefix shows as-is in a cell and makes it text.
+  // cannot carry a formula.
   const formula = FORMULA_START.test(text);
   if (formula) text = `'${text}`;
-  if (formula || /[",\r\n]/.test(text)) return `"${text.replaceAll('"', '""')}"`;
+  text = text.replace(FORMULA_AFTER_SEPARATOR, "$1'");
+  if (formula || NEEDS_QUOTES.test(text)) return `"${text.replaceAll('"', '""')}"`;
   return text;
 }
 

@@ -8,6 +8,11 @@ const Health = Type.Object(
     status: Type.Enum(['ok', 'unavailable']),
     database: Type.Optional(Type.Enum(['ok', 'unreachable'])),
     migrations: Type.Optional(Type.Enum(['applied', 'pending'])),
+    /**
+     * `degraded`: the shared rate-limit store (Redis) is unreachable and this instance enforces
+     * each key's limit on its own; the instance still serves (200).
+     */
+    rate_limits: Type.Optional(Type.Enum(['ok', 'degraded'])),
   },
   { $id: 'Health' },
 );
@@ -38,10 +43,15 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
         tags: ['operations'],
         summary: 'Readiness: database reachable and migrations applied',
         description:
-          'Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise (also while the instance drains before shutting down).',
+          'Answers 200 when the database is reachable and migrated, 503 with Retry-After otherwise (also while the instance drains before shutting down). `rate_limits: degraded` on a 200 says the shared rate-limit store (Redis) is unreachable and this instance counts limits on its own.',
         security: [],
         response: {
-          200: json(Health, 'Ready', { status: 'ok', database: 'ok', migrations: 'applied' }),
+          200: json(Health, 'Ready', {
+            status: 'ok',
+            database: 'ok',
+            migrations: 'applied',
+            rate_limits: 'ok',
+          }),
           503: json(Health, 'Not ready (honour Retry-After)', {
             status: 'unavailable',
             database: 'unreachable',
@@ -64,7 +74,14 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       }
       if (!migrated)
         return reply.code(503).send({ status: 'unavailable', database: 'ok', migrations: 'pending' });
-      return { status: 'ok', database: 'ok', migrations: 'applied' };
+      // A Redis outage does not take the instance out of rotation: every instance shares the one
+      // Redis, so 503 here would turn it into an outage of the whole API (docs/decisions.md).
+      return {
+        status: 'ok',
+        database: 'ok',
+        migrations: 'applied',
+        rate_limits: app.ctx.rateLimits.health?.() ?? 'ok',
+      };
     },
   );
 }

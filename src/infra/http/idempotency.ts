@@ -1,13 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import type { DB } from '../db/types.ts';
 import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
-import { problems } from './problem.ts';
+import { ProblemError, problems } from './problem.ts';
 import { asProblem } from './domain-problems.ts';
 import './openapi.ts';
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * A running request's claim on its key lapses this long after its last renewal; the running
+ * process renews it every LEASE_RENEW_MS. A claim whose lease lapsed was left by a process that
+ * died mid-request, and the next retry with the key takes it over (docs/decisions.md).
+ */
+export const IDEMPOTENCY_LEASE_MS = 30_000;
+const LEASE_RENEW_MS = 10_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** Stable JSON: the same body with keys in another order is the same request. */
@@ -25,8 +34,10 @@ function canonical(value: unknown): string {
 /**
  * Stripe-style idempotency for a POST: the same `Idempotency-Key` and body within 24 hours
  * replays the first response (with `Idempotent-Replayed: true`); the same key with another body
- * is 422; a retry while the first is still running is 409. Server errors are not stored, so a
- * request that failed on our side can be retried with the same key.
+ * is 422; a retry while the first is still running is 409 with Retry-After. Server errors are not
+ * stored, so a request that failed on our side can be retried with the same key. The claim is a
+ * lease renewed while the request runs: after a crash it lapses within IDEMPOTENCY_LEASE_MS and a
+ * retry runs the request.
  */
 export async function idempotent<T>(
   ctx: AppContext,
@@ -67,7 +78,8 @@ export async function idempotent<T>(
     .where('idempotency_key', '=', key)
     .where('created_at', '<', cutoff)
     .execute();
-  const claimed = await db
+  const leaseUntil = () => new Date(ctx.now().getTime() + IDEMPOTENCY_LEASE_MS);
+  let claimed = await db
     .insertInto('idempotency_keys')
     .values({
       owner_key_id: principal.keyId,
@@ -75,6 +87,7 @@ export async function idempotent<T>(
       route,
       request_hash: hash,
       created_at: ctx.now(),
+      lease_until: leaseUntil(),
     })
     .onConflict((oc) => oc.doNothing())
     .returning('idempotency_key')
@@ -94,36 +107,77 @@ export async function idempotent<T>(
       );
     }
     if (prior.response_status === null) {
-      throw problems.conflict(
-        'Request In Progress',
-        'A request with this Idempotency-Key is still being processed; retry shortly.',
-      );
+      // Still running, or left by a process that died mid-request: a lapsed lease is taken over
+      // (one retry wins the update) and this request runs in its place.
+      const now = ctx.now();
+      claimed = await db
+        .updateTable('idempotency_keys')
+        .set({ lease_until: leaseUntil() })
+        .where('owner_key_id', '=', principal.keyId)
+        .where('idempotency_key', '=', key)
+        .where('response_status', 'is', null)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+        .returning('idempotency_key')
+        .executeTakeFirst();
+      if (!claimed) {
+        const leftMs = (prior.lease_until?.getTime() ?? now.getTime()) - now.getTime();
+        throw new ProblemError(
+          409,
+          'Request In Progress',
+          'A request with this Idempotency-Key is still being processed; retry after the time in Retry-After.',
+          {
+            headers: {
+              'Retry-After': String(
+                Math.min(Math.max(1, Math.ceil(leftMs / 1000)), IDEMPOTENCY_LEASE_MS / 1000),
+              ),
+            },
+          },
+        );
+      }
+    } else {
+      reply.header('Idempotent-Replayed', 'true');
+      const priorBody =
+        prior.response_sealed !== null && prior.response_key_id !== null
+          ? JSON.parse(
+              ctx.keyRing.open(
+                { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
+                IDEMPOTENT_RESPONSE_PURPOSE,
+              ),
+            )
+          : prior.response_body;
+      if (prior.response_status >= 400) {
+        const body = priorBody as Record<string, unknown>;
+        reply.code(prior.response_status).type('application/problem+json');
+        return body as T;
+      }
+      reply.code(prior.response_status);
+      return priorBody as T;
     }
-    reply.header('Idempotent-Replayed', 'true');
-    const priorBody =
-      prior.response_sealed !== null && prior.response_key_id !== null
-        ? JSON.parse(
-            ctx.keyRing.open(
-              { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
-              IDEMPOTENT_RESPONSE_PURPOSE,
-            ),
-          )
-        : prior.response_body;
-    if (prior.response_status >= 400) {
-      const body = priorBody as Record<string, unknown>;
-      reply.code(prior.response_status).type('application/problem+json');
-      return body as T;
-    }
-    reply.code(prior.response_status);
-    return priorBody as T;
   }
+
+  // The lease is renewed while the request runs, so only a dead process's claim ever lapses.
+  const renewal = setInterval(() => {
+    db.updateTable('idempotency_keys')
+      .set({ lease_until: leaseUntil() })
+      .where('owner_key_id', '=', principal.keyId)
+      .where('idempotency_key', '=', key)
+      .where('response_status', 'is', null)
+      .execute()
+      .catch((error: unknown) => request.log.warn({ err: error }, 'idempotency lease renewal failed'));
+  }, LEASE_RENEW_MS);
+  renewal.unref();
 
   // Stored sealed: a first response may hold a secret shown once (webhook or delivery secret).
   const store = async (status: number, body: unknown) => {
     const sealed = ctx.keyRing.seal(JSON.stringify(body), IDEMPOTENT_RESPONSE_PURPOSE);
     await db
       .updateTable('idempotency_keys')
-      .set({ response_status: status, response_sealed: sealed.ciphertext, response_key_id: sealed.keyId })
+      .set({
+        response_status: status,
+        response_sealed: sealed.ciphertext,
+        response_key_id: sealed.keyId,
+        lease_until: null,
+      })
       .where('owner_key_id', '=', principal.keyId)
       .where('idempotency_key', '=', key)
       .execute();
@@ -146,5 +200,26 @@ export async function idempotent<T>(
         .execute();
     }
     throw error;
+  } finally {
+    clearInterval(renewal);
   }
+}
+
+/**
+ * Deletes keys older than the 24 h window (a key is forgotten then anyway), except a claim whose
+ * lease is still live (a request still running).
+ */
+export async function purgeIdempotencyKeys(db: Kysely<DB>, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now.getTime() - WINDOW_MS))
+    .where((eb) =>
+      eb.or([
+        eb('response_status', 'is not', null),
+        eb('lease_until', 'is', null),
+        eb('lease_until', '<=', now),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

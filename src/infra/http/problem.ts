@@ -82,6 +82,13 @@ export const problems = {
         headers: { ...headers, 'Retry-After': String(retryAfterSeconds) },
       },
     ),
+  authFailuresLimited: (retryAfterSeconds: number) =>
+    new ProblemError(
+      429,
+      'Rate Limited',
+      `Too many requests without a valid API key from this address; retry in ${retryAfterSeconds} s.`,
+      { headers: { 'Retry-After': String(retryAfterSeconds) } },
+    ),
   unavailable: (detail = 'The database is unavailable; retry shortly.') =>
     new ProblemError(503, 'Service Unavailable', detail, { headers: { 'Retry-After': '5' } }),
 };

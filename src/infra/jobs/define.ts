@@ -15,12 +15,13 @@ export interface JobDefinition<P extends object> extends Readonly<QueueSpec> {
   register(ctx: AppContext): void;
   /**
    * Sends one job with the declared policy; inside `trx` when given, so it exists exactly when that
-   * commits; not before `startAfter` seconds from now when given.
+   * commits; not before `startAfter` seconds from now when given; workers take higher `priority`
+   * first (default 0), then the oldest.
    */
   enqueue(
     ctx: Pick<AppContext, 'jobs'>,
     payload: P,
-    options?: { trx?: Transaction<DB>; startAfter?: number },
+    options?: { trx?: Transaction<DB>; startAfter?: number; priority?: number },
   ): Promise<string | null>;
   /** Sends many jobs in one statement, each with the declared policy; inside `trx` when given. */
   enqueueMany(
@@ -60,8 +61,11 @@ export function defineJob<P extends object>(declaration: JobDeclaration<P>): Job
       ctx.jobs.register<P>(specFor(ctx), (job) => handler(ctx, job));
     },
     enqueue(ctx, payload, options = {}) {
-      const { trx, startAfter } = options;
-      return ctx.jobs.enqueue(policy, payload, trx, startAfter === undefined ? {} : { startAfter });
+      const { trx, startAfter, priority } = options;
+      return ctx.jobs.enqueue(policy, payload, trx, {
+        ...(startAfter === undefined ? {} : { startAfter }),
+        ...(priority === undefined ? {} : { priority }),
+      });
     },
     enqueueMany(ctx, payloads, options = {}) {
       return ctx.jobs.enqueueMany(policy, payloads, options.trx);

@@ -126,11 +126,12 @@ export class Jobs {
     spec: QueueSpec,
     data: object,
     trx?: Transaction<DB>,
-    options: { startAfter?: number } = {},
+    options: { startAfter?: number; priority?: number } = {},
   ): Promise<string | null> {
     const send: SendOptions = {
       ...this.#policyOf(spec),
       ...(options.startAfter === undefined ? {} : { startAfter: options.startAfter }),
+      ...(options.priority === undefined ? {} : { priority: options.priority }),
       ...(trx ? { db: fromKysely(trx) } : {}),
     };
     return this.boss.send(spec.queue, data, send);

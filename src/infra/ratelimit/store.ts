@@ -5,8 +5,13 @@ export interface WindowHit {
   resetMs: number;
 }
 
+/** 'degraded': the shared store is unreachable and this instance counts on its own. */
+export type StoreHealth = 'ok' | 'degraded';
+
 /** Fixed-window counters keyed by API key. One interface, two homes for the counts. */
 export interface RateLimitStore {
+  /** Whether the counts are where they should be (always 'ok' for the in-process store). */
+  health?(): StoreHealth;
   hit(key: string, windowMs: number, now?: number): Promise<WindowHit>;
   /** The same, synchronously, for a store that counts in process (no promise on the hot path). */
   hitNow?(key: string, windowMs: number, now?: number): WindowHit;
