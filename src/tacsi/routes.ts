@@ -388,6 +388,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
                 schema: Type.String({
                   description: 'RFC 4180 CSV with a header row, one weekly cell per row',
                 }),
+                example: HISTORY_CSV.text([...HISTORY_EXAMPLE.rows].reverse()),
               },
               [PARQUET_CONTENT_TYPE]: {
                 schema: Type.String({

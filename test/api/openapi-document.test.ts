@@ -61,8 +61,11 @@ function operations(document: Json): Operation[] {
   );
 }
 
+/** An example, or a binary body (a file such as Parquet), which no JSON or text example can show. */
 const hasExample = (media: Json) =>
-  media.example !== undefined || (media.examples && Object.keys(media.examples).length > 0);
+  media.example !== undefined ||
+  (media.examples && Object.keys(media.examples).length > 0) ||
+  media.schema?.format === 'binary';
 
 /** What is missing from an operation: operationId, description, an example per body and answer. */
 function operationGaps(document: Json): string[] {
