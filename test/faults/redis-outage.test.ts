@@ -6,7 +6,7 @@ import { freePort } from './support.ts';
 
 // The rate-limit store (Redis) unreachable in two ways: a server that accepts TCP connections and
 // never answers (a hung Redis, a black-holing proxy) and a closed port (Redis down). Requests must
-// not wait on it: each stays under a second (a Redis command is bounded at 100 ms and a failure
+// not wait on it: each stays under a second (a Redis command is bounded at 250 ms and a failure
 // opens a 5 s breaker), readiness says the limiter is degraded while the instance keeps serving,
 // and each key's limit is still enforced, counted by the instance alone.
 const LATENCY_BOUND_MS = 1_000;

@@ -12,10 +12,10 @@ local ttl = redis.call('PTTL', KEYS[1])
 return {count, ttl}
 `;
 
-/** How Redis is used here; bounds chosen so an unreachable Redis costs a request at most ~0.1 s. */
+/** How Redis is used here; bounds chosen so an unreachable Redis costs a request at most ~0.25 s (and a busy event loop on a loaded host does not trip the breaker). */
 export const REDIS_LIMITS = {
   /** A command not answered in this time fails (a Redis that accepts connections but never answers). */
-  commandTimeoutMs: 100,
+  commandTimeoutMs: 250,
   /** A connection not established in this time fails and is retried in the background. */
   connectTimeoutMs: 1_000,
   /** After a failure, count in process for this long before trying Redis again. */
