@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
-import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
+import { sealedAt } from '../crypto/sealed-columns.ts';
 import { problems } from './problem.ts';
 import { asProblem } from './domain-problems.ts';
 import './openapi.ts';
@@ -105,7 +105,7 @@ export async function idempotent<T>(
         ? JSON.parse(
             ctx.keyRing.open(
               { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
-              IDEMPOTENT_RESPONSE_PURPOSE,
+              sealedAt('idempotency_keys.response_sealed', `${principal.keyId}/${key}`),
             ),
           )
         : prior.response_body;
@@ -120,7 +120,10 @@ export async function idempotent<T>(
 
   // Stored sealed: a first response may hold a secret shown once (webhook or delivery secret).
   const store = async (status: number, body: unknown) => {
-    const sealed = ctx.keyRing.seal(JSON.stringify(body), IDEMPOTENT_RESPONSE_PURPOSE);
+    const sealed = ctx.keyRing.seal(
+      JSON.stringify(body),
+      sealedAt('idempotency_keys.response_sealed', `${principal.keyId}/${key}`),
+    );
     await db
       .updateTable('idempotency_keys')
       .set({ response_status: status, response_sealed: sealed.ciphertext, response_key_id: sealed.keyId })
