@@ -256,14 +256,45 @@ describe('sealed values bound to their row', { timeout: 60_000 }, () => {
     expect(Object.values((await cli('encryption', 'rotate')).resealed).every((n) => n === 0)).toBe(true);
   });
 
+  it("a stored response copied to another Idempotency-Key is not replayed: 409, not the other webhook's secret", async () => {
+    const { key } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const create = (idempotencyKey: string) =>
+      t.request({
+        method: 'POST',
+        url: '/v1/webhooks',
+        key,
+        headers: { 'idempotency-key': idempotencyKey },
+        payload: { url: rx.url('/idem'), events: ['campaign.phase_changed'] },
+      });
+    const first = await create('key-a');
+    expect(first.statusCode).toBe(200);
+    expect((await create('key-b')).statusCode).toBe(200);
+    const source = await t.db
+      .selectFrom('idempotency_keys')
+      .select(['response_sealed', 'response_key_id'])
+      .where('idempotency_key', '=', 'key-a')
+      .executeTakeFirstOrThrow();
+    await t.db.updateTable('idempotency_keys').set(source).where('idempotency_key', '=', 'key-b').execute();
+    const replay = await create('key-b');
+    expect(replay.statusCode).toBe(409);
+    expect(replay.json().title).toBe('Idempotent Response Unavailable');
+    expect(replay.body).not.toContain(first.json().secret);
+    // The untouched key still replays its own response.
+    expect((await create('key-a')).json().secret).toBe(first.json().secret);
+  });
+
   // Last: it moves every value to a key the service's ring does not hold.
   it('a key rotation re-seals bound values under the new key and leaves moved ones where they are, counted', async () => {
     const ring = parseKeyRing(`k2:${randomBytes(32).toString('base64')},k1:${KEY.toString('base64')}`);
     const logged: string[] = [];
     const { resealed, refused } = await resealAll(t.db, ring, { log: (m) => logged.push(m) });
-    expect(refused).toEqual({ 'platform_connections.access_token': 1, 'webhooks.secret': 1 });
-    expect(resealed['webhooks.secret']).toBe(2); // the first webhook's and the one bound by `rotate` above
-    expect(logged).toHaveLength(2);
+    expect(refused).toEqual({
+      'platform_connections.access_token': 1,
+      'webhooks.secret': 1,
+      'idempotency_keys.response_sealed': 1,
+    });
+    expect(resealed['webhooks.secret']).toBe(4); // all but the moved one
+    expect(logged).toHaveLength(3);
     expect(logged.join('\n')).toMatch(/webhooks\.secret of row wh_.* does not open there/);
     const left = await t.db
       .selectFrom('webhooks')

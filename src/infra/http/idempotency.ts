@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.ts';
+import { KeyRingError } from '../crypto/keyring.ts';
 import { sealedAt } from '../crypto/sealed-columns.ts';
 import { problems } from './problem.ts';
 import { asProblem } from './domain-problems.ts';
@@ -99,16 +100,25 @@ export async function idempotent<T>(
         'A request with this Idempotency-Key is still being processed; retry shortly.',
       );
     }
+    let priorBody: unknown = prior.response_body;
+    if (prior.response_sealed !== null && prior.response_key_id !== null) {
+      let opened: string;
+      try {
+        opened = ctx.keyRing.open(
+          { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
+          sealedAt('idempotency_keys.response_sealed', `${principal.keyId}/${key}`),
+        );
+      } catch (error) {
+        if (!(error instanceof KeyRingError)) throw error;
+        // Not this key's stored response (moved there from another row, or altered; the key ring logged it).
+        throw problems.conflict(
+          'Idempotent Response Unavailable',
+          'The response stored for this Idempotency-Key cannot be replayed; use a new key for a new request.',
+        );
+      }
+      priorBody = JSON.parse(opened);
+    }
     reply.header('Idempotent-Replayed', 'true');
-    const priorBody =
-      prior.response_sealed !== null && prior.response_key_id !== null
-        ? JSON.parse(
-            ctx.keyRing.open(
-              { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
-              sealedAt('idempotency_keys.response_sealed', `${principal.keyId}/${key}`),
-            ),
-          )
-        : prior.response_body;
     if (prior.response_status >= 400) {
       const body = priorBody as Record<string, unknown>;
       reply.code(prior.response_status).type('application/problem+json');
