@@ -11,6 +11,7 @@ import { computeDailyScores, CURRENT_FORMULA, type DailyScoreRow } from '../src/
 import { snapshotsByWorkspace, writeNewDailyScores } from '../src/scoring/bulk-io.ts';
 import { loadSnapshotsForScoring } from '../src/scoring/snapshots.ts';
 import { loadConfig } from '../src/infra/config.ts';
+import { sealedAt } from '../src/infra/crypto/sealed-columns.ts';
 import { newId } from '../src/infra/ids.ts';
 import { platformEndpoints } from '../src/platforms/oauth-config.ts';
 import { sealTokens } from '../src/platforms/vault.ts';
@@ -52,12 +53,16 @@ async function seed(service: Service, sim: Simulator, n: number, tag: string, no
         account_id: platform === 'instagram' ? `ig_${handle}` : null,
         connected_at: addDaysDate(now, -2),
         last_sync_at: addDaysDate(now, -1),
-        ...sealTokens(service.ctx.keyRing, {
-          accessToken: t.access_token,
-          refreshToken: t.refresh_token,
-          expiresAt: new Date(now.getTime() + 86_400_000),
-          scopes: t.scope ?? null,
-        }),
+        ...sealTokens(
+          service.ctx.keyRing,
+          {
+            accessToken: t.access_token,
+            refreshToken: t.refresh_token,
+            expiresAt: new Date(now.getTime() + 86_400_000),
+            scopes: t.scope ?? null,
+          },
+          { table: 'platform_connections', row: id },
+        ),
       };
     });
     await db.insertInto('platform_connections').values(rows).execute();
@@ -190,7 +195,7 @@ async function raw(
     const connector = CONNECTORS[c.platform];
     const token = service.ctx.keyRing.open(
       { ciphertext: c.access_token!, keyId: c.access_token_key_id! },
-      'platform-token',
+      sealedAt('platform_connections.access_token', c.id),
     );
     const client = new ApiClient({
       platform: c.platform,

@@ -5,7 +5,7 @@ import { DOMAINS } from './domains.ts';
 import { Authenticator } from './infra/auth/authenticator.ts';
 import type { Config } from './infra/config.ts';
 import { loadKeyRing } from './infra/crypto/keyring.ts';
-import { assertKeysPresent, sealPlaintext } from './infra/crypto/sealed-columns.ts';
+import { assertKeysPresent, sealUnbound } from './infra/crypto/sealed-columns.ts';
 import { migrateToLatest, openDatabase } from './infra/db/database.ts';
 import { Jobs } from './infra/jobs/jobs.ts';
 import { createMetrics, listenMetrics, type MetricsListener } from './infra/observability/metrics.ts';
@@ -56,10 +56,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
       keys: config.encryptionKeys,
       dataDir: options.dataDir ?? config.dataDir,
     });
-    // Part of migrating: rows from before encryption are sealed (it needs the key ring, which a
-    // migration does not have); then every stored key id must be in the ring, or nothing starts.
-    await sealPlaintext(database.db, keyRing);
+    // Part of migrating (it needs the key ring, which a migration does not have): every stored key id
+    // must be in the ring, or nothing starts; then rows from before encryption are sealed and values
+    // sealed with their purpose only are bound to their row.
     await assertKeysPresent(database.db, keyRing);
+    await sealUnbound(database.db, keyRing);
     jobs = new Jobs(database, { schedule: config.runWorkers, supervise: config.runWorkers });
     const ctx: AppContext = {
       config,
@@ -94,6 +95,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
         this.set(ctx.rateLimits.health?.() === 'degraded' ? 1 : 0);
       },
     });
+    keyRing.onRefused = (error, at) =>
+      app.log.error({ sealed: { place: at.place, row: at.row } }, `sealed value refused: ${error.message}`);
     await app.ready();
 
     let stopped = false;

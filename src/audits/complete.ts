@@ -206,6 +206,7 @@ export async function completeAudit(
                     audit.webhook_secret !== null && audit.webhook_secret_key_id !== null
                       ? { ciphertext: audit.webhook_secret, keyId: audit.webhook_secret_key_id }
                       : null,
+                  auditId: audit.id,
                 },
               ],
             }

@@ -16,7 +16,7 @@ import {
   measuredEstimateSeconds,
 } from './policy.ts';
 import { checkAuditWebhookUrl } from './webhook-url.ts';
-import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret } from '../webhooks/secrets.ts';
 import { PLAN_LABELS, PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
@@ -105,8 +105,9 @@ export async function startAudit(
   // The one-off delivery is signed with a secret of its own, handed to the caller who chose the
   // URL: never with another principal's registered secrets (docs/decisions.md).
   const webhookSecret = webhookUrl === null ? null : generateSecret();
+  const id = newId('aud');
   const sealedSecret =
-    webhookSecret === null ? null : ctx.keyRing.seal(webhookSecret, WEBHOOK_SECRET_PURPOSE);
+    webhookSecret === null ? null : ctx.keyRing.seal(webhookSecret, sealedAt('audits.webhook_secret', id));
 
   const now = ctx.now();
   try {
@@ -158,7 +159,6 @@ export async function startAudit(
         }
       }
 
-      const id = newId('aud');
       const estimated = new Date(
         now.getTime() + (await estimateSeconds(ctx, trx, now, platforms.length, lookbackDays)) * 1000,
       );

@@ -376,31 +376,44 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     });
   encryption
     .command('status')
-    .description('how many stored secrets each key id seals')
+    .description(
+      'how many stored secrets each key id seals, per binding (row; purpose only: sealed before row binding)',
+    )
     .action(async () =>
       withContext(async (ctx) => {
         const rows = await sealedCounts(ctx.db);
         output.result(
           { active_key_id: ctx.keyRing.activeKeyId, key_ids: ctx.keyRing.keyIds, sealed: rows },
           () =>
-            [`active key: ${ctx.keyRing.activeKeyId}`, table(rows, ['column', 'key_id', 'values'])].join(
-              '\n',
-            ),
+            [
+              `active key: ${ctx.keyRing.activeKeyId}`,
+              table(rows, ['column', 'key_id', 'binding', 'values']),
+            ].join('\n'),
         );
       }),
     );
   encryption
     .command('rotate')
-    .description('re-seal every stored secret under the active (first) key; then older keys can be removed')
+    .description(
+      're-seal every stored secret under the active (first) key, bound to its row; then older keys can be removed',
+    )
     .action(async () =>
       withContext(async (ctx) => {
-        const counts = await resealAll(ctx.db, ctx.keyRing);
-        const total = Object.values(counts).reduce((a, b) => a + b, 0);
-        output.result(
-          { active_key_id: ctx.keyRing.activeKeyId, resealed: counts },
-          () =>
+        const refusals: string[] = [];
+        const { resealed, refused } = await resealAll(ctx.db, ctx.keyRing, {
+          log: (message) => refusals.push(message),
+        });
+        const total = Object.values(resealed).reduce((a, b) => a + b, 0);
+        const bad = Object.values(refused).reduce((a, b) => a + b, 0);
+        output.result({ active_key_id: ctx.keyRing.activeKeyId, resealed, refused }, () =>
+          [
             `re-sealed ${total} secret${total === 1 ? '' : 's'} under key ${ctx.keyRing.activeKeyId}; ` +
-            'keys other than the active one can now be removed from ENCRYPTION_KEYS',
+              (bad === 0
+                ? 'keys other than the active one can now be removed from ENCRYPTION_KEYS'
+                : `${bad} value${bad === 1 ? '' : 's'} did not open in ${bad === 1 ? 'its' : 'their'} own row ` +
+                  'and were left as they are (the connection reconnects, the webhook is re-created):'),
+            ...refusals,
+          ].join('\n'),
         );
       }),
     );

@@ -530,7 +530,11 @@ export async function runSyncJob(
       );
     }
     if (error instanceof ReauthRequired) {
-      await recordReauth(ctx, job, caught === error ? 'refresh_refused' : 'token_refused');
+      await recordReauth(
+        ctx,
+        job,
+        error.healthReason ?? (caught === error ? 'refresh_refused' : 'token_refused'),
+      );
       return 'reauth_required';
     }
     const failure = classify(error, job.attempt);

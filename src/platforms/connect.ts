@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
-import { OAUTH_VERIFIER_PURPOSE, PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { KeyRingError } from '../infra/crypto/keyring.ts';
+import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { PLAN_LIMITS, planAtLeast, type Plan, type Platform } from '../core/catalog.ts';
 import { visibleTo } from '../workspaces/tenancy.ts';
@@ -14,7 +15,7 @@ import { grantedScopes, listAccounts, type AccountCandidate } from './identity.t
 import { checkScopes } from './scopes.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import * as tiktokBusiness from './tiktok-business-oauth.ts';
-import { clientAuth, oauthOptions, sealTokens, tokenSet } from './vault.ts';
+import { clientAuth, oauthOptions, sealTokens, tokenSet, type TokenSet } from './vault.ts';
 
 /** How long an authorisation URL (its state) stays usable. */
 export const STATE_TTL_MS = 10 * 60_000;
@@ -99,7 +100,8 @@ export async function startConnect(
   const binding = oauth.generateRandomState();
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + STATE_TTL_MS);
-  const sealed = ctx.keyRing.seal(verifier, OAUTH_VERIFIER_PURPOSE);
+  const stateHash = sha256(state);
+  const sealed = ctx.keyRing.seal(verifier, sealedAt('oauth_states.code_verifier', stateHash));
   const id = newId('oc');
   await ctx.db.transaction().execute(async (trx) => {
     // An earlier attempt still waiting for a pick is superseded, and any whose time to pick has run
@@ -121,7 +123,7 @@ export async function startConnect(
       .insertInto('oauth_states')
       .values({
         id,
-        state_hash: sha256(state),
+        state_hash: stateHash,
         binding_hash: sha256(binding),
         workspace_id: input.workspaceId,
         platform,
@@ -276,10 +278,20 @@ export async function completeConnect(
     });
   }
 
-  const verifier = ctx.keyRing.open(
-    { ciphertext: claimed.code_verifier, keyId: claimed.code_verifier_key_id },
-    OAUTH_VERIFIER_PURPOSE,
-  );
+  let verifier: string;
+  try {
+    verifier = ctx.keyRing.open(
+      { ciphertext: claimed.code_verifier, keyId: claimed.code_verifier_key_id },
+      sealedAt('oauth_states.code_verifier', claimed.state_hash),
+    );
+  } catch (error) {
+    if (!(error instanceof KeyRingError)) throw error;
+    await record('failed', 'the stored PKCE verifier does not open for this attempt');
+    throw new DomainError(
+      'authorization_failed',
+      'This connect attempt cannot be completed; start again with POST /v1/platforms/{platform}/connect.',
+    );
+  }
   let tokens: oauth.TokenEndpointResponse;
   try {
     if (e.quirks.tokenProtocol === 'tiktok-business') {
@@ -375,7 +387,7 @@ export async function completeConnect(
       workspaceId: claimed.workspace_id,
       platform,
       account: chosen,
-      sealed: sealFor(ctx, chosen, tokens, now),
+      tokens: tokensFor(chosen, tokens, now),
       granted: scopes.granted,
       share: false,
     }).catch(async (error: unknown) => {
@@ -398,7 +410,10 @@ export async function completeConnect(
 
   // Several accounts (or one already connected elsewhere): the brand picks, through the API.
   const expiresAt = new Date(now.getTime() + SELECTION_TTL_MS);
-  const user = sealTokens(ctx.keyRing, tokenSet(tokens, now));
+  const user = sealTokens(ctx.keyRing, tokenSet(tokens, now), {
+    table: 'oauth_states',
+    row: claimed.state_hash,
+  });
   await ctx.db
     .updateTable('oauth_states')
     .set({
@@ -445,10 +460,10 @@ export async function selectAccount(
     throw invalidParameter('account_id', 'is not one of the accounts this authorisation gave');
   }
   const e = configured(ctx, platform);
-  const userToken = ctx.keyRing.open(
-    { ciphertext: row.access_token, keyId: row.access_token_key_id! },
-    PLATFORM_TOKEN_PURPOSE,
-  );
+  const userToken = openWaiting(ctx, row, 'access_token', {
+    ciphertext: row.access_token,
+    keyId: row.access_token_key_id!,
+  });
   let account: AccountCandidate = picked;
   if (platform === 'facebook' && e.quirks.accountsVia === 'me/accounts') {
     // The Page's own token (not kept while waiting): listed again with the user token.
@@ -471,25 +486,22 @@ export async function selectAccount(
     account = again;
   }
   const refresh = row.refresh_token
-    ? ctx.keyRing.open(
-        { ciphertext: row.refresh_token, keyId: row.refresh_token_key_id! },
-        PLATFORM_TOKEN_PURPOSE,
-      )
+    ? openWaiting(ctx, row, 'refresh_token', {
+        ciphertext: row.refresh_token,
+        keyId: row.refresh_token_key_id!,
+      })
     : null;
-  const sealed = sealTokens(
-    ctx.keyRing,
-    account.accessToken
-      ? { accessToken: account.accessToken, refreshToken: null, expiresAt: null, scopes: null }
-      : { accessToken: userToken, refreshToken: refresh, expiresAt: row.token_expires_at, scopes: null },
-  );
   const granted = row.granted_scopes;
-  sealed.scopes = granted?.join(' ') ?? null;
+  const scopes = granted?.join(' ') ?? null;
+  const tokens: TokenSet = account.accessToken
+    ? { accessToken: account.accessToken, refreshToken: null, expiresAt: null, scopes }
+    : { accessToken: userToken, refreshToken: refresh, expiresAt: row.token_expires_at, scopes };
   const made = await finish(ctx, {
     attempt: row.state_hash,
     workspaceId: row.workspace_id,
     platform,
     account,
-    sealed,
+    tokens,
     granted,
     share: input.share,
   });
@@ -661,15 +673,33 @@ async function markShared(
   }));
 }
 
-/** The sealed token columns a connection to `account` stores (a Facebook Page: the Page's own token). */
-function sealFor(ctx: AppContext, account: AccountCandidate, tokens: oauth.TokenEndpointResponse, now: Date) {
+/** The tokens a connection to `account` stores (a Facebook Page: the Page's own token). */
+function tokensFor(account: AccountCandidate, tokens: oauth.TokenEndpointResponse, now: Date): TokenSet {
   const set = tokenSet(tokens, now);
-  return sealTokens(
-    ctx.keyRing,
-    account.accessToken
-      ? { accessToken: account.accessToken, refreshToken: null, expiresAt: null, scopes: set.scopes }
-      : set,
-  );
+  return account.accessToken
+    ? { accessToken: account.accessToken, refreshToken: null, expiresAt: null, scopes: set.scopes }
+    : set;
+}
+
+/**
+ * A token of a connect attempt waiting for a pick. One that does not open for this attempt (moved
+ * from another row, or altered; the key ring logs it) ends the wait: the brand starts again.
+ */
+function openWaiting(
+  ctx: AppContext,
+  row: { state_hash: string },
+  column: 'access_token' | 'refresh_token',
+  sealed: { ciphertext: string; keyId: string },
+): string {
+  try {
+    return ctx.keyRing.open(sealed, sealedAt(`oauth_states.${column}`, row.state_hash));
+  } catch (error) {
+    if (!(error instanceof KeyRingError)) throw error;
+    throw new DomainError(
+      'connect_not_pending',
+      'This connect attempt can no longer be completed; start again with POST /v1/platforms/{platform}/connect.',
+    );
+  }
 }
 
 /**
@@ -684,7 +714,7 @@ async function finish(
     workspaceId: string;
     platform: Platform;
     account: AccountCandidate;
-    sealed: ReturnType<typeof sealTokens>;
+    tokens: TokenSet;
     granted: string[] | null;
     share: boolean;
   },
@@ -736,12 +766,13 @@ async function finish(
         );
       }
     }
+    const id = waiting ? waiting.id : newId('pc');
     const values = {
       handle: account.handle,
       account_id: account.accountId,
       followers: account.followers,
       granted_scopes: input.granted,
-      ...input.sealed,
+      ...sealTokens(ctx.keyRing, input.tokens, { table: 'platform_connections', row: id }),
     };
     let made: { id: string; reconnected: boolean };
     if (waiting) {
@@ -761,7 +792,6 @@ async function finish(
         .execute();
       made = { id: waiting.id, reconnected: true };
     } else {
-      const id = newId('pc');
       await trx
         .insertInto('platform_connections')
         .values({ id, workspace_id: ws.id, platform, connected_at: now, ...values })
@@ -833,9 +863,15 @@ export async function disconnect(
         // TikTok's revocation takes the access token (the grant goes with it).
         if (!row.access_token) throw new Error('no access token on file');
         const access = { ciphertext: row.access_token, keyId: row.access_token_key_id! };
-        await tiktokBusiness.revoke(e, ctx.keyRing.open(access, PLATFORM_TOKEN_PURPOSE));
+        await tiktokBusiness.revoke(
+          e,
+          ctx.keyRing.open(access, sealedAt('platform_connections.access_token', row.id)),
+        );
       } else {
-        const token = ctx.keyRing.open(sealedToken, PLATFORM_TOKEN_PURPOSE);
+        const token = ctx.keyRing.open(
+          sealedToken,
+          sealedAt(`platform_connections.${row.refresh_token ? 'refresh_token' : 'access_token'}`, row.id),
+        );
         await oauth.processRevocationResponse(
           await oauth.revocationRequest(as, client, clientAuth(e), token, oauthOptions(e, 5_000)),
         );

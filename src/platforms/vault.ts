@@ -2,15 +2,16 @@ import * as oauth from 'oauth4webapi';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB, PlatformConnectionsTable } from '../infra/db/types.ts';
-import type { KeyRing } from '../infra/crypto/keyring.ts';
-import { PLATFORM_TOKEN_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { KeyRingError, type KeyRing, type Sealed } from '../infra/crypto/keyring.ts';
+import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import type { Platform } from '../core/catalog.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import * as tiktokBusiness from './tiktok-business-oauth.ts';
 
 /**
  * The token vault: platform access and refresh tokens, sealed at rest with the key ring (purpose
- * `platform-token`). Tokens leave this module only as the return value of getAccessToken, to be put
+ * `platform-token`, bound to the row and column that hold them: a connection, or a connect attempt
+ * waiting for the brand to pick an account). Tokens leave this module only as the return value of getAccessToken, to be put
  * in the Authorization header of a platform request; errors never carry them.
  */
 
@@ -22,10 +23,18 @@ export class ReauthRequired extends Error {
   override name = 'ReauthRequired';
   readonly connectionId: string;
   readonly platform: Platform;
-  constructor(connectionId: string, platform: Platform, reason: string) {
+  /** The health reason to record, when not the refused refresh the sync assumes. */
+  readonly healthReason: 'token_refused' | null;
+  constructor(
+    connectionId: string,
+    platform: Platform,
+    reason: string,
+    healthReason: 'token_refused' | null = null,
+  ) {
     super(`${platform} connection ${connectionId} needs re-authorisation: ${reason}`);
     this.connectionId = connectionId;
     this.platform = platform;
+    this.healthReason = healthReason;
   }
 }
 
@@ -55,10 +64,18 @@ export interface TokenSet {
   scopes: string | null;
 }
 
-/** Column values for a token set, sealed under the active key. */
-export function sealTokens(keyRing: KeyRing, t: TokenSet) {
-  const access = keyRing.seal(t.accessToken, PLATFORM_TOKEN_PURPOSE);
-  const refresh = t.refreshToken ? keyRing.seal(t.refreshToken, PLATFORM_TOKEN_PURPOSE) : null;
+/** The row that holds a token set: a connection (its id) or a connect attempt (its state hash). */
+export interface TokenHome {
+  table: 'platform_connections' | 'oauth_states';
+  row: string;
+}
+
+/** Column values for a token set, sealed under the active key, bound to the row that keeps them. */
+export function sealTokens(keyRing: KeyRing, t: TokenSet, home: TokenHome) {
+  const access = keyRing.seal(t.accessToken, sealedAt(`${home.table}.access_token`, home.row));
+  const refresh = t.refreshToken
+    ? keyRing.seal(t.refreshToken, sealedAt(`${home.table}.refresh_token`, home.row))
+    : null;
   return {
     access_token: access.ciphertext,
     access_token_key_id: access.keyId,
@@ -176,15 +193,15 @@ async function accessToken(
   const fresh = !row.token_expires_at || row.token_expires_at.getTime() - now.getTime() > REFRESH_MARGIN_MS;
   if (fresh || !row.refresh_token || !row.refresh_token_key_id) {
     // Without a refresh token an expired access token is still tried: the platform's 401 is the answer.
-    return ctx.keyRing.open(
-      { ciphertext: row.access_token, keyId: row.access_token_key_id },
-      PLATFORM_TOKEN_PURPOSE,
-    );
+    return openConnectionToken(ctx.keyRing, row, 'access_token', {
+      ciphertext: row.access_token,
+      keyId: row.access_token_key_id,
+    });
   }
-  const refreshToken = ctx.keyRing.open(
-    { ciphertext: row.refresh_token, keyId: row.refresh_token_key_id },
-    PLATFORM_TOKEN_PURPOSE,
-  );
+  const refreshToken = openConnectionToken(ctx.keyRing, row, 'refresh_token', {
+    ciphertext: row.refresh_token,
+    keyId: row.refresh_token_key_id,
+  });
   const e = platformEndpoints(ctx.config, row.platform);
   if (!e.clientId) throw new TokenRefreshFailed(row.id, row.platform, 'no OAuth client configured');
   const { as, client } = oauthParties(e);
@@ -222,7 +239,7 @@ async function accessToken(
   }
   const updated = await ctx.db
     .updateTable('platform_connections')
-    .set(sealTokens(ctx.keyRing, set))
+    .set(sealTokens(ctx.keyRing, set, { table: 'platform_connections', row: row.id }))
     .where('id', '=', row.id)
     .where('status', '=', 'connected')
     .where('refresh_token', '=', row.refresh_token)
@@ -254,4 +271,27 @@ export async function accessTokenRefused(ctx: AppContext, used: TokenRow): Promi
   }
   await stored.set({ status: 'reauth_required', reauth_at: now }).execute();
   throw new ReauthRequired(used.id, used.platform, 'the platform refused the access token');
+}
+
+/**
+ * A connection's stored token. One that does not open in this connection's row (copied from another
+ * row, or altered; the key ring logs it) is never used: the connection needs reconnecting.
+ */
+export function openConnectionToken(
+  keyRing: KeyRing,
+  row: { id: string; platform: Platform },
+  column: 'access_token' | 'refresh_token',
+  sealed: Sealed,
+): string {
+  try {
+    return keyRing.open(sealed, sealedAt(`platform_connections.${column}`, row.id));
+  } catch (error) {
+    if (!(error instanceof KeyRingError)) throw error;
+    throw new ReauthRequired(
+      row.id,
+      row.platform,
+      `the ${column.replace('_', ' ')} on file does not open for this connection`,
+      'token_refused',
+    );
+  }
 }

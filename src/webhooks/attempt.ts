@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
-import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { KeyRingError } from '../infra/crypto/keyring.ts';
+import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { deliverOnce, type DeliveryOutcome } from './deliver-once.ts';
 import * as q from './queries.ts';
 import { DISABLE_AFTER_FAILING_MS, webhookSettings } from './settings.ts';
@@ -60,16 +61,50 @@ export async function attemptDelivery(
   // secret its audit returned to the caller, never with another principal's registered secrets.
   const sealed =
     delivery.webhook_id !== null
-      ? { value: delivery.webhook_secret, keyId: delivery.webhook_secret_key_id }
-      : { value: delivery.own_secret, keyId: delivery.own_secret_key_id };
-  const secrets =
-    sealed.value === null
-      ? []
-      : [
-          sealed.keyId === null
-            ? sealed.value // stored before encryption; sealed at the next start
-            : ctx.keyRing.open({ ciphertext: sealed.value, keyId: sealed.keyId }, WEBHOOK_SECRET_PURPOSE),
-        ];
+      ? {
+          value: delivery.webhook_secret,
+          keyId: delivery.webhook_secret_key_id,
+          at: sealedAt('webhooks.secret', delivery.webhook_id),
+        }
+      : {
+          value: delivery.own_secret,
+          keyId: delivery.own_secret_key_id,
+          at: sealedAt('webhook_deliveries.secret', deliveryId),
+        };
+  let secrets: string[];
+  try {
+    secrets =
+      sealed.value === null
+        ? []
+        : [
+            sealed.keyId === null
+              ? sealed.value // stored before encryption; sealed at the next start
+              : ctx.keyRing.open({ ciphertext: sealed.value, keyId: sealed.keyId }, sealed.at),
+          ];
+  } catch (error) {
+    if (!(error instanceof KeyRingError)) throw error;
+    // The stored secret does not open in its own row (moved there from another, or altered; the key
+    // ring logged it): nothing is sent, and a webhook that cannot sign is disabled until re-created.
+    const reason =
+      'not sent: the signing secret on file does not open for this webhook; re-create the webhook';
+    await ctx.db.transaction().execute(async (trx) => {
+      await q.recordAttempt(trx, deliveryId, {
+        at: ctx.now(),
+        statusCode: null,
+        error: reason,
+        outcome: 'failed',
+        attempted: false,
+      });
+      if (delivery.webhook_id !== null) {
+        await q.disableWebhook(
+          trx,
+          delivery.webhook_id,
+          'Its signing secret on file does not open for this webhook; delete it and create it again.',
+        );
+      }
+    });
+    return { result: 'failed' };
+  }
   const outcome = await deliverOnce(
     {
       url: delivery.url,

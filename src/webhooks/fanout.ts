@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
-import type { Sealed } from '../infra/crypto/keyring.ts';
+import { isRowBound, type Sealed } from '../infra/crypto/keyring.ts';
+import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { newId } from '../infra/ids.ts';
 import { defineJob } from '../infra/jobs/define.ts';
 import { webhookDeliverJob } from './jobs.ts';
@@ -10,6 +11,8 @@ export interface ExtraDestination {
   url: string;
   /** Sealed (never plaintext in job data); null sends unsigned. */
   secret: Sealed | null;
+  /** The audit whose `webhook_secret` `secret` is, bound to that row (absent in jobs queued before row binding). */
+  auditId?: string;
 }
 
 /** Job data of `webhooks.fanout`, as sent by emitEvent. */
@@ -55,15 +58,19 @@ export async function fanOutEvent(ctx: AppContext, job: FanoutJob): Promise<stri
         url: w.url,
         created_at: now,
       })),
-      ...uniqueExtra(job).map(({ url, secret }) => ({
-        id: extraDeliveryId(event.id, url),
-        event_id: event.id,
-        webhook_id: null,
-        url,
-        secret: secret?.ciphertext ?? null,
-        secret_key_id: secret?.keyId ?? null,
-        created_at: now,
-      })),
+      ...uniqueExtra(job).map(({ url, secret, auditId }) => {
+        const id = extraDeliveryId(event.id, url);
+        const own = secret && rebind(ctx, secret, auditId, id);
+        return {
+          id,
+          event_id: event.id,
+          webhook_id: null,
+          url,
+          secret: own?.ciphertext ?? null,
+          secret_key_id: own?.keyId ?? null,
+          created_at: now,
+        };
+      }),
     ];
     if (rows.length === 0) return [];
     const created = await trx
@@ -91,3 +98,14 @@ export const webhookFanoutJob = defineJob<FanoutJob>({
   worker: { pollingIntervalSeconds: 1 },
   handler: (ctx, job) => fanOutEvent(ctx, job.data),
 });
+
+/**
+ * The audit's sealed secret, sealed again for the delivery row that keeps it (a sealed value opens
+ * only in its own row). A value from a job queued before row binding is copied as it is: the re-seal
+ * at start (or `encryption rotate`) binds it to the delivery row.
+ */
+function rebind(ctx: AppContext, secret: Sealed, auditId: string | undefined, deliveryId: string): Sealed {
+  if (auditId === undefined || !isRowBound(secret.ciphertext)) return secret;
+  const plaintext = ctx.keyRing.open(secret, sealedAt('audits.webhook_secret', auditId));
+  return ctx.keyRing.seal(plaintext, sealedAt('webhook_deliveries.secret', deliveryId));
+}

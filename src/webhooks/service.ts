@@ -3,7 +3,7 @@ import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
 import * as q from './queries.ts';
-import { WEBHOOK_SECRET_PURPOSE } from '../infra/crypto/sealed-columns.ts';
+import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret, validateSecret } from './secrets.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE, webhookSettings } from './settings.ts';
 import { parseWebhookUrl, validateWebhookUrl } from './url-policy.ts';
@@ -93,12 +93,13 @@ export async function createWebhook(
         `A workspace can have at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks; delete one first.`,
       );
     }
+    const id = newId('wh');
     return q.insertWebhook(trx, {
-      id: newId('wh'),
+      id,
       workspaceId: principal.workspaceId,
       url,
       events,
-      secret: ctx.keyRing.seal(secret, WEBHOOK_SECRET_PURPOSE),
+      secret: ctx.keyRing.seal(secret, sealedAt('webhooks.secret', id)),
       createdAt: ctx.now(),
     });
   });

@@ -7,6 +7,7 @@ import { connectPlatform } from '../../src/admin/platforms.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { insertFinishedAudits, runJob, seedMetrics } from './audits.fixtures.ts';
 import { addDays } from '../../src/core/days.ts';
+import { sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
 
 let t: TestService;
 beforeAll(async () => {
@@ -251,8 +252,11 @@ describe('audit lifecycle', () => {
     );
     expect(fanout).toHaveLength(1);
     // Its secret travels sealed, never in plaintext, and is the one the audit run returned.
-    const { secret } = fanout[0]!.data.extra[0];
-    expect(t.ctx.keyRing.open(secret, 'webhook-secret')).toBe(second.webhook_secret);
+    const { secret, auditId } = fanout[0]!.data.extra[0];
+    expect(auditId).toBe(second.audit_id);
+    expect(t.ctx.keyRing.open(secret, sealedAt('audits.webhook_secret', auditId))).toBe(
+      second.webhook_secret,
+    );
   });
 
   it('fails an audit with nothing to score, answers it as failed, and does not count it', async () => {

@@ -4,8 +4,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
 import { getAccessToken, ReauthRequired } from '../../src/platforms/vault.ts';
 import { connectPlatform, disconnectPlatform } from '../../src/admin/platforms.ts';
 import { generateKeyEntry, parseKeyRing } from '../../src/infra/crypto/keyring.ts';
-import { resealAll } from '../../src/infra/crypto/sealed-columns.ts';
-import { PLATFORM_TOKEN_PURPOSE } from '../../src/infra/crypto/sealed-columns.ts';
+import { resealAll, sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { bindingCookieOf } from '../helpers/simulator-oauth.ts';
 import type { Platform } from '../../src/core/catalog.ts';
@@ -340,7 +339,7 @@ describe('OAuth platform connections', () => {
     const token = await getAccessToken(t.ctx, before.id);
     // Rotation: a new active key in front of the old one, then `encryption rotate` (resealAll).
     const rotated = parseKeyRing(`${generateKeyEntry()},${OLD_KEYS}`);
-    const counts = await resealAll(t.db, rotated);
+    const counts = (await resealAll(t.db, rotated)).resealed;
     expect(counts['platform_connections.access_token']).toBeGreaterThanOrEqual(1);
     expect(counts['platform_connections.refresh_token']).toBeGreaterThanOrEqual(1);
     const after = await t.db
@@ -353,7 +352,7 @@ describe('OAuth platform connections', () => {
     expect(
       rotated.open(
         { ciphertext: after.access_token!, keyId: after.access_token_key_id! },
-        PLATFORM_TOKEN_PURPOSE,
+        sealedAt('platform_connections.access_token', after.id),
       ),
     ).toBe(token);
 

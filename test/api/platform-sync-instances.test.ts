@@ -56,12 +56,16 @@ describe.skipIf(!usingPostgres())('scheduled sync across instances', () => {
           handle: 'acme',
           connected_at: new Date(NOW.getTime() - 2 * 86_400_000),
           last_sync_at: new Date(NOW.getTime() - 90_000_000),
-          ...sealTokens(a.ctx.keyRing, {
-            accessToken: `secret-${id}`,
-            refreshToken: null,
-            expiresAt: new Date(NOW.getTime() + 86_400_000),
-            scopes: null,
-          }),
+          ...sealTokens(
+            a.ctx.keyRing,
+            {
+              accessToken: `secret-${id}`,
+              refreshToken: null,
+              expiresAt: new Date(NOW.getTime() + 86_400_000),
+              scopes: null,
+            },
+            { table: 'platform_connections', row: id },
+          ),
         });
       }
     }

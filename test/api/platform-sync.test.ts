@@ -46,12 +46,16 @@ async function oauthConnection(
   await t.db
     .updateTable('platform_connections')
     .set(
-      sealTokens(t.ctx.keyRing, {
-        accessToken: `secret-access-${id}`,
-        refreshToken: options.refresh ? `secret-refresh-${id}` : null,
-        expiresAt: options.expiresAt ?? new Date(NOW.getTime() + 86_400_000),
-        scopes: null,
-      }),
+      sealTokens(
+        t.ctx.keyRing,
+        {
+          accessToken: `secret-access-${id}`,
+          refreshToken: options.refresh ? `secret-refresh-${id}` : null,
+          expiresAt: options.expiresAt ?? new Date(NOW.getTime() + 86_400_000),
+          scopes: null,
+        },
+        { table: 'platform_connections', row: id },
+      ),
     )
     .where('id', '=', id)
     .execute();
@@ -394,12 +398,16 @@ describe('tokens never leave the vault', () => {
         await s.db
           .updateTable('platform_connections')
           .set(
-            sealTokens(s.ctx.keyRing, {
-              accessToken: `secret-access-${id}`,
-              refreshToken: `secret-refresh-${id}`,
-              expiresAt: new Date(NOW.getTime() + 10_000), // refreshed first
-              scopes: null,
-            }),
+            sealTokens(
+              s.ctx.keyRing,
+              {
+                accessToken: `secret-access-${id}`,
+                refreshToken: `secret-refresh-${id}`,
+                expiresAt: new Date(NOW.getTime() + 10_000), // refreshed first
+                scopes: null,
+              },
+              { table: 'platform_connections', row: id },
+            ),
           )
           .where('id', '=', id)
           .execute();

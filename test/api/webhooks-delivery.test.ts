@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { deliverOnce, NO_RESPONSE } from '../../src/webhooks/deliver-once.ts';
+import { sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
 import { fanOutEvent } from '../../src/webhooks/fanout.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
@@ -168,7 +169,14 @@ describe('delivery', () => {
     const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
     const a = await register(key, '/sub-a', ['audit.completed']);
     const own = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
-    const extra = [{ url: rx.url('/one-off'), secret: t.ctx.keyRing.seal(own, 'webhook-secret') }];
+    // As an audit's completion sends it: the secret sealed in the audit's row, re-sealed for the delivery's.
+    const extra = [
+      {
+        url: rx.url('/one-off'),
+        secret: t.ctx.keyRing.seal(own, sealedAt('audits.webhook_secret', 'aud_x')),
+        auditId: 'aud_x',
+      },
+    ];
     const eventId = await emit(t.ctx, workspace.id, 'audit.completed', { audit_id: 'aud_x' }, extra);
     const row = await settled({ eventId });
     expect(row).toMatchObject({ status: 'succeeded', attempts: 1, url: rx.url('/one-off') });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
+import { sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -18,7 +19,8 @@ import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers
 const run = promisify(execFile);
 const CLI = path.resolve('src/cli/main.ts');
 const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
-const K1 = key('k1');
+const K1_BYTES = randomBytes(32);
+const K1 = `k1:${K1_BYTES.toString('base64')}`;
 const K2 = key('k2');
 
 let testDb: TestDatabase;
@@ -61,6 +63,8 @@ async function cli(keys: string | null, ...args: string[]) {
 
 const SECRET = 'a-human-chosen-shared-secret-0123456789';
 let webhookId: string;
+let otherWebhookId: string;
+let otherSecret: string;
 let apiKey: string;
 
 // Each case runs the real CLI several times (a Node start and a database open each): minutes on a busy machine.
@@ -107,20 +111,34 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
         .where('id', '=', webhookId)
         .executeTakeFirstOrThrow();
       expect(row.secret_key_id).toBe('k1');
-      expect(service.ctx.keyRing.open({ ciphertext: row.secret, keyId: 'k1' }, 'webhook-secret')).toBe(
-        SECRET,
-      );
+      expect(
+        service.ctx.keyRing.open(
+          { ciphertext: row.secret, keyId: 'k1' },
+          sealedAt('webhooks.secret', webhookId),
+        ),
+      ).toBe(SECRET);
 
       // A row as it was before encryption (plaintext, no key id): sealed at the next start.
       await sql`UPDATE webhooks SET secret = ${SECRET}, secret_key_id = NULL WHERE id = ${webhookId}`.execute(
         service.ctx.db,
       );
+      // A row as the key ring sealed it before row binding (purpose only): bound to its row at the next start.
+      otherWebhookId = generated.json().id;
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', K1_BYTES, iv);
+      cipher.setAAD(Buffer.from('webhook-secret'));
+      const body = Buffer.concat([cipher.update(generatedSecret, 'utf8'), cipher.final()]);
+      const legacy = Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64');
+      await sql`UPDATE webhooks SET secret = ${legacy}, secret_key_id = 'k1' WHERE id = ${otherWebhookId}`.execute(
+        service.ctx.db,
+      );
+      otherSecret = generatedSecret;
     } finally {
       await service.stop();
     }
   });
 
-  it('seals plaintext left from before encryption at start-up', async () => {
+  it('seals plaintext, and binds values sealed with their purpose only to their row, at start-up', async () => {
     const service = await open(K1);
     try {
       const row = await service.ctx.db
@@ -130,6 +148,24 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
         .executeTakeFirstOrThrow();
       expect(row.secret_key_id).toBe('k1');
       expect(row.secret).not.toContain(SECRET);
+      const other = await service.ctx.db
+        .selectFrom('webhooks')
+        .select(['secret', 'secret_key_id'])
+        .where('id', '=', otherWebhookId)
+        .executeTakeFirstOrThrow();
+      expect(
+        service.ctx.keyRing.open(
+          { ciphertext: other.secret, keyId: 'k1' },
+          sealedAt('webhooks.secret', otherWebhookId),
+        ),
+      ).toBe(otherSecret);
+      // Bound to its own row: it does not open as the other webhook's.
+      expect(() =>
+        service.ctx.keyRing.open(
+          { ciphertext: other.secret, keyId: 'k1' },
+          sealedAt('webhooks.secret', webhookId),
+        ),
+      ).toThrow(/does not open there/);
     } finally {
       await service.stop();
     }
@@ -141,6 +177,7 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
     expect(JSON.parse(before.stdout).sealed).toContainEqual({
       column: 'webhooks.secret',
       key_id: 'k1',
+      binding: 'row',
       values: 2,
     });
 
@@ -161,9 +198,12 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
         .select(['secret', 'secret_key_id'])
         .where('id', '=', webhookId)
         .executeTakeFirstOrThrow();
-      expect(service.ctx.keyRing.open({ ciphertext: mine.secret, keyId: 'k2' }, 'webhook-secret')).toBe(
-        SECRET,
-      );
+      expect(
+        service.ctx.keyRing.open(
+          { ciphertext: mine.secret, keyId: 'k2' },
+          sealedAt('webhooks.secret', webhookId),
+        ),
+      ).toBe(SECRET);
     } finally {
       await service.stop();
     }
@@ -194,8 +234,9 @@ describe('secrets at rest', { timeout: 180_000 }, () => {
       const again = loadKeyRing({ keys: null, dataDir: otherDir });
       expect(first.source).toBe('file');
       expect(again.keyRing.activeKeyId).toBe(first.keyRing.activeKeyId);
-      const sealed = first.keyRing.seal('x', 'p');
-      expect(again.keyRing.open(sealed, 'p')).toBe('x');
+      const at = sealedAt('webhooks.secret', 'wh_1');
+      const sealed = first.keyRing.seal('x', at);
+      expect(again.keyRing.open(sealed, at)).toBe('x');
       expect(fs.statSync(path.join(otherDir, 'encryption.key')).mode & 0o777).toBe(0o600);
     } finally {
       fs.rmSync(otherDir, { recursive: true, force: true });

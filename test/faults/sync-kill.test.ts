@@ -63,12 +63,16 @@ describe.runIf(usingPostgres())('kill -9 during a sync round', () => {
             handle: 'acme',
             connected_at: new Date(now.getTime() - 2 * 86_400_000),
             last_sync_at: new Date(now.getTime() - 86_400_000),
-            ...sealTokens(local.ctx.keyRing, {
-              accessToken: `secret-${id}`,
-              refreshToken: null,
-              expiresAt: new Date(now.getTime() + 86_400_000),
-              scopes: null,
-            }),
+            ...sealTokens(
+              local.ctx.keyRing,
+              {
+                accessToken: `secret-${id}`,
+                refreshToken: null,
+                expiresAt: new Date(now.getTime() + 86_400_000),
+                scopes: null,
+              },
+              { table: 'platform_connections', row: id },
+            ),
           })
           .execute();
       }

@@ -6,8 +6,12 @@ import path from 'node:path';
  * Secrets at rest: AES-256-GCM under a key ring. Each sealed value is stored as two columns, the
  * ciphertext (base64 of 12-byte IV || ciphertext || 16-byte tag) and, beside it, the id of the key
  * that sealed it, so keys can be rotated one row at a time and a missing key is detected by id.
- * The `purpose` is bound as additional authenticated data: a ciphertext sealed as a webhook secret
- * does not open as a platform token, even under the same key.
+ * Each value is bound, as additional authenticated data, to where it lives: its purpose, its
+ * `table.column` and the id of its row (a `Binding`, made by `sealedAt` in `sealed-columns.ts`). A
+ * ciphertext sealed as one connection's token does not open in another connection's row, nor as a
+ * webhook secret, even under the same key. Row-bound values carry the `BOUND_PREFIX` marker; a value
+ * without it was sealed with the purpose alone (the earlier format) and opens only through
+ * `openPurposeOnly`, which the re-seal at start and `brandhealth encryption rotate` use to bind it.
  *
  * Keys come from ENCRYPTION_KEYS (`kid:base64-of-32-bytes`, comma-separated, the first seals);
  * without it, a key generated once into DATA_DIR (see `loadKeyRing`).
@@ -22,6 +26,26 @@ export class KeyRingError extends Error {
   override name = 'KeyRingError';
 }
 
+/** Where a sealed value lives: bound to its ciphertext, so it opens only there. */
+export interface Binding {
+  purpose: string;
+  /** `table.column`. */
+  place: string;
+  /** The stable id of the row. */
+  row: string;
+}
+
+/** Marks a row-bound ciphertext (base64 never contains ':'); values without it are purpose-only. */
+export const BOUND_PREFIX = 'r1:';
+
+export function isRowBound(ciphertext: string): boolean {
+  return ciphertext.startsWith(BOUND_PREFIX);
+}
+
+function aad(binding: Binding): Buffer {
+  return Buffer.from(JSON.stringify([BOUND_PREFIX, binding.purpose, binding.place, binding.row]), 'utf8');
+}
+
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -30,6 +54,8 @@ export class KeyRing {
   readonly #keys: Map<string, Buffer>;
   /** The key that seals new values. */
   readonly activeKeyId: string;
+  /** Told of every value `open` refuses (the service logs it): a moved or altered secret is never silent. */
+  onRefused: (error: KeyRingError, binding: Binding) => void = () => {};
 
   constructor(keys: Array<{ id: string; key: Buffer }>) {
     if (keys.length === 0) throw new KeyRingError('the key ring needs at least one key');
@@ -51,24 +77,61 @@ export class KeyRing {
     return this.#keys.has(keyId);
   }
 
-  seal(plaintext: string, purpose: string): Sealed {
+  seal(plaintext: string, binding: Binding): Sealed {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#keys.get(this.activeKeyId)!, iv);
-    cipher.setAAD(Buffer.from(purpose, 'utf8'));
+    cipher.setAAD(aad(binding));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return {
-      ciphertext: Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64'),
+      ciphertext: BOUND_PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64'),
       keyId: this.activeKeyId,
     };
   }
 
-  open(sealed: Sealed, purpose: string): string {
+  /** Opens a value sealed for exactly this binding; anything else (another row, column or purpose) fails. */
+  open(sealed: Sealed, binding: Binding): string {
+    try {
+      if (!isRowBound(sealed.ciphertext)) {
+        throw new KeyRingError(
+          `the value in ${binding.place} of row ${binding.row} is sealed without its row binding; ` +
+            '`brandhealth encryption rotate` (or a restart) binds it',
+        );
+      }
+      return this.#decrypt(
+        sealed,
+        sealed.ciphertext.slice(BOUND_PREFIX.length),
+        aad(binding),
+        () =>
+          `the value in ${binding.place} of row ${binding.row} (key "${sealed.keyId}") does not open there: ` +
+          'it was sealed for another row, column or purpose, or altered',
+      );
+    } catch (error) {
+      if (error instanceof KeyRingError) this.onRefused(error, binding);
+      throw error;
+    }
+  }
+
+  /**
+   * Opens a value of the earlier format, bound to its purpose only. Only for binding such values to
+   * their row (start-up and `encryption rotate`): never to use a secret directly.
+   */
+  openPurposeOnly(sealed: Sealed, purpose: string): string {
+    if (isRowBound(sealed.ciphertext)) throw new KeyRingError('the value is row-bound already');
+    return this.#decrypt(
+      sealed,
+      sealed.ciphertext,
+      Buffer.from(purpose, 'utf8'),
+      () => `a value sealed under key "${sealed.keyId}" does not authenticate`,
+    );
+  }
+
+  #decrypt(sealed: Sealed, base64: string, additional: Buffer, refused: () => string): string {
     const key = this.#keys.get(sealed.keyId);
     if (!key) throw new KeyRingError(`no key "${sealed.keyId}" in the key ring (ENCRYPTION_KEYS)`);
-    const raw = Buffer.from(sealed.ciphertext, 'base64');
+    const raw = Buffer.from(base64, 'base64');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new KeyRingError('the ciphertext is truncated');
     const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-    decipher.setAAD(Buffer.from(purpose, 'utf8'));
+    decipher.setAAD(additional);
     decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
     try {
       return Buffer.concat([
@@ -76,7 +139,7 @@ export class KeyRing {
         decipher.final(),
       ]).toString('utf8');
     } catch {
-      throw new KeyRingError(`a value sealed under key "${sealed.keyId}" does not authenticate`);
+      throw new KeyRingError(refused());
     }
   }
 }

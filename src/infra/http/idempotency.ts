@@ -4,7 +4,8 @@ import { sql } from 'kysely';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.ts';
 import type { DB } from '../db/types.ts';
-import { IDEMPOTENT_RESPONSE_PURPOSE } from '../crypto/sealed-columns.ts';
+import { KeyRingError } from '../crypto/keyring.ts';
+import { sealedAt } from '../crypto/sealed-columns.ts';
 import { ProblemError, problems } from './problem.ts';
 import { asProblem } from './domain-problems.ts';
 import './openapi.ts';
@@ -135,16 +136,25 @@ export async function idempotent<T>(
         );
       }
     } else {
+      let priorBody: unknown = prior.response_body;
+      if (prior.response_sealed !== null && prior.response_key_id !== null) {
+        let opened: string;
+        try {
+          opened = ctx.keyRing.open(
+            { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
+            sealedAt('idempotency_keys.response_sealed', `${principal.keyId}/${key}`),
+          );
+        } catch (error) {
+          if (!(error instanceof KeyRingError)) throw error;
+          // Not this key's stored response (moved there from another row, or altered; the key ring logged it).
+          throw problems.conflict(
+            'Idempotent Response Unavailable',
+            'The response stored for this Idempotency-Key cannot be replayed; use a new key for a new request.',
+          );
+        }
+        priorBody = JSON.parse(opened);
+      }
       reply.header('Idempotent-Replayed', 'true');
-      const priorBody =
-        prior.response_sealed !== null && prior.response_key_id !== null
-          ? JSON.parse(
-              ctx.keyRing.open(
-                { ciphertext: prior.response_sealed, keyId: prior.response_key_id },
-                IDEMPOTENT_RESPONSE_PURPOSE,
-              ),
-            )
-          : prior.response_body;
       if (prior.response_status >= 400) {
         const body = priorBody as Record<string, unknown>;
         reply.code(prior.response_status).type('application/problem+json');
@@ -169,7 +179,10 @@ export async function idempotent<T>(
 
   // Stored sealed: a first response may hold a secret shown once (webhook or delivery secret).
   const store = async (status: number, body: unknown) => {
-    const sealed = ctx.keyRing.seal(JSON.stringify(body), IDEMPOTENT_RESPONSE_PURPOSE);
+    const sealed = ctx.keyRing.seal(
+      JSON.stringify(body),
+      sealedAt('idempotency_keys.response_sealed', `${principal.keyId}/${key}`),
+    );
     await db
       .updateTable('idempotency_keys')
       .set({
