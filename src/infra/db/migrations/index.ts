@@ -17,6 +17,7 @@ import * as m0065 from './0065_engagement_dating.ts';
 import * as m0066 from './0066_connection_health.ts';
 import * as m0067 from './0067_connect_attempts.ts';
 import * as m0068 from './0068_tacsi_one_ledger.ts';
+import * as m0069 from './0069_tacsi_vintages.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0066_connection_health': m0066,
   '0067_connect_attempts': m0067,
   '0068_tacsi_one_ledger': m0068,
+  '0069_tacsi_vintages': m0069,
 };
