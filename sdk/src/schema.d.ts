@@ -11034,7 +11034,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt,vintage
+                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z,1
+                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z,1
+                     */
                     "text/csv": string;
+                    /** @example (an Apache Parquet file: the CSV columns, one weekly cell per row, oldest first) */
                     "application/vnd.apache.parquet": string;
                 };
             };

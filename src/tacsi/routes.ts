@@ -391,12 +391,14 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
                 schema: Type.String({
                   description: 'RFC 4180 CSV with a header row, one weekly cell per row',
                 }),
+                example: HISTORY_CSV.text([earlier('2026-11-15', 62.6), CELL]),
               },
               [PARQUET_CONTENT_TYPE]: {
                 schema: Type.String({
                   format: 'binary',
                   description: 'Apache Parquet, one weekly cell per row',
                 }),
+                example: '(an Apache Parquet file: the CSV columns, one weekly cell per row, oldest first)',
               },
             },
           },
