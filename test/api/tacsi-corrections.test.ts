@@ -318,6 +318,22 @@ describe('a correction is a new vintage', () => {
   });
 });
 
+describe('publication after a correction', () => {
+  it('is still a no-op for the corrected periods: nothing drawn, no vintage added', async () => {
+    t.setNow(T5);
+    const cells = await countCells();
+    const ledger = await countReleases();
+    const outcomes = await publishCells(t.ctx, {
+      cadence: 'weekly',
+      periodEnds: ['2025-01-12', '2025-01-19'],
+      log: () => {},
+    });
+    expect(new Set(outcomes.map((o) => o.status))).toEqual(new Set(['exists']));
+    expect(await countCells()).toBe(cells);
+    expect(await countReleases()).toBe(ledger);
+  });
+});
+
 describe('refusals', () => {
   it('refuses, with a clear CLI error and nothing stored: no reason, an unpublished cell, a closed tacsi-m1 period, a daily headline', async () => {
     t.setNow(T5);
