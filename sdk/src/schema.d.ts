@@ -620,6 +620,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tacsi/corrections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every correction of a sector's published cells, newest first (extension)
+         * @description A published cell is never changed: a correction publishes a new vintage of it with a reason (docs/tacsi.md). This lists them, newest first, 100 per page (the next page is cursor=nextCursor while hasMore): the cell, its new vintage, the reason and when it was published, never a value. Same entitlement and uniform denial as the history feed; daily cells' corrections are listed when the key may read the daily feed.
+         */
+        get: operations["listTacsiCorrections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tacsi/coverage": {
         parameters: {
             query?: never;
@@ -1821,9 +1841,11 @@ export interface components {
             };
             /**
              * Format: date-time
-             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run
+             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run; for a corrected cell, the instant of the correction
              */
             publishedAt: string;
+            /** @description the vintage of the cell (extension): 1 for its first publication, then one more for each correction; a feed serves the latest vintage (GET /v1/tacsi/corrections lists them) */
+            vintage: number;
             /** @description projection fields are present only when status is available (extension of the spec) */
             forwardSignal: {
                 /** @enum {unknown} */
@@ -1875,9 +1897,11 @@ export interface components {
             };
             /**
              * Format: date-time
-             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run
+             * @description when the cell was published (extension): the instant of its publication run, the same for every cell of the run; for a corrected cell, the instant of the correction
              */
             publishedAt: string;
+            /** @description the vintage of the cell (extension): 1 for its first publication, then one more for each correction; a feed serves the latest vintage (GET /v1/tacsi/corrections lists them) */
+            vintage: number;
         };
         TacsiHistoryFeed: {
             sector: string;
@@ -2045,6 +2069,11 @@ export interface components {
             })[];
             /** @description methodology notices not yet in effect (extension; all of them: GET /v1/tacsi/notices) */
             notices: components["schemas"]["TacsiNotice"][];
+            /** @description where corrections are listed and how they are made (extension) */
+            corrections: {
+                feed: string;
+                policy: string;
+            };
             forwardSignal: {
                 method: string;
                 horizon: string;
@@ -2064,6 +2093,38 @@ export interface components {
              * @description the day it takes effect (always after the day it was announced)
              */
             effectiveOn: string;
+        };
+        TacsiCorrectionsFeed: {
+            sector: string;
+            count: number;
+            pageMax: number;
+            hasMore: boolean;
+            /** @description the cursor of the next (older) page while hasMore, else null */
+            nextCursor: string | null;
+            /** @description newest first */
+            corrections: components["schemas"]["TacsiCorrection"][];
+        };
+        TacsiCorrection: {
+            sector: string;
+            /**
+             * @description `weekly`: a weekly cell (the weekly, history and pillars feeds and the archive download); `daily`: a daily cell
+             * @enum {unknown}
+             */
+            feed: "weekly" | "daily";
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            periodEnd: string;
+            /** @description the vintage the correction published */
+            vintage: number;
+            /** @description why the cell was corrected, as the operator stated it */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description when the new vintage was published: a history read with an earlier asOf answers the one before
+             */
+            publishedAt: string;
         };
         TacsiCoverageFeed: {
             /** @description the sectors this key may read, as in GET /v1/tacsi/sectors */
@@ -2118,6 +2179,8 @@ export interface components {
                 daily: string;
                 weekly: string;
                 revisions: string;
+                /** @description how a correction is published (GET /v1/tacsi/corrections) */
+                corrections: string;
             };
             /** @description the sectors this key may read, as in GET /v1/tacsi/sectors */
             sectors: {
@@ -9456,6 +9519,7 @@ export interface operations {
                      *         "pillars": 1.4
                      *       },
                      *       "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *       "vintage": 1,
                      *       "forwardSignal": {
                      *         "status": "pending_archive_depth",
                      *         "note": "The forward signal needs 104 published weeks of this sector."
@@ -9478,7 +9542,8 @@ export interface operations {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
                      *           },
-                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *           "vintage": 1
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-08",
@@ -9497,7 +9562,8 @@ export interface operations {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
                      *           },
-                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *           "vintage": 1
                      *         }
                      *       ]
                      *     }
@@ -9772,7 +9838,8 @@ export interface operations {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
                      *           },
-                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *           "vintage": 1
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-15",
@@ -9791,16 +9858,17 @@ export interface operations {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
                      *           },
-                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *           "vintage": 1
                      *         }
                      *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TacsiHistoryFeed"];
                     /**
-                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt
-                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
-                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
+                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt,vintage
+                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z,1
+                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z,1
                      */
                     "text/csv": string;
                 };
@@ -10279,7 +10347,8 @@ export interface operations {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
                      *           },
-                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *           "vintage": 1
                      *         },
                      *         {
                      *           "periodEnd": "2026-11-21",
@@ -10298,7 +10367,8 @@ export interface operations {
                      *             "indexValue": 0.9,
                      *             "pillars": 1.4
                      *           },
-                     *           "publishedAt": "2026-11-23T03:30:00.000Z"
+                     *           "publishedAt": "2026-11-23T03:30:00.000Z",
+                     *           "vintage": 1
                      *         }
                      *       ]
                      *     }
@@ -10749,6 +10819,10 @@ export interface operations {
                      *         }
                      *       ],
                      *       "notices": [],
+                     *       "corrections": {
+                     *         "feed": "/v1/tacsi/corrections",
+                     *         "policy": "a correction is never an update: it is a new vintage of the cell with its reason and its own publishedAt, noised afresh and charged to the privacy ledger (a derived cell is derived again), published at any time and listed in GET /v1/tacsi/corrections; every feed serves the latest vintage, and history with an earlier asOf the one served then; tacsi-m1 cells are never corrected"
+                     *       },
                      *       "forwardSignal": {
                      *         "method": "simple-exponential-smoothing",
                      *         "horizon": "P1W",
@@ -10964,12 +11038,240 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt
-                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
-                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z
+                     * @example periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt,vintage
+                     *     2026-11-15,62.6,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z,1
+                     *     2026-11-22,63.4,0.8,61.2,58.9,70.3,62.7,64.1,n >= 100,tacsi-m1,0.9,1.4,2026-11-23T03:30:00.000Z,1
                      */
                     "text/csv": string;
+                    /** @example (an Apache Parquet file: the CSV columns, one weekly cell per row, oldest first) */
                     "application/vnd.apache.parquet": string;
+                };
+            };
+            /** @description Not Modified: the If-None-Match validator matches the current ETag */
+            304: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description validator of the body; send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description revalidate with If-None-Match before reusing a stored copy */
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTacsiCorrections: {
+        parameters: {
+            query: {
+                /** @description sector slug (lower-case words joined by hyphens), or `headline` with the Full Database */
+                sector: string;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description the ETag of a copy you hold: 304 Not Modified while it is current
+                 * @example "b1946ac92492d2347c6235b4d2611184"
+                 */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the corrections */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description validator of the body; send it back as If-None-Match */
+                    ETag?: string;
+                    /** @description revalidate with If-None-Match before reusing a stored copy */
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sector": "food-and-beverage",
+                     *       "count": 1,
+                     *       "pageMax": 100,
+                     *       "hasMore": false,
+                     *       "nextCursor": null,
+                     *       "corrections": [
+                     *         {
+                     *           "sector": "food-and-beverage",
+                     *           "feed": "weekly",
+                     *           "periodEnd": "2026-11-15",
+                     *           "vintage": 2,
+                     *           "reason": "Two brands were scored in the wrong sector for that week.",
+                     *           "publishedAt": "2026-11-24T10:12:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TacsiCorrectionsFeed"];
                 };
             };
             /** @description Not Modified: the If-None-Match validator matches the current ETag */
@@ -11374,7 +11676,8 @@ export interface operations {
                      *       "lagPolicy": {
                      *         "daily": "a day is published at 03:00 UTC the next day, three hours after it closes; the two days before are retried then if missing",
                      *         "weekly": "an ISO week (Monday to Sunday) is published at 03:30 UTC on the Monday after it, three and a half hours after it closes; the week before is retried then if missing; the weekly, history and pillars feeds change together",
-                     *         "revisions": "a published cell is never changed; nothing is published for a cohort below its minimum (50 brands; 250 for daily cells)"
+                     *         "revisions": "a published cell is never changed; nothing is published for a cohort below its minimum (50 brands; 250 for daily cells)",
+                     *         "corrections": "a correction is never an update: it is a new vintage of the cell with its reason and its own publishedAt, noised afresh and charged to the privacy ledger (a derived cell is derived again), published at any time and listed in GET /v1/tacsi/corrections; every feed serves the latest vintage, and history with an earlier asOf the one served then; tacsi-m1 cells are never corrected"
                      *       },
                      *       "sectors": [
                      *         {

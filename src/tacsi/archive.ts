@@ -57,6 +57,7 @@ export async function archiveParquet(rows: readonly TacsiCell[]): Promise<Uint8A
       num('marginOfError.indexValue', (c) => c.marginOfError.indexValue),
       num('marginOfError.pillars', (c) => c.marginOfError.pillars),
       str('publishedAt', (c) => c.publishedAt),
+      { name: 'vintage', data: rows.map((c) => c.vintage), type: 'INT32' as const },
     ],
   });
   return new Uint8Array(buffer);
@@ -77,16 +78,18 @@ export async function coverageFeed(db: Kysely<DB>, licensed: readonly LicensedSe
   const withdrawn = Object.entries(WITHDRAWN).flatMap(([version, list]) =>
     list.map((w) => `${w.sector}|${version}`),
   );
+  // One row per period: its latest vintage (a correction may change the band).
   const rows = await sql<{
     sector: string;
     cadence: 'weekly' | 'daily';
     period_end: string;
     cohort_band: string;
   }>`
-    SELECT sector, cadence, period_end::text AS period_end, cohort_band FROM tacsi_cells
+    SELECT DISTINCT ON (sector, cadence, period_end)
+           sector, cadence, period_end::text AS period_end, cohort_band FROM tacsi_cells
      WHERE sector = ANY(${slugs}::text[])
        AND NOT (sector || '|' || methodology_version = ANY(${withdrawn}::text[]))
-     ORDER BY sector, cadence, period_end
+     ORDER BY sector, cadence, period_end, vintage DESC
   `.execute(db);
   return licensed.map((s) => {
     const mine = rows.rows.filter((r) => r.sector === s.slug);

@@ -7,7 +7,7 @@ import { addDays } from '../core/days.ts';
 import { HEADLINE } from './cohorts.ts';
 import type { LicensedSector } from './entitlements.ts';
 import { TACSI_SCHEDULES } from './jobs.ts';
-import type { Notice } from './methodology-feed.ts';
+import { CORRECTIONS_POLICY, type Notice } from './methodology-feed.ts';
 
 type Feed = 'weekly' | 'history' | 'pillars' | 'daily';
 
@@ -41,6 +41,7 @@ export const LAG_POLICY = {
     'an ISO week (Monday to Sunday) is published at 03:30 UTC on the Monday after it, three and a half hours after it closes; the week before is retried then if missing; the weekly, history and pillars feeds change together',
   revisions:
     'a published cell is never changed; nothing is published for a cohort below its minimum (50 brands; 250 for daily cells)',
+  corrections: CORRECTIONS_POLICY,
 } as const;
 
 export interface CalendarEntry {

@@ -91,6 +91,8 @@ export interface RhoLedgerRow {
   rhoNano: number;
   /** The entities charged (a release being published; loaded rows leave it out). */
   entities?: readonly string[];
+  /** The vintage of the cell released (absent: 1); each vintage of a period is a charge of its own. */
+  vintage?: number;
 }
 
 /** One recorded charge of one entity (`tacsi_entity_charges` joined to its release). */
@@ -99,6 +101,7 @@ export interface EntityCharge {
   kind: RhoLedgerRow['kind'];
   periodEnd: string;
   rhoNano: number;
+  vintage?: number;
 }
 
 export type Admission =
@@ -154,25 +157,31 @@ export class RhoCapGuard {
    */
   #changerCharges(entityId: string, memberships: readonly Membership[]): ZcdpCharge[] {
     const out = new Map<string, ZcdpCharge>();
-    const add = (c: ZcdpCharge) => out.set(`${c.entityScope}|${c.kind}|${c.periodEnd}`, c);
+    const add = (c: ZcdpCharge, vintage = 1) =>
+      out.set(`${c.entityScope}|${c.kind}|${c.periodEnd}|${vintage}`, c);
     for (const r of this.#recorded.get(entityId) ?? [])
-      add({ entityScope: r.scope, kind: r.kind, periodEnd: r.periodEnd, rhoNano: r.rhoNano });
+      add({ entityScope: r.scope, kind: r.kind, periodEnd: r.periodEnd, rhoNano: r.rhoNano }, r.vintage);
     for (const [scope, rows] of this.#byScope) {
       const spans = memberships.filter((ms) => ms.sector === scope);
       if (spans.length === 0) continue;
       for (const r of rows)
-        if (spans.some((ms) => overlaps(ms, r.periodStart, r.periodEnd))) add(this.#charge(r));
+        if (spans.some((ms) => overlaps(ms, r.periodStart, r.periodEnd))) add(this.#charge(r), r.vintage);
     }
     return [...out.values()];
   }
 
-  /** May `entities` be in this release? Drops changers that would pass the cap. */
+  /**
+   * May `entities` be in this release? Drops changers that would pass the cap. A release of a period
+   * already charged is `already_charged`, unless `correction`: a correction is a new vintage, charged
+   * in full on top of the earlier ones (two independent noisy releases compose).
+   */
   admit(
     scope: string,
     kind: RhoLedgerRow['kind'],
     periodStart: string,
     periodEnd: string,
     entities: readonly EntityScores[],
+    correction = false,
   ): Admission {
     const row = this.#newRow(scope, kind, periodStart, periodEnd);
     const charge = this.#charge(row);
@@ -181,7 +190,7 @@ export class RhoCapGuard {
       charge,
       this.#m,
     );
-    if (sector.alreadyCharged) return { status: 'already_charged' };
+    if (sector.alreadyCharged && !correction) return { status: 'already_charged' };
     if (!sector.allowed) return { status: 'cap_exceeded', rhoAfter: sector.rhoAfter };
     if (this.#changers.size === 0) return { status: 'ok', entities: [...entities], excluded: 0 };
     const kept: EntityScores[] = [];
@@ -196,23 +205,25 @@ export class RhoCapGuard {
     return { status: 'ok', entities: kept, excluded: entities.length - kept.length };
   }
 
-  /** Records a published release and who is charged it; returns its ledger row. */
+  /** Records a published release (of `vintage`, default 1) and who is charged it; returns its ledger row. */
   record(
     scope: string,
     kind: RhoLedgerRow['kind'],
     periodStart: string,
     periodEnd: string,
     entities: readonly EntityScores[],
+    vintage = 1,
   ): RhoLedgerRow {
     const row = {
       ...this.#newRow(scope, kind, periodStart, periodEnd),
       entities: entities.map((e) => e.entityId),
+      vintage,
     };
     this.#add(row);
     for (const e of entities) {
       if (!this.#changers.has(e.entityId)) continue;
       const list = this.#recorded.get(e.entityId) ?? [];
-      list.push({ scope, kind, periodEnd, rhoNano: row.rhoNano });
+      list.push({ scope, kind, periodEnd, rhoNano: row.rhoNano, vintage });
       this.#recorded.set(e.entityId, list);
     }
     return row;

@@ -1,10 +1,12 @@
-// `brandhealth tacsi publish|backfill`: manual publication and archive backfill.
+// `brandhealth tacsi publish|backfill|notice|correct`: manual publication, archive backfill,
+// methodology notices and corrections (a new vintage of a published cell, with its reason).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
 import { announceNotice } from '../admin/tacsi.ts';
 import type { CliExtension } from '../cli/registry.ts';
 import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
 import { isCalendarDay } from '../core/days.ts';
+import { correctCell, type Correction } from './correct.ts';
 
 function count(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 3660)
@@ -46,6 +48,18 @@ function failOnRefusal(outcomes: readonly PublicationOutcome[]): void {
       `${refused.length} cell(s) refused: publishing them would exceed the annual privacy cap`,
     );
   }
+}
+
+function correctionSummary(corrections: readonly Correction[]): string {
+  return corrections
+    .map(
+      (c) =>
+        `${c.sector} ${c.cadence} ${c.periodEnd}: vintage ${c.vintage} published at ${c.publishedAt} (` +
+        (c.rho === null
+          ? 'derived again, no privacy cost)'
+          : `noised afresh, rho ${c.rho} charged to each entity in it)`),
+    )
+    .join('\n');
 }
 
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
@@ -97,6 +111,30 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
           ctx.now(),
         );
         output.result({ id, effectiveOn: o.effective }, () => `notice ${id} takes effect on ${o.effective}`);
+      }),
+    );
+  tacsi
+    .command('correct')
+    .description(
+      'publish a corrected vintage of one published tacsi-m2 cell with its reason (charged like a release; never an update)',
+    )
+    .requiredOption('--sector <slug>', 'consumer sector slug, or headline')
+    .addOption(
+      new Option('--cadence <cadence>', 'weekly or daily').choices(['weekly', 'daily']).default('weekly'),
+    )
+    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', date)
+    .requiredOption('--reason <text>', 'why the cell is corrected (published in the corrections feed)')
+    .action(async (o) =>
+      withContext(async (ctx) => {
+        const corrections = await guarded(() =>
+          correctCell(ctx, {
+            sector: o.sector,
+            cadence: o.cadence,
+            periodEnd: o.periodEnd,
+            reason: o.reason,
+          }),
+        );
+        output.result(corrections, () => correctionSummary(corrections));
       }),
     );
   tacsi

@@ -1,5 +1,7 @@
 // Response bodies of the TACSI feeds. They read `tacsi_cells` and nothing else: only published,
-// perturbed aggregates can leave, never a raw score, workspace id, name or handle.
+// perturbed aggregates can leave, never a raw score, workspace id, name or handle. Per period, every
+// feed serves the cell's latest vintage published at or before the read instant (a correction is a
+// new vintage, never an update: docs/tacsi.md).
 import type { PillarScores } from '../core/catalog.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, TacsiCellsTable } from '../infra/db/types.ts';
@@ -25,6 +27,8 @@ export interface TacsiCell {
   marginOfError: CellMargins;
   /** When the cell was published: its publication run's instant (extension). */
   publishedAt: string;
+  /** 1 for the first publication of the period, then one more for each correction (extension). */
+  vintage: number;
 }
 
 type CellRow = Pick<
@@ -43,6 +47,7 @@ type CellRow = Pick<
   | 'moe_pillars'
   | 'noise'
   | 'published_at'
+  | 'vintage'
 >;
 
 const CELL_COLUMNS = [
@@ -60,6 +65,7 @@ const CELL_COLUMNS = [
   'moe_pillars',
   'noise',
   'published_at',
+  'vintage',
 ] as const;
 
 /** Every methodology publishes on the 0.01 grid. */
@@ -87,6 +93,7 @@ export function toCell(r: CellRow): TacsiCell {
     methodologyVersion: r.methodology_version,
     marginOfError: cellMargins(r),
     publishedAt: new Date(r.published_at).toISOString(),
+    vintage: r.vintage,
   };
 }
 
@@ -97,15 +104,22 @@ function withdrawnFor(sector: string): string[] {
     .map(([version]) => version);
 }
 
-function cells(db: Kysely<DB>, sector: string, cadence: 'weekly' | 'daily') {
+/**
+ * The sector's cells of the cadence, newest period first, one per period: its latest vintage, or with
+ * `asOf` its latest vintage published at or before that instant (so a read as of an instant before a
+ * correction answers what was served then).
+ */
+function cells(db: Kysely<DB>, sector: string, cadence: 'weekly' | 'daily', asOf?: Date) {
   const withdrawn = withdrawnFor(sector);
   let q = db
     .selectFrom('tacsi_cells')
+    .distinctOn('period_end')
     .select(CELL_COLUMNS)
     .where('sector', '=', sector)
     .where('cadence', '=', cadence);
   if (withdrawn.length > 0) q = q.where('methodology_version', 'not in', withdrawn);
-  return q.orderBy('period_end', 'desc');
+  if (asOf) q = q.where('published_at', '<=', asOf);
+  return q.orderBy('period_end', 'desc').orderBy('vintage', 'desc');
 }
 
 export type WeeklyFeed = { sector: string } & TacsiCell & {
@@ -149,11 +163,10 @@ export interface HistoryFeed {
 
 /** One page of the weekly archive, newest first; `nextBefore` continues strictly before the last row. */
 export async function historyFeed(db: Kysely<DB>, sector: string, query: HistoryQuery): Promise<HistoryFeed> {
-  let q = cells(db, sector, 'weekly').limit(HISTORY_PAGE_MAX + 1);
+  let q = cells(db, sector, 'weekly', query.asOf).limit(HISTORY_PAGE_MAX + 1);
   if (query.from) q = q.where('period_end', '>=', query.from);
   if (query.to) q = q.where('period_end', '<=', query.to);
   if (query.before) q = q.where('period_end', '<', query.before);
-  if (query.asOf) q = q.where('published_at', '<=', query.asOf);
   const rows = await q.execute();
   const hasMore = rows.length > HISTORY_PAGE_MAX;
   const page = rows.slice(0, HISTORY_PAGE_MAX).map(toCell);

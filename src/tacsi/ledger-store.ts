@@ -99,6 +99,8 @@ export interface RecordedCharge {
   kind: 'daily' | 'weekly' | 'histogram';
   periodEnd: string;
   rhoNano: number;
+  /** The release's vintage: a correction is charged again, as a release of its own. */
+  vintage: number;
 }
 
 /** The recorded charges of the given entities under a methodology, for releases ending in [from, to]. */
@@ -116,8 +118,9 @@ export async function recordedCharges(
     kind: RecordedCharge['kind'];
     period_end: string;
     rho_units: string | number;
+    vintage: number;
   }>`
-    SELECT c.workspace_id, l.scope, l.kind, l.period_end::text AS period_end, l.rho_units
+    SELECT c.workspace_id, l.scope, l.kind, l.period_end::text AS period_end, l.rho_units, l.vintage
       FROM tacsi_entity_charges c
       JOIN tacsi_rho_ledger l ON l.id = c.ledger_id
      WHERE c.workspace_id = ANY(${[...workspaceIds]}::text[]) AND l.methodology_version = ${version}
@@ -129,6 +132,7 @@ export async function recordedCharges(
     kind: r.kind,
     periodEnd: r.period_end,
     rhoNano: Number(r.rho_units),
+    vintage: r.vintage,
   }));
 }
 

@@ -117,6 +117,13 @@ export const GUARANTEE_INVARIANTS = [
   'per period and sector, the exact count of entities with a score, through whether a cell exists (n >= 50, daily n >= 250) and its cohort band',
 ] as const;
 
+/** How corrections are published: in the calendar's lag policy and the methodology feed. */
+export const CORRECTIONS_POLICY =
+  'a correction is never an update: it is a new vintage of the cell with its reason and its own publishedAt, ' +
+  'noised afresh and charged to the privacy ledger (a derived cell is derived again), published at any time and ' +
+  'listed in GET /v1/tacsi/corrections; every feed serves the latest vintage, and history with an earlier asOf ' +
+  'the one served then; tacsi-m1 cells are never corrected';
+
 /** Published series no feed serves any more, by methodology. */
 export const WITHDRAWN: Readonly<Record<string, ReadonlyArray<{ sector: string; reason: string }>>> = {
   'tacsi-m1': [
@@ -163,6 +170,7 @@ export function methodologyFeed(m2From: string, today: string, upcoming: readonl
       gaussian(TACSI_M2),
     ],
     notices: [...upcoming],
+    corrections: { feed: '/v1/tacsi/corrections', policy: CORRECTIONS_POLICY },
     forwardSignal: {
       method: FORWARD_SIGNAL_METHOD,
       horizon: 'P1W',

@@ -130,7 +130,7 @@ export async function storeCells(
         INSERT INTO tacsi_cells (sector, cadence, period_end, methodology_version, index_value, delta,
                                  presence, reach, impact, sentiment, momentum, cohort_band, published_at)
         VALUES ${sql.join(values)}
-        ON CONFLICT (sector, cadence, period_end, methodology_version) DO NOTHING
+        ON CONFLICT (sector, cadence, period_end, methodology_version, vintage) DO NOTHING
         RETURNING id, sector, cadence, period_end, methodology_version
       )
       INSERT INTO tacsi_privacy_ledger (cell_id, sector, cadence, period_end, methodology_version, mechanism,

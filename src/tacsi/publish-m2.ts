@@ -56,20 +56,24 @@ export interface M2Request {
   publishedAt: Date;
 }
 
-interface StoredCell extends GaussianCell {
+export interface StoredCell extends GaussianCell {
   sector: string;
   periodEnd: string;
   derivation: 'noised' | 'daily' | 'sectors';
+  /** The cell's vintage: the latest stored one for a loaded cell; absent (1) for a first publication. */
+  vintage?: number;
 }
 
-interface CellToInsert {
+export interface CellToInsert {
   cell: StoredCell;
   cadence: Cadence;
   charge: RhoLedgerRow | null;
   outcome: PublicationOutcome;
+  /** Why a later vintage is published (a correction); absent for a first publication. */
+  reason?: string;
 }
 
-const key = (sector: string, periodEnd: string) => `${sector}|${periodEnd}`;
+export const key = (sector: string, periodEnd: string) => `${sector}|${periodEnd}`;
 
 /** Publish the request inside `trx` (which holds the publication lock). */
 export async function publishM2(trx: Kysely<DB>, req: M2Request): Promise<PublicationOutcome[]> {
@@ -312,7 +316,7 @@ function capMessage(kind: string, sector: string, periodEnd: string, rhoAfter: n
   );
 }
 
-function groupRows(rows: readonly CohortRow[]): Map<string, EntityScores[]> {
+export function groupRows(rows: readonly CohortRow[]): Map<string, EntityScores[]> {
   const out = new Map<string, EntityScores[]>();
   for (const r of rows) {
     const k = key(r.sector, r.periodEnd);
@@ -323,7 +327,7 @@ function groupRows(rows: readonly CohortRow[]): Map<string, EntityScores[]> {
   return out;
 }
 
-interface M2State {
+export interface M2State {
   daily: Map<string, StoredCell>;
   weekly: Map<string, StoredCell>;
   histograms: Set<string>;
@@ -356,6 +360,7 @@ interface CellRowM2 {
   moe_pillars: number;
   noise: unknown;
   methodology_version: string;
+  vintage: number;
 }
 
 function parseNoise(raw: unknown): NoiseTerm[] {
@@ -398,11 +403,15 @@ export function storedCellOf(r: CellRowM2): StoredCell {
     },
     noise: parseNoise(r.noise),
     rho: 0,
+    vintage: r.vintage,
   };
 }
 
-/** The m2 cells, histograms, ledger, membership changes and exclusive licences the range depends on. */
-async function loadM2State(
+/**
+ * The m2 cells (the latest vintage of each), histograms, ledger (every vintage's release), membership
+ * changes and exclusive licences the range depends on.
+ */
+export async function loadM2State(
   trx: Kysely<DB>,
   m: GaussianMethodology,
   from: string,
@@ -411,10 +420,13 @@ async function loadM2State(
 ): Promise<M2State> {
   const reach = ROLLING_WINDOW_DAYS - 1;
   const cells = await sql<CellRowM2>`
-    SELECT sector, cadence, period_end, index_value, presence, reach, impact, sentiment, momentum,
-           cohort_band, band_floor, derivation, moe_index_value, moe_pillars, noise, methodology_version
+    SELECT DISTINCT ON (sector, cadence, period_end)
+           sector, cadence, period_end, index_value, presence, reach, impact, sentiment, momentum,
+           cohort_band, band_floor, derivation, moe_index_value, moe_pillars, noise, methodology_version,
+           vintage
       FROM tacsi_cells
      WHERE methodology_version = ${m.version} AND period_end BETWEEN ${from}::date AND ${to}::date
+     ORDER BY sector, cadence, period_end, vintage DESC
   `.execute(trx);
   const others = await sql<{ sector: string; cadence: Cadence; period_end: string }>`
     SELECT sector, cadence, period_end FROM tacsi_cells
@@ -427,7 +439,7 @@ async function loadM2State(
            sentiment, momentum
       FROM tacsi_cells
      WHERE methodology_version = ${m.version} AND period_end < ${from}::date
-     ORDER BY sector, cadence, period_end DESC
+     ORDER BY sector, cadence, period_end DESC, vintage DESC
   `.execute(trx);
   const ledger = await sql<{
     scope: string;
@@ -435,8 +447,9 @@ async function loadM2State(
     period_start: string;
     period_end: string;
     rho_units: string | number;
+    vintage: number;
   }>`
-    SELECT scope, kind, period_start, period_end, rho_units
+    SELECT scope, kind, period_start, period_end, rho_units, vintage
       FROM tacsi_rho_ledger
      WHERE methodology_version = ${m.version}
        AND period_end BETWEEN ${addDays(from, -reach)}::date AND ${addDays(to, reach)}::date
@@ -475,6 +488,7 @@ async function loadM2State(
       periodStart: r.period_start,
       periodEnd: r.period_end,
       rhoNano: Number(r.rho_units),
+      vintage: r.vintage,
     })),
     changers,
     recorded: new Map(),
@@ -505,10 +519,11 @@ async function loadM2State(
 
 /**
  * Stores the new cells (with their deltas against the series' previous m2 cell) and histograms, then
- * the ledger rows of the charged ones. The publication lock makes the loaded state current, so no
- * insert can conflict; a conflict would be a bug and aborts the transaction.
+ * the ledger rows of the charged ones. A cell is stored as its `vintage` (1 unless a correction), with
+ * the correction's reason; nothing stored is ever updated. The publication lock makes the loaded state
+ * current, so no insert can conflict; a conflict would be a bug and aborts the transaction.
  */
-async function storeM2(
+export async function storeM2(
   trx: Kysely<DB>,
   m: GaussianMethodology,
   inserts: readonly CellToInsert[],
@@ -522,7 +537,7 @@ async function storeM2(
   publishedAt: Date,
 ): Promise<void> {
   const sorted = [...inserts].sort((a, b) => a.cell.periodEnd.localeCompare(b.cell.periodEnd));
-  const rows = sorted.map(({ cell, cadence }) => {
+  const rows = sorted.map(({ cell, cadence, reason }) => {
     const before = latestBefore(series.get(`${cell.sector}|${cadence}`) ?? [], cell.periodEnd);
     return {
       sector: cell.sector,
@@ -544,6 +559,8 @@ async function storeM2(
       moe_pillars: Math.max(...Object.values(cell.margin95.pillars)),
       noise: JSON.stringify(cell.noise),
       published_at: publishedAt,
+      vintage: cell.vintage ?? 1,
+      correction_reason: reason ?? null,
     };
   });
   const ids = new Map<string, number>();
@@ -559,7 +576,10 @@ async function storeM2(
   for (const { cell, cadence, charge } of sorted) {
     if (!charge) continue;
     ledgerRows.push(
-      ledgerRow(m, charge, { cell_id: ids.get(`${cell.sector}|${cadence}|${cell.periodEnd}`)! }),
+      ledgerRow(m, charge, {
+        cell_id: ids.get(`${cell.sector}|${cadence}|${cell.periodEnd}`)!,
+        vintage: cell.vintage ?? 1,
+      }),
     );
   }
   for (const h of histograms) {
@@ -606,7 +626,7 @@ const chargeKey = (c: RhoLedgerRow) => `${c.scope}|${c.kind}|${c.periodEnd}`;
  * before the loaded range, the published cells in it and the new ones. A new cell's delta is taken
  * against the latest of them before its period, whether published earlier or in this run.
  */
-function seriesOf(state: M2State): Map<string, Array<{ periodEnd: string; indexValue: number }>> {
+export function seriesOf(state: M2State): Map<string, Array<{ periodEnd: string; indexValue: number }>> {
   const out = new Map<string, Array<{ periodEnd: string; indexValue: number }>>();
   const add = (series: string, periodEnd: string, indexValue: number) => {
     const list = out.get(series) ?? [];
@@ -632,7 +652,7 @@ function latestBefore<T extends { periodEnd: string }>(sorted: readonly T[], per
 function ledgerRow(
   m: GaussianMethodology,
   charge: RhoLedgerRow,
-  ref: { cell_id: number } | { histogram_id: number },
+  ref: { cell_id: number; vintage: number } | { histogram_id: number },
 ): Record<string, unknown> {
   return {
     scope: charge.scope,

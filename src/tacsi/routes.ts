@@ -8,6 +8,7 @@ import { DateOnly, errorResponses, json } from '../infra/http/schemas.ts';
 import {
   AccessCache,
   assertLicensed,
+  isLicensed,
   licensedSectors,
   sectorNames,
   type FeedRequest,
@@ -17,6 +18,7 @@ import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed, notices } from './calendar.ts';
 import { PARQUET_CONTENT_TYPE, archiveFeed, archiveParquet, coverageFeed } from './archive.ts';
+import { CORRECTIONS_PAGE_MAX, correctionsFeed, decodeCursor } from './corrections.ts';
 import { Readable } from 'node:stream';
 import { storedCutOver } from './ledger-store.ts';
 import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
@@ -35,6 +37,7 @@ const CELL = {
   methodologyVersion: 'tacsi-m1',
   marginOfError: { indexValue: 0.9, pillars: 1.4 },
   publishedAt: '2026-11-23T03:30:00.000Z',
+  vintage: 1,
 };
 // Computed, not typed in: the example is what the endpoint answers before the cut-over.
 const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
@@ -388,13 +391,14 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
                 schema: Type.String({
                   description: 'RFC 4180 CSV with a header row, one weekly cell per row',
                 }),
-                example: HISTORY_CSV.text([...HISTORY_EXAMPLE.rows].reverse()),
+                example: HISTORY_CSV.text([earlier('2026-11-15', 62.6), CELL]),
               },
               [PARQUET_CONTENT_TYPE]: {
                 schema: Type.String({
                   format: 'binary',
                   description: 'Apache Parquet, one weekly cell per row',
                 }),
+                example: '(an Apache Parquet file: the CSV columns, one weekly cell per row, oldest first)',
               },
             },
           },
@@ -424,6 +428,72 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       return raw
         .type(PARQUET_CONTENT_TYPE)
         .send(Readable.from([Buffer.from(await archiveParquet(body.rows))]));
+    },
+  );
+
+  app.get(
+    '/v1/tacsi/corrections',
+    {
+      config: CONFIG,
+      schema: {
+        operationId: 'listTacsiCorrections',
+        tags: ['tacsi'],
+        summary: "Every correction of a sector's published cells, newest first (extension)",
+        description:
+          'A published cell is never changed: a correction publishes a new vintage of it with a reason (docs/tacsi.md). ' +
+          `This lists them, newest first, ${CORRECTIONS_PAGE_MAX} per page (the next page is cursor=nextCursor while ` +
+          'hasMore): the cell, its new vintage, the reason and when it was published, never a value. Same entitlement and ' +
+          "uniform denial as the history feed; daily cells' corrections are listed when the key may read the daily feed.",
+        querystring: Type.Object(
+          {
+            sector: S.SectorParam,
+            cursor: Type.Optional(
+              Type.String({ maxLength: 200, description: 'nextCursor of the previous page' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          ...ok(S.CorrectionsFeed, 'One page of the corrections', {
+            sector: 'food-and-beverage',
+            count: 1,
+            pageMax: CORRECTIONS_PAGE_MAX,
+            hasMore: false,
+            nextCursor: null,
+            corrections: [
+              {
+                sector: 'food-and-beverage',
+                feed: 'weekly',
+                periodEnd: '2026-11-15',
+                vintage: 2,
+                reason: 'Two brands were scored in the wrong sector for that week.',
+                publishedAt: '2026-11-24T10:12:00.000Z',
+              },
+            ],
+          }),
+          ...errorResponses(400, 403),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { sector, cursor } = request.query;
+      const after = cursor === undefined ? undefined : decodeCursor(cursor);
+      if (after === null) throw invalidParameter('cursor', 'must be the nextCursor of a previous page');
+      const today = utcDay(app.ctx.now());
+      const snapshot = await assertLicensed(access, anyPrincipal(request), today, {
+        feed: 'history',
+        sector,
+      });
+      // Daily cells' corrections only for a key that may read the daily feed.
+      const daily = isLicensed(snapshot, { feed: 'daily', sector });
+      return serve(
+        request,
+        reply,
+        { feed: 'history', sector },
+        `corrections|${sector}|${daily ? 'daily' : 'weekly'}|${cursor ?? ''}`,
+        () => correctionsFeed(app.ctx.db, sector, { daily, after }),
+        null,
+      );
     },
   );
 

@@ -53,7 +53,12 @@ const cellFields = {
   publishedAt: Type.String({
     format: 'date-time',
     description:
-      'when the cell was published (extension): the instant of its publication run, the same for every cell of the run',
+      'when the cell was published (extension): the instant of its publication run, the same for every cell of the run; for a corrected cell, the instant of the correction',
+  }),
+  vintage: Type.Integer({
+    minimum: 1,
+    description:
+      'the vintage of the cell (extension): 1 for its first publication, then one more for each correction; a feed serves the latest vintage (GET /v1/tacsi/corrections lists them)',
   }),
 };
 
@@ -254,6 +259,41 @@ export const TacsiNotice = Type.Object(
   { $id: 'TacsiNotice' },
 );
 
+/** One correction: a later vintage of a published cell, with its reason (never a value). */
+export const TacsiCorrection = Type.Object(
+  {
+    sector: Type.String(),
+    feed: Type.Enum(['weekly', 'daily'], {
+      description:
+        '`weekly`: a weekly cell (the weekly, history and pillars feeds and the archive download); `daily`: a daily cell',
+    }),
+    periodEnd: DateOnly,
+    vintage: Type.Integer({ minimum: 2, description: 'the vintage the correction published' }),
+    reason: Type.String({ description: 'why the cell was corrected, as the operator stated it' }),
+    publishedAt: Type.String({
+      format: 'date-time',
+      description:
+        'when the new vintage was published: a history read with an earlier asOf answers the one before',
+    }),
+  },
+  { $id: 'TacsiCorrection' },
+);
+
+/** GET /v1/tacsi/corrections (extension). */
+export const CorrectionsFeed = Type.Object(
+  {
+    sector: Type.String(),
+    count: Type.Integer(),
+    pageMax: Type.Integer(),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'the cursor of the next (older) page while hasMore, else null',
+    }),
+    corrections: Type.Array(TacsiCorrection, { description: 'newest first' }),
+  },
+  { $id: 'TacsiCorrectionsFeed' },
+);
+
 /** GET /v1/tacsi/notices (extension). */
 export const NoticesFeed = Type.Object(
   { notices: Type.Array(TacsiNotice, { description: 'latest effective date first' }) },
@@ -262,7 +302,12 @@ export const NoticesFeed = Type.Object(
 
 const CalendarFeed_ = Type.Object(
   {
-    lagPolicy: Type.Object({ daily: Type.String(), weekly: Type.String(), revisions: Type.String() }),
+    lagPolicy: Type.Object({
+      daily: Type.String(),
+      weekly: Type.String(),
+      revisions: Type.String(),
+      corrections: Type.String({ description: 'how a correction is published (GET /v1/tacsi/corrections)' }),
+    }),
     sectors: Type.Array(
       Type.Object({
         slug: Type.String(),
@@ -316,6 +361,10 @@ export const MethodologyFeed = Type.Object(
     notices: Type.Array(TacsiNotice, {
       description: 'methodology notices not yet in effect (extension; all of them: GET /v1/tacsi/notices)',
     }),
+    corrections: Type.Object(
+      { feed: Type.String(), policy: Type.String() },
+      { description: 'where corrections are listed and how they are made (extension)' },
+    ),
     forwardSignal: Type.Object({
       method: Type.String(),
       horizon: Type.String(),

@@ -272,6 +272,7 @@ describe('TACSI history as CSV', () => {
       'marginOfError.indexValue',
       'marginOfError.pillars',
       'publishedAt',
+      'vintage',
     ]);
     expect(records).toEqual(json.rows.map((row: Record<string, unknown>) => expectedRecord(row, header)));
     expect(records[0]!.slice(0, 3)).toEqual(['2030-03-03', String(json.rows[0].indexValue), '-0.4']);

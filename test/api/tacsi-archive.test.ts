@@ -65,7 +65,7 @@ describe('GET /v1/tacsi/archive', () => {
     expect(res.headers['content-disposition']).toBe('attachment; filename="tacsi-grocery-weekly.csv"');
     const lines = res.body.trimEnd().split('\r\n');
     expect(lines[0]).toBe(
-      'periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt',
+      'periodEnd,indexValue,delta,pillars.impact,pillars.momentum,pillars.presence,pillars.reach,pillars.sentiment,cohortBand,methodologyVersion,marginOfError.indexValue,marginOfError.pillars,publishedAt,vintage',
     );
     const rows = await history();
     expect(rows).toHaveLength(300);
@@ -82,7 +82,7 @@ describe('GET /v1/tacsi/archive', () => {
     const duck = await (await DuckDBInstance.create(':memory:')).connect();
     const read = await duck.runAndReadAll(
       `SELECT "periodEnd", "indexValue", "delta", "pillars.sentiment", "cohortBand", "methodologyVersion",
-              "marginOfError.indexValue", "publishedAt" FROM read_parquet('${file}')`,
+              "marginOfError.indexValue", "publishedAt", "vintage" FROM read_parquet('${file}')`,
     );
     const got = read.getRowObjectsJson();
     const rows = await history();
@@ -96,6 +96,7 @@ describe('GET /v1/tacsi/archive', () => {
         methodologyVersion: r.methodologyVersion,
         'marginOfError.indexValue': r.marginOfError.indexValue,
         publishedAt: r.publishedAt,
+        vintage: r.vintage,
       })),
     );
   });

@@ -379,6 +379,7 @@ describe('TACSI feeds', () => {
       'methodologyVersion',
       'marginOfError',
       'publishedAt',
+      'vintage',
       'forwardSignal',
       'history',
     ]);

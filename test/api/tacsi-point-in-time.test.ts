@@ -1,9 +1,10 @@
 // Point in time: every cell carries its publication instant, and `asOf` on the archive answers exactly
-// (byte for byte, ETag included) what a subscriber read at that instant, whatever was published since.
+// (byte for byte, ETag included) what a subscriber read at that instant, whatever was published or corrected since.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { createSubscriber, grantEntitlement } from '../../src/admin/tacsi.ts';
 import { publishCells } from '../../src/tacsi/publish.ts';
+import { correctCell } from '../../src/tacsi/correct.ts';
 import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
 import { seedM2Fixture } from './tacsi-m2-fixture.ts';
 
@@ -12,6 +13,7 @@ let key: string;
 const T1 = new Date('2025-01-21T03:30:00.000Z');
 const T2 = new Date('2025-01-24T09:15:00.000Z');
 const T3 = new Date('2025-01-28T03:30:00.000Z');
+const T4 = new Date('2025-01-29T11:00:00.000Z');
 
 beforeAll(async () => {
   t = await startTestService({ tacsiM2From: '2025-01-06' });
@@ -68,6 +70,37 @@ describe('point in time', () => {
     expect((await history(`&asOf=2025-01-21T03:29:59.999Z`)).json().rows).toEqual([]);
     // An offset other than Z names the same instant.
     expect((await history('&asOf=2025-01-24T10:15:00%2B01:00')).body).toBe(then.body);
+  });
+
+  it('a correction is a later vintage: asOf before it answers the bytes served then, asOf after it the new one', async () => {
+    t.setNow(T3);
+    const then = await history();
+    const thenCsv = await history('', { accept: 'text/csv' });
+    t.setNow(T4);
+    await correctCell(t.ctx, {
+      sector: 'retail',
+      cadence: 'weekly',
+      periodEnd: '2025-01-19',
+      reason: 'The cohort missed brands whose scores arrived late.',
+    });
+    const now = await history();
+    expect(now.json().rows.map((r: { vintage: number }) => r.vintage)).toEqual([1, 2, 1]);
+    expect(now.json().rows[1].publishedAt).toBe(T4.toISOString());
+    expect(now.body).not.toBe(then.body);
+    // Before the correction, byte for byte (ETag and CSV included), at every instant read earlier.
+    for (const instant of [T3, new Date(T4.getTime() - 1)]) {
+      const asOf = await history(`&asOf=${instant.toISOString()}`);
+      expect(asOf.body).toBe(then.body);
+      expect(asOf.headers.etag).toBe(then.headers.etag);
+      expect((await history(`&asOf=${instant.toISOString()}`, { accept: 'text/csv' })).body).toBe(
+        thenCsv.body,
+      );
+    }
+    expect((await history(`&asOf=${T2.toISOString()}`)).json().count).toBe(2);
+    // From the correction's instant on, the new vintage.
+    const after = await history(`&asOf=${T4.toISOString()}`);
+    expect(after.body).toBe(now.body);
+    expect(after.headers.etag).toBe(now.headers.etag);
   });
 
   it('refuses an instant in the future, without an offset or malformed', async () => {

@@ -380,6 +380,10 @@ export interface TacsiCellsTable {
   moe_pillars: number | null;
   /** JSON: the pillar noise as weighted discrete Gaussians [{weight, sigma2}] (exact rationals). */
   noise: unknown;
+  /** 1 for the first publication of the period; each correction adds a vintage (never an update). */
+  vintage: Generated<number>;
+  /** Why this vintage was published; null on vintage 1, required on every later one. */
+  correction_reason: string | null;
 }
 
 export interface TacsiHistogramsTable {
@@ -406,6 +410,8 @@ export interface TacsiRhoLedgerTable {
   rho: number;
   cell_id: number | null;
   histogram_id: number | null;
+  /** The vintage of the cell this release noised (1 unless it is a correction). */
+  vintage: Generated<number>;
   created_at: CreatedAt;
 }
 

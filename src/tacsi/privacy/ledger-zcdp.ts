@@ -33,7 +33,8 @@ export interface RhoCapCheck {
   /**
    * True when the same scope, period and cell slot is already recorded (a weekly cell is direct or
    * derived, never both): publishing it again with fresh noise would let averaging erase the noise,
-   * so the publisher must treat this as "nothing to do", whatever `allowed` says.
+   * so the publisher must treat this as "nothing to do", whatever `allowed` says. A correction is the
+   * one exception: a new vintage, charged in full as a release of its own (docs/privacy.md section 3).
    */
   readonly alreadyCharged: boolean;
 }
