@@ -372,7 +372,14 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     const keys = Object.values(m.keys);
     for (const url of urls) for (const key of keys) expect(url).not.toContain(key);
     for (const line of consoleLines) for (const key of keys) expect(line).not.toContain(key);
-    expect(await context.cookies()).toEqual([]);
+    // The only cookies are the connect flow's binding cookies: an HttpOnly nonce scoped to one callback
+    // path (docs/ingestion.md "Connecting an account"), never a key.
+    for (const cookie of await context.cookies()) {
+      expect(cookie.name).toMatch(/^bh_connect_[a-z]+$/);
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+      expect(cookie.path).toMatch(/^\/v1\/platforms\/[a-z]+\/callback$/);
+      for (const key of keys) expect(cookie.value).not.toContain(key);
+    }
     expect(pageErrors).toEqual([]);
   });
 });

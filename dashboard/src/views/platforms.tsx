@@ -211,7 +211,7 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
             <ul class="cards">
               {PLATFORMS.map((name) => {
                 const c = d.platforms.find((p) => p.name === name);
-                const health = c ? HEALTH[c.status] : undefined;
+                const health = c?.health ? HEALTH[c.health.status] : undefined;
                 return (
                   <li class="card" key={name} data-testid={`platform-${name}`}>
                     <h2>{cap(name)}</h2>
