@@ -259,6 +259,12 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     'when the owner refused (recorded); 403 Permissions Declined when a required permission was unticked; 409 ' +
     "Account Mismatch when a reconnect authorised another account than the connection's.";
 
+  // The GET (the browser's redirect) and the POST (an application's own page) answer alike.
+  const callbackResponse = {
+    200: json(Attempt, 'The account is connected, or the login gave several to pick from', attemptExample),
+    ...errorResponses(400, 403, 404, 409, 422, 502, 503),
+  };
+
   app.get(
     '/v1/platforms/:platform/callback',
     {
@@ -273,14 +279,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         description: callbackDescription,
         params: PlatformPath,
         querystring: CallbackParams,
-        response: {
-          200: json(
-            Attempt,
-            'The account is connected, or the login gave several to pick from',
-            attemptExample,
-          ),
-          ...errorResponses(400, 403, 404, 409, 422, 502, 503),
-        },
+        response: callbackResponse,
       },
     },
     async (request) => {
@@ -311,14 +310,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         params: PlatformPath,
         querystring: NoQuery,
         body: CallbackBody,
-        response: {
-          200: json(
-            Attempt,
-            'The account is connected, or the login gave several to pick from',
-            attemptExample,
-          ),
-          ...errorResponses(400, 403, 404, 409, 422, 502, 503),
-        },
+        response: callbackResponse,
       },
     },
     async (request) => {
