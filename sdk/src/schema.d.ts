@@ -3756,7 +3756,7 @@ export interface operations {
                      * @example {
                      *       "platform": "instagram",
                      *       "id": "oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S",
-                     *       "authorization_url": "https://www.facebook.com/v21.0/dialog/oauth?client_id=1234567890&response_type=code&state=Zm9vYmFy&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
+                     *       "authorization_url": "https://www.facebook.com/v26.0/dialog/oauth?response_type=code&client_id=1234567890&redirect_uri=https%3A%2F%2Fapi.example%2Fv1%2Fplatforms%2Finstagram%2Fcallback&scope=instagram_basic%2Cinstagram_manage_insights%2Cinstagram_manage_comments%2Cpages_show_list%2Cpages_read_engagement%2Cbusiness_management&state=Zm9vYmFy&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&auth_type=rerequest",
                      *       "expires_at": "2026-11-22T10:15:00.000Z"
                      *     }
                      */
