@@ -73,9 +73,20 @@ describe.runIf(usingPostgres())('kill -9 while 50 audits are processing', () => 
       return rows[0]!.n;
     };
     // Kill mid-attempt: a few audits done, most still processing, and the worker holding one.
-    await until(
+    const activeAudits = async () =>
+      (
+        await sql<{ audit_id: string }>`SELECT data->>'auditId' AS audit_id FROM pgboss.job
+          WHERE name = ${AUDIT_QUEUE} AND state = 'active'`.execute(db)
+      ).rows.map((r) => r.audit_id);
+    // The attempts running when the kill is sent (read just before it: one may still finish in between,
+    // which the checks below allow; reading them only after the kill could find none).
+    const running = await until(
       'the worker to be running an audit after the first few completed',
-      async () => (((await statusCounts()).completed ?? 0) >= 3 && (await activeJobs()) > 0) || undefined,
+      async () => {
+        if (((await statusCounts()).completed ?? 0) < 3) return undefined;
+        const ids = await activeAudits();
+        return ids.length ? ids : undefined;
+      },
       { timeoutMs: 60_000, intervalMs: 10 },
     );
     await killService(first, 'SIGKILL');
@@ -87,10 +98,7 @@ describe.runIf(usingPostgres())('kill -9 while 50 audits are processing', () => 
     // The attempts the dead worker held stay `active` until their heartbeat goes stale (10 s)
     // and the next maintenance pass (every 5 s) retries them (back-off 5-10 s): seconds, not the
     // 300 s expiry. Nothing here moves the clock.
-    const heldIds = (
-      await sql<{ audit_id: string }>`SELECT data->>'auditId' AS audit_id FROM pgboss.job
-        WHERE name = ${AUDIT_QUEUE} AND state = 'active'`.execute(db)
-    ).rows.map((r) => r.audit_id);
+    const heldIds = [...new Set([...running, ...(await activeAudits())])];
     const killedAt = Date.now();
 
     const second = await spawnService(env);
