@@ -1,17 +1,16 @@
-import { bindingCookieOf } from '../helpers/simulator-oauth.ts';
+import { bindingCookieOf, closeSimulatedService, startSimulatedService } from '../helpers/simulator-oauth.ts';
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, X_PUBLIC_CLIENT_ID, type Simulator } from '../../src/simulator/server.ts';
+import { X_PUBLIC_CLIENT_ID, type Simulator } from '../../src/simulator/server.ts';
 import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
 import { nextPacificMidnight } from '../../src/ingest/connectors/youtube.ts';
 import { oauthParties, platformEndpoints } from '../../src/platforms/oauth-config.ts';
 import { clientAuth, getAccessToken, oauthOptions } from '../../src/platforms/vault.ts';
 import { loadConfig } from '../../src/infra/config.ts';
-import { utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';
-import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { expectProblem, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
  * Google (YouTube) and X against the simulator, which refuses what they refuse: Google names itself in
@@ -22,15 +21,8 @@ import { expectProblem, startTestService, workspaceWithKey, type TestService } f
 let sim: Simulator;
 let t: TestService;
 const NOW = new Date();
-beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: utcDay(NOW) });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
-  t.setNow(NOW);
-});
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+beforeAll(async () => ({ sim, t } = await startSimulatedService(NOW)));
+afterAll(() => closeSimulatedService({ sim, t }));
 
 const YT = 'https://www.googleapis.com/auth/';
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;

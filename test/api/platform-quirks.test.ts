@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import type { Simulator } from '../../src/simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { getAccessToken } from '../../src/platforms/vault.ts';
 import { PLATFORMS } from '../../src/core/catalog.ts';
-import { utcDay } from '../../src/core/days.ts';
-import { bindingCookieOf, connectThroughSimulator } from '../helpers/simulator-oauth.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import {
+  bindingCookieOf,
+  closeSimulatedService,
+  connectThroughSimulator,
+  startSimulatedService,
+} from '../helpers/simulator-oauth.ts';
+import { workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
  * connect -> consent -> callback -> first sync for every platform against the simulator, which
@@ -16,15 +20,8 @@ import { startTestService, workspaceWithKey, type TestService } from '../helpers
 let sim: Simulator;
 let t: TestService;
 const NOW = new Date();
-beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: utcDay(NOW) });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
-  t.setNow(NOW);
-});
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+beforeAll(async () => ({ sim, t } = await startSimulatedService(NOW)));
+afterAll(() => closeSimulatedService({ sim, t }));
 
 const DAY_S = 86_400;
 

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import type { Simulator } from '../../src/simulator/server.ts';
 import { BREAKER_THRESHOLD, runSyncJob } from '../../src/ingest/schedule.ts';
 import { getAccessToken } from '../../src/platforms/vault.ts';
-import { utcDay } from '../../src/core/days.ts';
-import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import {
+  closeSimulatedService,
+  connectThroughSimulator,
+  startSimulatedService,
+} from '../helpers/simulator-oauth.ts';
+import { workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
  * TikTok through the service and the simulator, which speaks the TikTok API for Business: the
@@ -15,15 +18,8 @@ import { startTestService, workspaceWithKey, type TestService } from '../helpers
 let sim: Simulator;
 let t: TestService;
 const NOW = new Date();
-beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: utcDay(NOW) });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
-  t.setNow(NOW);
-});
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+beforeAll(async () => ({ sim, t } = await startSimulatedService(NOW)));
+afterAll(() => closeSimulatedService({ sim, t }));
 
 const connection = (id: string) =>
   t.db.selectFrom('platform_connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

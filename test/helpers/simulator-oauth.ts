@@ -1,7 +1,26 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../src/core/catalog.ts';
 import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
-import type { TestService } from './service.ts';
+import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { utcDay } from '../../src/core/days.ts';
+import { startTestService, type TestService } from './service.ts';
+
+/**
+ * A platform simulator on the day of `now` (its clock still) and a test service pointed at it, with a
+ * public URL for the OAuth redirect URI, the service's clock at `now`: the set-up of the files that
+ * connect and sync through the simulator. Close both with `closeSimulatedService`.
+ */
+export async function startSimulatedService(now: Date): Promise<{ sim: Simulator; t: TestService }> {
+  const sim = await startSimulator({ speed: 0, startDay: utcDay(now) });
+  const t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
+  t.setNow(now);
+  return { sim, t };
+}
+
+export async function closeSimulatedService(s: { sim?: Simulator; t?: TestService }): Promise<void> {
+  await s.t?.close();
+  await s.sim?.close();
+}
 
 /** The browser-binding cookie a connect answer set, as a Cookie header value. */
 export function bindingCookieOf(setCookie: string | string[] | undefined | null): string {
