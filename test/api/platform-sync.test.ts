@@ -11,6 +11,7 @@ import {
   type SyncJob,
 } from '../../src/ingest/schedule.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
+import { oauthConnection as oauthConnectionOf } from '../helpers/oauth-connection.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { platformStandIn } from '../helpers/platform-standin.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
@@ -29,38 +30,12 @@ afterAll(async () => {
   await standIn?.close();
 });
 
-/** A connection as the OAuth callback leaves it: handle plus sealed tokens. */
-async function oauthConnection(
+// Synced yesterday: the next sync re-reads from 2025-03-01, the days the recorded answers cover.
+const oauthConnection = (
   workspaceId: string,
   platform: Platform,
   options: { expiresAt?: Date; refresh?: boolean } = {},
-): Promise<string> {
-  const id = await connectPlatform(t.db, {
-    workspaceId,
-    platform,
-    handle: 'acme',
-    connectedAt: new Date(NOW.getTime() - 2 * 86_400_000),
-    // Synced yesterday: the next sync re-reads from 2025-03-01, the days the recorded answers cover.
-    lastSyncAt: new Date(NOW.getTime() - 86_400_000 - 3600_000),
-  });
-  await t.db
-    .updateTable('platform_connections')
-    .set(
-      sealTokens(
-        t.ctx.keyRing,
-        {
-          accessToken: `secret-access-${id}`,
-          refreshToken: options.refresh ? `secret-refresh-${id}` : null,
-          expiresAt: options.expiresAt ?? new Date(NOW.getTime() + 86_400_000),
-          scopes: null,
-        },
-        { table: 'platform_connections', row: id },
-      ),
-    )
-    .where('id', '=', id)
-    .execute();
-  return id;
-}
+) => oauthConnectionOf(t, NOW, workspaceId, platform, options);
 
 async function takeJobs(platform: Platform): Promise<SyncJob[]> {
   const jobs = await t.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 1000 });

@@ -2,12 +2,11 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectPlatform } from '../../src/admin/platforms.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { parseKeyRing } from '../../src/infra/crypto/keyring.ts';
 import { resealAll, sealedAt, WEBHOOK_SECRET_PURPOSE } from '../../src/infra/crypto/sealed-columns.ts';
 import { runSyncJob, type SyncJob } from '../../src/ingest/schedule.ts';
-import { sealTokens } from '../../src/platforms/vault.ts';
+import { oauthConnection } from '../helpers/oauth-connection.ts';
 import { attemptDelivery } from '../../src/webhooks/attempt.ts';
 import { fanOutEvent } from '../../src/webhooks/fanout.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
@@ -66,32 +65,7 @@ function sealPurposeOnly(plaintext: string, purpose: string): string {
   return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64');
 }
 
-async function tokenConnection(workspaceId: string): Promise<string> {
-  const id = await connectPlatform(t.db, {
-    workspaceId,
-    platform: 'instagram',
-    handle: 'acme',
-    connectedAt: new Date(NOW.getTime() - 2 * 86_400_000),
-    lastSyncAt: new Date(NOW.getTime() - 86_400_000 - 3600_000),
-  });
-  await t.db
-    .updateTable('platform_connections')
-    .set(
-      sealTokens(
-        t.ctx.keyRing,
-        {
-          accessToken: `secret-access-${id}`,
-          refreshToken: null,
-          expiresAt: new Date(NOW.getTime() + 86_400_000),
-          scopes: null,
-        },
-        { table: 'platform_connections', row: id },
-      ),
-    )
-    .where('id', '=', id)
-    .execute();
-  return id;
-}
+const tokenConnection = (workspaceId: string) => oauthConnection(t, NOW, workspaceId, 'instagram');
 
 async function register(key: string, path: string) {
   const res = await t.request({
