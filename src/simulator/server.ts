@@ -707,6 +707,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       new HttpError(404, {
         error: { message: `Unknown path components: /${what}`, type: 'OAuthException', code: 2500 },
       });
+    // A `period=day` series per metric, each value ending at the next day's 08:00 UTC (Pacific midnight).
+    const daySeries = (
+      metrics: string[],
+      series: Map<string, (m: DayMetrics) => number>,
+      days: DayMetrics[],
+    ) =>
+      metrics.map((name) => ({
+        name,
+        period: 'day',
+        values: days.map((m) => ({
+          value: series.get(name)!(m),
+          end_time: `${addDays(m.day, 1)}T08:00:00+0000`,
+        })),
+        title: name,
+        id: `${node}/insights/${name}/day`,
+      }));
     if (apiName !== 'graph' || !node) throw notFound(rawSegments.join('/'));
     const granted = new Set(me.scope.split(/[\s,]+/).filter(Boolean));
     const requireScope = (scope: string, message: string) => {
@@ -928,18 +944,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
               id: `${node}/insights/${name}/day`,
             })),
           };
-        return {
-          data: metrics.map((name) => ({
-            name,
-            period: 'day',
-            values: days.map((m) => ({
-              value: series.get(name)!(m),
-              end_time: `${addDays(m.day, 1)}T08:00:00+0000`,
-            })),
-            title: name,
-            id: `${node}/insights/${name}/day`,
-          })),
-        };
+        return { data: daySeries(metrics, series, days) };
       }
       // Pages: https://developers.facebook.com/docs/graph-api/reference/insights
       const series = new Map<string, (m: DayMetrics) => number>([
@@ -953,19 +958,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (span > 90 * 86_400)
         throw graphError(400, '(#100) There cannot be more than 90 days between since and until', 100);
       const days = a.range(from, to, day);
-      return {
-        data: metrics.map((name) => ({
-          name,
-          period: 'day',
-          values: days.map((m) => ({
-            value: series.get(name)!(m),
-            end_time: `${addDays(m.day, 1)}T08:00:00+0000`,
-          })),
-          title: name,
-          id: `${node}/insights/${name}/day`,
-        })),
-        paging: {},
-      };
+      return { data: daySeries(metrics, series, days), paging: {} };
     }
 
     if (edge === (platform === 'instagram' ? 'media' : 'published_posts')) {
