@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, EntitlementKind } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { isCalendarDay, utcDay } from '../core/days.ts';
 import { AdminError } from './workspaces.ts';
 import { type Pillar, PILLARS } from '../core/catalog.ts';
 
@@ -40,7 +41,7 @@ export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promi
     ['valid-from', input.validFrom],
     ['valid-until', input.validUntil],
   ] as const) {
-    if (value && !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new AdminError(`${label} must be YYYY-MM-DD`);
+    if (value && !isCalendarDay(value)) throw new AdminError(`${label} must be YYYY-MM-DD`);
   }
   const sub = await db
     .selectFrom('tacsi_subscribers')
@@ -107,12 +108,8 @@ export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now = n
   const detail = input.detail.trim();
   if (!title || title.length > 200) throw new AdminError('title must be 1-200 characters');
   if (!detail || detail.length > 4000) throw new AdminError('detail must be 1-4000 characters');
-  if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(input.effectiveOn) ||
-    Number.isNaN(Date.parse(`${input.effectiveOn}T00:00:00Z`))
-  )
-    throw new AdminError('effective day must be a date YYYY-MM-DD');
-  const today = now.toISOString().slice(0, 10);
+  if (!isCalendarDay(input.effectiveOn)) throw new AdminError('effective day must be a date YYYY-MM-DD');
+  const today = utcDay(now);
   if (input.effectiveOn <= today)
     throw new AdminError(
       `a notice must take effect after the day it is announced (${today}): got ${input.effectiveOn}`,

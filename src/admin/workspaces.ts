@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Workspace } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { isCalendarDay } from '../core/days.ts';
 import type { AccountType, BillingPeriod, OrgType, Plan } from '../core/catalog.ts';
 import { firstChangeableDay, lockPublications, publishedPeriodFrom } from '../tacsi/ledger-store.ts';
 
@@ -133,7 +134,7 @@ export async function createSector(
 }
 
 /**
- * Moves a workspace to another sector (or none) from `effectiveDay` (YYYY-MM-DD, default today UTC).
+ * Moves a workspace to another sector (or none) from `effectiveDay` (YYYY-MM-DD).
  * The membership history (workspace_sector_history, kept by a trigger on every write of
  * workspaces.sector_slug) records the change on that day, so TACSI charges the entity both sectors'
  * releases for the rolling year and places each of its scores in the sector it belonged to that day.
@@ -144,9 +145,9 @@ export async function setSector(
   db: Kysely<DB>,
   workspaceId: string,
   sector: string | null,
-  effectiveDay: string = new Date().toISOString().slice(0, 10),
+  effectiveDay: string,
 ): Promise<void> {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(effectiveDay) || Number.isNaN(Date.parse(`${effectiveDay}T00:00:00Z`)))
+  if (!isCalendarDay(effectiveDay))
     throw new AdminError(`effective day ${effectiveDay} must be a date YYYY-MM-DD`);
   await db.transaction().execute(async (trx) => {
     if (sector) {

@@ -2,7 +2,7 @@
 import { access, constants } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
-import type { CliExtension } from '../cli/registry.ts';
+import { dayOption, type CliExtension } from '../cli/registry.ts';
 import { ConnectorError } from './connectors/index.ts';
 import {
   formatOf,
@@ -12,14 +12,8 @@ import {
   type ImportReport,
 } from './import-file.ts';
 import { SyncError, syncPlatform, syncWorkspace, type SyncOptions } from './sync.ts';
-import { isCalendarDay } from '../core/days.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
 import { METRIC_COLUMNS } from '../core/metric-snapshot.ts';
-
-function day(value: string): string {
-  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
-}
 
 function baseUrl(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const m = /^([a-z]+(?:\.[a-z]+)?)=(https?:\/\/\S+)$/.exec(value);
@@ -114,8 +108,8 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
         ...PLATFORMS,
       ]),
     )
-    .option('--since <date>', 'first day (default: 2 days before the last sync, or 89 days ago)', day)
-    .option('--until <date>', 'last day (default: today)', day)
+    .option('--since <date>', 'first day (default: 2 days before the last sync, or 89 days ago)', dayOption)
+    .option('--until <date>', 'last day (default: today)', dayOption)
     .option('--base-url <platform=url>', 'API base URL override (repeatable)', baseUrl)
     .action(
       async (o: {

@@ -1,14 +1,8 @@
 // `brandhealth scores recompute`: stored daily scores under the current formula (recompute.ts).
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
-import type { CliExtension } from '../cli/registry.ts';
+import { dayOption, type CliExtension } from '../cli/registry.ts';
 import { RecomputeError, recomputeScores } from './recompute.ts';
-import { isCalendarDay } from '../core/days.ts';
-
-function day(value: string): string {
-  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
-}
 
 export const scoringCli: CliExtension = (program: Command, withContext, output) => {
   const scores = program.command('scores').description('stored Brand Credit Scores');
@@ -21,7 +15,7 @@ export const scoringCli: CliExtension = (program: Command, withContext, output) 
     .option(
       '--from <day>',
       "first day to recompute, YYYY-MM-DD (default: each workspace's first metrics day)",
-      day,
+      dayOption,
     )
     .option('--restart', 'ignore the progress of an earlier run with the same arguments')
     .action(async (o: { workspace?: string; from?: string; restart?: boolean }) =>

@@ -3,20 +3,14 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { AdminError } from '../admin/workspaces.ts';
 import { announceNotice } from '../admin/tacsi.ts';
-import type { CliExtension } from '../cli/registry.ts';
+import { dayOption, type CliExtension } from '../cli/registry.ts';
 import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
-import { isCalendarDay } from '../core/days.ts';
 import { correctCell, type Correction } from './correct.ts';
 
 function count(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 3660)
     throw new InvalidArgumentError('must be a whole number up to 3660');
   return Number(value);
-}
-
-function date(value: string): string {
-  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
 }
 
 function summary(outcomes: readonly PublicationOutcome[]): string {
@@ -80,7 +74,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .addOption(
       new Option('--cadence <cadence>', 'weekly or daily').choices(['weekly', 'daily']).makeOptionMandatory(),
     )
-    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', date)
+    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', dayOption)
     .action(async (o) =>
       withContext(async (ctx) => {
         const outcomes = await guarded(() =>
@@ -94,7 +88,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
   tacsi
     .command('notice')
     .description('announce a methodology notice to subscribers, ahead of the day it takes effect')
-    .requiredOption('--effective <date>', 'the day it takes effect (after today), YYYY-MM-DD', date)
+    .requiredOption('--effective <date>', 'the day it takes effect (after today), YYYY-MM-DD', dayOption)
     .requiredOption('--title <text>', 'one line')
     .requiredOption('--detail <text>', 'what changes and why')
     .option('--methodology <version>', 'the methodology it concerns, e.g. tacsi-m3')
@@ -122,7 +116,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .addOption(
       new Option('--cadence <cadence>', 'weekly or daily').choices(['weekly', 'daily']).default('weekly'),
     )
-    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', date)
+    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', dayOption)
     .requiredOption('--reason <text>', 'why the cell is corrected (published in the corrections feed)')
     .action(async (o) =>
       withContext(async (ctx) => {

@@ -137,4 +137,21 @@ describe('brandhealth CLI', () => {
     expect(reset.code).toBe(0);
     expect(reset.stdout).toMatch(/no sandbox in this database/);
   }, 120_000);
+
+  it('refuses a date that does not exist with one line and exit 2, before it reaches the database', async () => {
+    const created = await cli('--json', 'workspace', 'create', '--name', 'Dated', '--plan', 'pro');
+    const id = JSON.parse(created.stdout).id as string;
+    // 2030-02-30 is not a day: it must not roll over to March 2 (nor fail inside PostgreSQL).
+    const moved = await cli('workspace', 'set-sector', id, '--sector', 'none', '--from', '2030-02-30');
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toMatch(
+      /'--from <YYYY-MM-DD>' argument '2030-02-30' is invalid\. must be a date YYYY-MM-DD/,
+    );
+    expect(moved.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const expiring = await cli('key', 'create', '--workspace', id, '--expires', '2030-02-30T00:00:00Z');
+    expect(expiring.code).toBe(2);
+    expect(expiring.stderr).toContain('must be an ISO 8601 date (YYYY-MM-DD) or date-time');
+    const keys = JSON.parse((await cli('--json', 'key', 'list', '--workspace', id)).stdout);
+    expect(keys).toEqual([]);
+  }, 120_000);
 });
