@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
-import { AdminError } from './workspaces.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
 
 export async function connectPlatform(
@@ -16,9 +16,15 @@ export async function connectPlatform(
   },
 ): Promise<string> {
   if (!PLATFORMS.includes(input.platform))
-    throw new AdminError(`unknown platform "${input.platform}" (use ${PLATFORMS.join(', ')})`);
+    throw new DomainError(
+      'invalid_platform',
+      `unknown platform "${input.platform}" (use ${PLATFORMS.join(', ')})`,
+      {
+        parameter: 'platform',
+      },
+    );
   const handle = input.handle.trim();
-  if (!handle || handle.length > 100) throw new AdminError('handle must be 1-100 characters');
+  if (!handle || handle.length > 100) throw invalidParameter('handle', 'must be 1-100 characters');
   return db.transaction().execute(async (trx) => {
     // Lock the workspace row so two concurrent connects cannot both pass the plan limit.
     const ws = await trx
@@ -27,7 +33,7 @@ export async function connectPlatform(
       .where('id', '=', input.workspaceId)
       .forUpdate()
       .executeTakeFirst();
-    if (!ws) throw new AdminError(`workspace ${input.workspaceId} does not exist`);
+    if (!ws) throw new DomainError('not_found', `workspace ${input.workspaceId} does not exist`);
     // Every connection not disconnected holds its place (one waiting for re-authorisation too).
     const live = (
       await trx
@@ -37,10 +43,14 @@ export async function connectPlatform(
         .where('status', '<>', 'disconnected')
         .execute()
     ).map((r) => r.platform);
-    if (live.includes(input.platform)) throw new AdminError(`${input.platform} is already connected`);
+    if (live.includes(input.platform))
+      throw new DomainError('platform_already_connected', `${input.platform} is already connected`);
     const limit = PLAN_LIMITS[ws.plan].platformLimit;
     if (limit !== null && live.length >= limit) {
-      throw new AdminError(`the ${ws.plan} plan allows ${limit} connected platform(s)`);
+      throw new DomainError(
+        'platform_limit_reached',
+        `the ${ws.plan} plan allows ${limit} connected platform(s)`,
+      );
     }
     const id = newId('pc');
     await trx
@@ -82,5 +92,8 @@ export async function disconnectPlatform(
     .where('status', '<>', 'disconnected')
     .executeTakeFirst();
   if (!result.numUpdatedRows)
-    throw new AdminError(`${platform} is not connected to workspace ${workspaceId}`);
+    throw new DomainError(
+      'platform_not_connected',
+      `${platform} is not connected to workspace ${workspaceId}`,
+    );
 }

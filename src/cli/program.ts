@@ -1,27 +1,19 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/keys.ts';
 import { connectPlatform, disconnectPlatform } from '../admin/platforms.ts';
 import { createSubscriber, grantEntitlement, listEntitlements, revokeEntitlement } from '../admin/tacsi.ts';
-import {
-  AdminError,
-  createSector,
-  createWorkspace,
-  listWorkspaces,
-  setParent,
-  setSector,
-} from '../admin/workspaces.ts';
+import { createSector, createWorkspace, listWorkspaces, setParent, setSector } from '../admin/workspaces.ts';
 import type { AppContext } from '../context.ts';
-import { ConfigError, loadConfig } from '../infra/config.ts';
-import { generateKeyEntry, KeyRingError } from '../infra/crypto/keyring.ts';
+import { loadConfig } from '../infra/config.ts';
+import { generateKeyEntry } from '../infra/crypto/keyring.ts';
 import { resealAll, sealedCounts } from '../infra/crypto/sealed-columns.ts';
-import { DataDirLockedError } from '../infra/db/data-dir-lock.ts';
 import { ACCOUNT_TYPES, ORG_TYPES, PILLARS, PLANS, PLATFORMS, SCOPES } from '../core/catalog.ts';
 import { utcDay } from '../core/days.ts';
 import { createService } from '../service.ts';
 import { runDemo } from '../sandbox/demo.ts';
-import { SandboxRefusedError } from '../sandbox/guard.ts';
 import { resetSandbox } from '../sandbox/reset.ts';
 import { CLI_EXTENSIONS } from './commands.ts';
+import { failureOf } from './failure.ts';
 import { dayOption, instantOption, type CliIo, type CliOutput, type WithContext } from './registry.ts';
 
 function oneOf<T extends string>(values: readonly T[], label: string) {
@@ -458,21 +450,9 @@ export async function runCli(argv: readonly string[], io: CliIo, withContext: Wi
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (
-      error instanceof AdminError ||
-      error instanceof ConfigError ||
-      error instanceof KeyRingError ||
-      error instanceof SandboxRefusedError ||
-      error instanceof DataDirLockedError
-    ) {
-      io.err(`brandhealth: ${error.message}\n`);
-    } else if ((error as { code?: string })?.code?.startsWith?.('23')) {
-      io.err(`brandhealth: rejected by the database: ${(error as Error).message}\n`);
-    } else {
-      io.err(`brandhealth: ${(error as Error)?.stack ?? error}\n`);
-    }
-    return 1;
+    const failure = failureOf(error);
+    if (failure.line !== null) io.err(`brandhealth: ${failure.line}\n`);
+    return failure.code;
   }
 }
 

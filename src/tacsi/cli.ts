@@ -1,10 +1,10 @@
 // `brandhealth tacsi publish|backfill|notice|correct`: manual publication, archive backfill,
 // methodology notices and corrections (a new vintage of a published cell, with its reason).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { AdminError } from '../admin/workspaces.ts';
 import { announceNotice } from '../admin/tacsi.ts';
 import { dayOption, type CliExtension } from '../cli/registry.ts';
-import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
+import { backfill, publishCells, type PublicationOutcome } from './publish.ts';
+import { publicationRefused } from './outcome.ts';
 import { correctCell, type Correction } from './correct.ts';
 
 function count(value: string): number {
@@ -27,7 +27,7 @@ function summary(outcomes: readonly PublicationOutcome[]): string {
 function failOnClosed(outcomes: readonly PublicationOutcome[]): void {
   const closed = outcomes.find((o) => o.status === 'closed');
   if (closed) {
-    throw new AdminError(
+    throw publicationRefused(
       `the ${closed.cadence} period ending ${closed.periodEnd} is before the tacsi-m2 cut-over: tacsi-m1 is ` +
         'closed from the cut-over day on and its archive is final (docs/privacy.md)',
     );
@@ -38,7 +38,7 @@ function failOnClosed(outcomes: readonly PublicationOutcome[]): void {
 function failOnRefusal(outcomes: readonly PublicationOutcome[]): void {
   const refused = outcomes.filter((o) => o.status === 'cap_exceeded');
   if (refused.length) {
-    throw new AdminError(
+    throw publicationRefused(
       `${refused.length} cell(s) refused: publishing them would exceed the annual privacy cap`,
     );
   }
@@ -56,15 +56,6 @@ function correctionSummary(corrections: readonly Correction[]): string {
     .join('\n');
 }
 
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof PublicationError) throw new AdminError(error.message);
-    throw error;
-  }
-}
-
 export const tacsiCli: CliExtension = (program: Command, withContext, output) => {
   const tacsi = program.command('tacsi').description('publish the TACSI sector index');
   tacsi
@@ -77,9 +68,11 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', dayOption)
     .action(async (o) =>
       withContext(async (ctx) => {
-        const outcomes = await guarded(() =>
-          publishCells(ctx, { cadence: o.cadence, periodEnds: [o.periodEnd], sectors: [o.sector] }),
-        );
+        const outcomes = await publishCells(ctx, {
+          cadence: o.cadence,
+          periodEnds: [o.periodEnd],
+          sectors: [o.sector],
+        });
         failOnClosed(outcomes);
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
@@ -120,14 +113,12 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .requiredOption('--reason <text>', 'why the cell is corrected (published in the corrections feed)')
     .action(async (o) =>
       withContext(async (ctx) => {
-        const corrections = await guarded(() =>
-          correctCell(ctx, {
-            sector: o.sector,
-            cadence: o.cadence,
-            periodEnd: o.periodEnd,
-            reason: o.reason,
-          }),
-        );
+        const corrections = await correctCell(ctx, {
+          sector: o.sector,
+          cadence: o.cadence,
+          periodEnd: o.periodEnd,
+          reason: o.reason,
+        });
         output.result(corrections, () => correctionSummary(corrections));
       }),
     );
@@ -139,9 +130,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .option('--sector <slug>', 'one consumer sector (or headline); default all and the headline')
     .action(async (o) =>
       withContext(async (ctx) => {
-        const outcomes = await guarded(() =>
-          backfill(ctx, { weeks: o.weeks, days: o.days, sector: o.sector ?? null }),
-        );
+        const outcomes = await backfill(ctx, { weeks: o.weeks, days: o.days, sector: o.sector ?? null });
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
       }),

@@ -154,4 +154,48 @@ describe('brandhealth CLI', () => {
     const keys = JSON.parse((await cli('--json', 'key', 'list', '--workspace', id)).stdout);
     expect(keys).toEqual([]);
   }, 120_000);
+  it('reports every refused command as one line "brandhealth: <detail>" and exit 1', async () => {
+    const agency = JSON.parse(
+      (await cli('--json', 'workspace', 'create', '--name', 'Refusals', '--plan', 'free')).stdout,
+    );
+    const cases: Array<[string[], RegExp]> = [
+      // invalid_parameter, raised by the admin functions themselves
+      [
+        ['workspace', 'create', '--name', ' ', '--plan', 'pro'],
+        /^brandhealth: name: must be 1-200 characters\n$/,
+      ],
+      // not_found
+      [
+        ['workspace', 'move', 'ws_nope', '--parent', 'none'],
+        /^brandhealth: workspace ws_nope does not exist\n$/,
+      ],
+      // platform_limit_reached (Free allows one platform)
+      [
+        ['platform', 'connect', '--workspace', agency.id, '--platform', 'youtube', '--handle', '@two'],
+        /^brandhealth: the free plan allows 1 connected platform\(s\)\n$/,
+      ],
+      // invalid_parameter from the scoring domain (was RecomputeError)
+      [
+        ['scores', 'recompute', '--from', '2999-01-01'],
+        /^brandhealth: --from 2999-01-01 is after today \(\d{4}-\d{2}-\d{2}\)\n$/,
+      ],
+      // invalid_parameter from the TACSI domain (was PublicationError)
+      [
+        ['tacsi', 'publish', '--sector', 'headline', '--cadence', 'weekly', '--period-end', '2025-02-10'],
+        /^brandhealth: 2025-02-10 is not a Sunday \(weekly periods end on Sundays\)\n$/,
+      ],
+    ];
+    expect(
+      (await cli('platform', 'connect', '--workspace', agency.id, '--platform', 'tiktok', '--handle', '@one'))
+        .code,
+    ).toBe(0);
+    for (const [args, message] of cases) {
+      const result = await cli(...args);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: expect.stringMatching(message),
+      });
+    }
+  }, 180_000);
 });
