@@ -19,6 +19,7 @@ import { COVERAGE_DATA, coverage, HEALTH_REASONS, HEALTH_STATUSES, healthOf } fr
 import { platformEndpoints } from './oauth-config.ts';
 import type { AppContext } from '../context.ts';
 import { listConnections, type ListedConnection } from './queries.ts';
+import { holdsPlace } from './connection-state.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 
 const ERROR_CLASSES = [
@@ -403,7 +404,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
           .select(['id', 'platform', 'status', 'access_token', 'manual_sync_at'])
           .where('workspace_id', '=', ws.id)
           .where('platform', '=', platform)
-          .where('status', '<>', 'disconnected')
+          .where(holdsPlace)
           .forUpdate()
           .executeTakeFirst();
         if (!c) {
