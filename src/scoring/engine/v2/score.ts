@@ -22,7 +22,7 @@ import type {
   WorkspaceScoreV2,
 } from './types.ts';
 import { FORMULA_VERSION_V2 } from './types.ts';
-import { coverageFactor } from '../aggregate.ts';
+import { coverageFactor, UNMEASURED } from '../aggregate.ts';
 import { clamp, round1 } from '../math.ts';
 import { PART1_PILLARS, PART2_PILLARS, PILLAR_WEIGHTS, weightedPillars } from '../pillars.ts';
 import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
@@ -123,8 +123,6 @@ interface Workspace {
   pillars: PillarScores;
   composite: number;
 }
-
-const UNMEASURED: Readonly<PillarScores> = { presence: 0, reach: 0, impact: 0, sentiment: 50, momentum: 50 };
 
 function compositeOf(p: PillarScores): number {
   let s = 0;
