@@ -27,7 +27,14 @@ import { clamp, round1 } from '../math.ts';
 import { PART1_PILLARS, PART2_PILLARS, PILLAR_WEIGHTS, weightedPillars } from '../pillars.ts';
 import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
-import { type Pillar, PILLARS, type PillarScores, type Platform, PLATFORMS } from '../../../core/catalog.ts';
+import {
+  COMPOSITE_GRADES,
+  type Pillar,
+  PILLARS,
+  type PillarScores,
+  type Platform,
+  PLATFORMS,
+} from '../../../core/catalog.ts';
 
 export { FOLLOWER_SPIKE_MARGIN } from './platform.ts';
 
@@ -59,7 +66,7 @@ export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.5, strong: 54.5, moderate:
  */
 export const PILLAR_GRADE_CUTOFFS_V2 = { green: 60, yellow: 40 } as const;
 
-const GRADES: readonly CompositeGrade[] = ['critical', 'weak', 'moderate', 'strong', 'elite'];
+const GRADES: readonly CompositeGrade[] = [...COMPOSITE_GRADES].reverse();
 
 export function compositeGradeV2(score: number): CompositeGrade {
   const x = round1(score);
