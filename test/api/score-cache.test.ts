@@ -4,7 +4,7 @@ import { setParent } from '../../src/admin/workspaces.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import type { Service } from '../../src/service.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { usingPostgres } from '../helpers/database.ts';
 import { settled } from '../helpers/settled.ts';
 import {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiClient, CONNECTORS, ConnectorError } from '../../src/ingest/connectors/index.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
-import { runSimulatorCli } from '../../src/simulator/cli.ts';
-import { SyntheticAccount } from '../../src/simulator/accounts.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
+import { runSimulatorCli } from '../../simulator/cli.ts';
+import { SyntheticAccount } from '../../simulator/accounts.ts';
 import { platformEndpoints } from '../../src/platforms/oauth-config.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { addDays } from '../../src/core/days.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { addDays, utcDay } from '../core/days.ts';
-import { loadConfig } from '../infra/config.ts';
-import { startSimulator } from '../simulator/server.ts';
+import { addDays, utcDay } from '../src/core/days.ts';
+import { loadConfig } from '../src/infra/config.ts';
+import { startSimulator } from './server.ts';
 import { connectThroughConsent } from './live-connect.ts';
 import { handOverToSimulator } from './live-history.ts';
 
@@ -10,9 +10,9 @@ import { handOverToSimulator } from './live-history.ts';
  * simulated day per minute, its clock starting DEMO_SIM_DAYS_BEHIND days ago so for an hour every
  * minute brings a day the service has not seen; then it follows the real clock), runs the service
  * pointed at it (syncs every minute), hands the sandbox Agency workspace's platforms over to the
- * simulator (their seeded days after the simulator's today go; src/sandbox/live-history.ts), then
+ * simulator (their seeded days after the simulator's today go; simulator/live-history.ts), then
  * connects them through the real consent flow over HTTP (connect -> the simulator's authorization
- * URL, which consents at once -> the service's callback -> first sync; src/sandbox/live-connect.ts).
+ * URL, which consents at once -> the service's callback -> first sync; simulator/live-connect.ts).
  * Watch GET /v1/platforms (last_sync, next_sync_at) and GET /v1/score (real-time: latest_data_day
  * moves a day a minute, `stale` until it is within 3 days of today) with the agency key in sandbox.json.
  */
@@ -34,7 +34,7 @@ const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
   workspaces: { agency: string };
 };
 const config = loadConfig();
-const { service } = await import('../main.ts');
+const { service } = await import('../src/main.ts');
 const { removed } = await handOverToSimulator(
   service!.ctx.db,
   manifest.workspaces.agency,
