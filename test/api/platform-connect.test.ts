@@ -356,7 +356,7 @@ describe('OAuth platform connections', () => {
       ),
     ).toBe(token);
 
-    await disconnectPlatform(t.db, workspace.id, 'youtube');
+    await disconnectPlatform(t.db, workspace.id, 'youtube', t.ctx.now());
     const gone = await t.db
       .selectFrom('platform_connections')
       .selectAll()
