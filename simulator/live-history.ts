@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../infra/db/types.ts';
-import { recomputeDailyScores } from '../scoring/daily-scores.ts';
-import { addDays } from '../core/days.ts';
+import type { DB } from '../src/infra/db/types.ts';
+import { recomputeDailyScores } from '../src/scoring/daily-scores.ts';
+import { addDays } from '../src/core/days.ts';
 
 /**
  * Hands a sandbox workspace's platforms over to the platform simulator before they are connected
