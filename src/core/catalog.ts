@@ -54,7 +54,6 @@ export const PLAN_LABELS: Record<Plan, string> = {
   enterprise: 'Enterprise',
 };
 
-/** How often a workspace is billed for its plan (audit quotas stay monthly either way). */
 /** Composite grades, best first. */
 export const COMPOSITE_GRADES = ['elite', 'strong', 'moderate', 'weak', 'critical'] as const;
 export type CompositeGrade = (typeof COMPOSITE_GRADES)[number];
@@ -73,6 +72,7 @@ export type SyncErrorClass = (typeof SYNC_ERROR_CLASSES)[number];
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'completed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
+/** How often a workspace is billed for its plan (audit quotas stay monthly either way). */
 export const BILLING_PERIODS = ['monthly', 'annual'] as const;
 export type BillingPeriod = (typeof BILLING_PERIODS)[number];
 
