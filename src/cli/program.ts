@@ -7,7 +7,15 @@ import type { AppContext } from '../context.ts';
 import { loadConfig } from '../infra/config.ts';
 import { generateKeyEntry } from '../infra/crypto/keyring.ts';
 import { resealAll, sealedCounts } from '../infra/crypto/sealed-columns.ts';
-import { ACCOUNT_TYPES, ORG_TYPES, PILLARS, PLANS, PLATFORMS, SCOPES } from '../core/catalog.ts';
+import {
+  ACCOUNT_TYPES,
+  BILLING_PERIODS,
+  ORG_TYPES,
+  PILLARS,
+  PLANS,
+  PLATFORMS,
+  SCOPES,
+} from '../core/catalog.ts';
 import { utcDay } from '../core/days.ts';
 import { createService } from '../service.ts';
 import { runDemo } from '../sandbox/demo.ts';
@@ -84,11 +92,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     )
     .option('--org-type <type>', `organisation type (${ORG_TYPES.join(', ')})`, oneOf(ORG_TYPES, 'org type'))
     .option('--sector <slug>', 'consumer sector (TACSI cohort)')
-    .option(
-      '--billing-period <period>',
-      'monthly or annual',
-      oneOf(['monthly', 'annual'] as const, 'billing period'),
-    )
+    .option('--billing-period <period>', 'monthly or annual', oneOf(BILLING_PERIODS, 'billing period'))
     .option('--realtime', 'enable real-time scoring (agency plans)')
     .option('--white-label', 'white-labelled client')
     .action(async (o) =>
@@ -226,7 +230,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<keyId>')
     .action(async (id) =>
       withContext(async (ctx) => {
-        await revokeApiKey(ctx.db, id);
+        await revokeApiKey(ctx.db, id, ctx.now());
         output.result(
           { id, revoked: true },
           () => `revoked ${id} (running servers stop accepting it within AUTH_CACHE_TTL_MS)`,
@@ -262,7 +266,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .addOption(new Option('--platform <name>').argParser(oneOf(PLATFORMS, 'platform')).makeOptionMandatory())
     .action(async (o) =>
       withContext(async (ctx) => {
-        await disconnectPlatform(ctx.db, o.workspace, o.platform);
+        await disconnectPlatform(ctx.db, o.workspace, o.platform, ctx.now());
         output.result(
           { workspace_id: o.workspace, platform: o.platform, status: 'disconnected' },
           () => `disconnected ${o.platform}`,
@@ -293,7 +297,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .option('--sector <slug>')
     .option('--pillar <pillar>', `pillar (${PILLARS.join(', ')})`, oneOf(PILLARS, 'pillar'))
     .option('--exclusive', 'hold the sector exclusively (sector_feed only)')
-    .option('--valid-from <date>', 'YYYY-MM-DD', dayOption)
+    .option('--valid-from <date>', 'YYYY-MM-DD (default today, UTC)', dayOption)
     .option('--valid-until <date>', 'YYYY-MM-DD', dayOption)
     .action(async (o) =>
       withContext(async (ctx) => {
@@ -303,7 +307,8 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
           sector: o.sector ?? null,
           pillar: o.pillar ?? null,
           exclusive: !!o.exclusive,
-          validFrom: o.validFrom,
+          // Default: the service's today, not the database server's (the column's CURRENT_DATE).
+          validFrom: o.validFrom ?? utcDay(ctx.now()),
           validUntil: o.validUntil ?? null,
         });
         output.result(
@@ -317,7 +322,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<entitlementId>')
     .action(async (id) =>
       withContext(async (ctx) => {
-        await revokeEntitlement(ctx.db, id);
+        await revokeEntitlement(ctx.db, id, ctx.now());
         output.result({ id, revoked: true }, () => `revoked ${id}`);
       }),
     );

@@ -172,14 +172,14 @@ describe('brandhealth CLI', () => {
       // platform_limit_reached (Free allows one platform)
       [
         ['platform', 'connect', '--workspace', agency.id, '--platform', 'youtube', '--handle', '@two'],
-        /^brandhealth: the free plan allows 1 connected platform\(s\)\n$/,
+        /^brandhealth: The free plan allows 1 connected platform; disconnect one or upgrade\.\n$/,
       ],
-      // invalid_parameter from the scoring domain (was RecomputeError)
+      // invalid_date_range, raised by the scoring domain
       [
         ['scores', 'recompute', '--from', '2999-01-01'],
         /^brandhealth: --from 2999-01-01 is after today \(\d{4}-\d{2}-\d{2}\)\n$/,
       ],
-      // invalid_parameter from the TACSI domain (was PublicationError)
+      // invalid_parameter, raised by the TACSI domain
       [
         ['tacsi', 'publish', '--sector', 'headline', '--cadence', 'weekly', '--period-end', '2025-02-10'],
         /^brandhealth: 2025-02-10 is not a Sunday \(weekly periods end on Sundays\)\n$/,
