@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
@@ -76,6 +76,8 @@ async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
   }
   let pglite: PGlite;
   try {
+    // Loaded here: a service on PostgreSQL never needs PGlite's 0.5 MB of JavaScript.
+    const { PGlite } = await import('@electric-sql/pglite');
     pglite = await PGlite.create(inMemory ? undefined : dataDir, {
       parsers,
       startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY],
