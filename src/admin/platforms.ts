@@ -63,7 +63,7 @@ export async function disconnectPlatform(
   db: Kysely<DB>,
   workspaceId: string,
   platform: Platform,
-  at = new Date(),
+  at: Date,
 ): Promise<void> {
   const result = await db
     .updateTable('platform_connections')

@@ -78,11 +78,7 @@ export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promi
   return id;
 }
 
-export async function revokeEntitlement(
-  db: Kysely<DB>,
-  entitlementId: string,
-  at = new Date(),
-): Promise<void> {
+export async function revokeEntitlement(db: Kysely<DB>, entitlementId: string, at: Date): Promise<void> {
   const result = await db
     .updateTable('tacsi_entitlements')
     .set({ revoked_at: at })
@@ -102,7 +98,7 @@ export interface NoticeInput {
 }
 
 /** Announces a methodology notice; it must take effect after today (UTC), so subscribers see it first. */
-export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now = new Date()): Promise<string> {
+export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now: Date): Promise<string> {
   const title = input.title.trim();
   const detail = input.detail.trim();
   if (!title || title.length > 200) throw new AdminError('title must be 1-200 characters');

@@ -22,6 +22,7 @@ import { SandboxRefusedError } from '../sandbox/guard.ts';
 import { resetSandbox } from '../sandbox/reset.ts';
 import { CLI_EXTENSIONS } from './commands.ts';
 import type { CliIo, CliOutput, WithContext } from './registry.ts';
+import { utcDay } from '../core/days.ts';
 
 function oneOf<T extends string>(values: readonly T[], label: string) {
   return (value: string): T => {
@@ -247,7 +248,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<keyId>')
     .action(async (id) =>
       withContext(async (ctx) => {
-        await revokeApiKey(ctx.db, id);
+        await revokeApiKey(ctx.db, id, ctx.now());
         output.result(
           { id, revoked: true },
           () => `revoked ${id} (running servers stop accepting it within AUTH_CACHE_TTL_MS)`,
@@ -283,7 +284,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .addOption(new Option('--platform <name>').argParser(oneOf(PLATFORMS, 'platform')).makeOptionMandatory())
     .action(async (o) =>
       withContext(async (ctx) => {
-        await disconnectPlatform(ctx.db, o.workspace, o.platform);
+        await disconnectPlatform(ctx.db, o.workspace, o.platform, ctx.now());
         output.result(
           { workspace_id: o.workspace, platform: o.platform, status: 'disconnected' },
           () => `disconnected ${o.platform}`,
@@ -314,7 +315,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .option('--sector <slug>')
     .option('--pillar <pillar>', `pillar (${PILLARS.join(', ')})`, oneOf(PILLARS, 'pillar'))
     .option('--exclusive', 'hold the sector exclusively (sector_feed only)')
-    .option('--valid-from <date>', 'YYYY-MM-DD', ymd)
+    .option('--valid-from <date>', 'YYYY-MM-DD (default today, UTC)', ymd)
     .option('--valid-until <date>', 'YYYY-MM-DD', ymd)
     .action(async (o) =>
       withContext(async (ctx) => {
@@ -324,7 +325,8 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
           sector: o.sector ?? null,
           pillar: o.pillar ?? null,
           exclusive: !!o.exclusive,
-          validFrom: o.validFrom,
+          // Default: the service's today, not the database server's (the column's CURRENT_DATE).
+          validFrom: o.validFrom ?? utcDay(ctx.now()),
           validUntil: o.validUntil ?? null,
         });
         output.result(
@@ -338,7 +340,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<entitlementId>')
     .action(async (id) =>
       withContext(async (ctx) => {
-        await revokeEntitlement(ctx.db, id);
+        await revokeEntitlement(ctx.db, id, ctx.now());
         output.result({ id, revoked: true }, () => `revoked ${id}`);
       }),
     );

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { getAccessToken, ReauthRequired } from '../../src/platforms/vault.ts';
 import { connectPlatform, disconnectPlatform } from '../../src/admin/platforms.ts';
 import { generateKeyEntry, parseKeyRing } from '../../src/infra/crypto/keyring.ts';
@@ -356,7 +356,7 @@ describe('OAuth platform connections', () => {
       ),
     ).toBe(token);
 
-    await disconnectPlatform(t.db, workspace.id, 'youtube');
+    await disconnectPlatform(t.db, workspace.id, 'youtube', t.ctx.now());
     const gone = await t.db
       .selectFrom('platform_connections')
       .selectAll()
