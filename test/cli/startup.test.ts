@@ -21,20 +21,25 @@ function tempDir(): string {
   return dir;
 }
 
+/** The environment of a started entry point: a free port and a data folder of its own unless `env` says. */
+function entryEnv(env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: tempDir(),
+    ...env,
+  };
+}
+
 function start(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ENTRY], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: tempDir(),
-        ...env,
-      },
+      env: entryEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -132,16 +137,7 @@ describe('start-up failures of node src/main.ts', () => {
       for (let run = 0; run < 2; run++) {
         const port = await freePort();
         const child = spawn(process.execPath, [ENTRY], {
-          env: {
-            PATH: process.env.PATH ?? '',
-            HOME: process.env.HOME ?? '',
-            LOG_LEVEL: 'warn',
-            HOST: '127.0.0.1',
-            PORT: String(port),
-            METRICS_PORT: '0',
-            SHUTDOWN_DRAIN_MS: '0',
-            DATA_DIR: dir,
-          },
+          env: entryEnv({ PORT: String(port), METRICS_PORT: '0', SHUTDOWN_DRAIN_MS: '0', DATA_DIR: dir }),
           stdio: ['ignore', 'ignore', 'pipe'],
         });
         let stderr = '';
