@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, EntitlementKind } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { isUniqueViolation } from '../infra/db/errors.ts';
 import { AdminError } from './workspaces.ts';
 import { type Pillar, PILLARS } from '../core/catalog.ts';
 
@@ -71,8 +72,9 @@ export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promi
         valid_until: input.validUntil ?? null,
       })
       .execute();
-  } catch (error: any) {
-    if (error?.code === '23505') throw new AdminError(`sector ${input.sector} is already held exclusively`);
+  } catch (error) {
+    if (isUniqueViolation(error, 'tacsi_entitlements_exclusive_uq'))
+      throw new AdminError(`sector ${input.sector} is already held exclusively`);
     throw error;
   }
   return id;

@@ -15,7 +15,15 @@ import { ConfigError, loadConfig } from '../infra/config.ts';
 import { generateKeyEntry, KeyRingError } from '../infra/crypto/keyring.ts';
 import { resealAll, sealedCounts } from '../infra/crypto/sealed-columns.ts';
 import { DataDirLockedError } from '../infra/db/data-dir-lock.ts';
-import { ACCOUNT_TYPES, ORG_TYPES, PILLARS, PLANS, PLATFORMS, SCOPES } from '../core/catalog.ts';
+import {
+  ACCOUNT_TYPES,
+  BILLING_PERIODS,
+  ORG_TYPES,
+  PILLARS,
+  PLANS,
+  PLATFORMS,
+  SCOPES,
+} from '../core/catalog.ts';
 import { createService } from '../service.ts';
 import { runDemo } from '../sandbox/demo.ts';
 import { SandboxRefusedError } from '../sandbox/guard.ts';
@@ -106,11 +114,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     )
     .option('--org-type <type>', `organisation type (${ORG_TYPES.join(', ')})`, oneOf(ORG_TYPES, 'org type'))
     .option('--sector <slug>', 'consumer sector (TACSI cohort)')
-    .option(
-      '--billing-period <period>',
-      'monthly or annual',
-      oneOf(['monthly', 'annual'] as const, 'billing period'),
-    )
+    .option('--billing-period <period>', 'monthly or annual', oneOf(BILLING_PERIODS, 'billing period'))
     .option('--realtime', 'enable real-time scoring (agency plans)')
     .option('--white-label', 'white-labelled client')
     .action(async (o) =>

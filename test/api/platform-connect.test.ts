@@ -200,6 +200,28 @@ describe('OAuth platform connections', () => {
     );
   });
 
+  it('counts a connection waiting for re-authorisation in platforms_connected, as the limit does', async () => {
+    const { workspace, key } = await workspaceWithKey(
+      t.db,
+      { plan: 'pro' },
+      { platforms: [{ platform: 'instagram' }, { platform: 'facebook' }, { platform: 'tiktok' }] },
+    );
+    await t.db
+      .updateTable('platform_connections')
+      .set({ status: 'reauth_required', reauth_at: new Date() })
+      .where('workspace_id', '=', workspace.id)
+      .where('platform', '=', 'tiktok')
+      .execute();
+    const ws = (await req({ method: 'GET', url: '/v1/workspace', key })).json();
+    expect([ws.platforms_connected, ws.platform_limit]).toEqual([3, 3]);
+    expect((await req({ method: 'GET', url: '/v1/platforms', key })).json().total_connected).toBe(3);
+    expectProblem(
+      await req({ method: 'POST', url: '/v1/platforms/twitter/connect', key }),
+      402,
+      'Platform Limit Reached',
+    );
+  });
+
   it('refreshes before expiry, moves a refused refresh to reauth_required, and reconnects in place', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
     sim.setFaults('twitter', { tokenTtlSeconds: 30 });
