@@ -6,6 +6,7 @@ import { TEXT_RULES, textSweetSpot } from './platform-rules.ts';
 import { clamp01 } from './signals.ts';
 import type { Signal } from './signals.ts';
 import { characterCount, extractEntities, proseOf } from './text-entities.ts';
+import { measureQuality, qualitySignals, type QualityFinding } from './text-quality.ts';
 import type { Format, NotJudged } from './types.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -48,6 +49,8 @@ export interface TextMeasurements {
   complexWords: string[];
   /** The wording of a recall, apology, outage or safety notice (ANNOUNCEMENT). */
   announcement: boolean;
+  /** Junk, claims, spam, shouting, stuffing and repetition found (text-quality.ts). */
+  quality: QualityFinding[];
 }
 
 /**
@@ -147,6 +150,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     .sort((a, b) => a.stats.fres - b.stats.fres);
   const firstLine = text.trim().split(/\r?\n/u)[0]?.trim() ?? '';
   const entities = extractEntities(text);
+  const language = detectLanguage(prose).language;
   // wink reports normalised spellings ("organisational" -> "organizational"); quote only
   // words the author actually wrote.
   const lowerText = text.toLowerCase();
@@ -184,13 +188,14 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     negativeSentences: negative.length,
     toneSentences: tones.length,
     mostNegativeSentence: negative[0]?.sentence ?? null,
-    language: detectLanguage(prose).language,
+    language,
     readingEase: stats.fres,
     hardSentences: hard.map((h) => h.sentence),
     words: stats.numOfWords,
     sentences: stats.numOfSentences,
     complexWords,
     announcement: ANNOUNCEMENT.test(text.replace(/’/gu, "'")),
+    quality: measureQuality(text, prose, entities.hashtags, entities.links, language),
   };
 }
 
@@ -483,7 +488,7 @@ export function textSignals(
 ): Signal[] {
   const skipped = new Set(notJudgedChecks(m, announcement).map((c) => c.check));
   const room = format === 'thread' ? Infinity : TEXT_RULES[platform].limit - m.characters;
-  return allTextSignals(m, platform, format, announcement)
+  return [...allTextSignals(m, platform, format, announcement), ...qualitySignals(m.quality)]
     .filter((s) => !skipped.has(s.id))
     .map((s) => {
       // Advice to add text that would push it over the hard limit is withheld: following it

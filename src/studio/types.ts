@@ -1,4 +1,5 @@
 /** Request and result shapes of POST /v1/studio/score (see the spec's "Content score result"). */
+import type { QualityCheck } from './text-quality.ts';
 import type { Pillar, Platform } from '../core/catalog.ts';
 
 export const CONTENT_TYPES = ['text', 'image', 'video'] as const;
@@ -40,6 +41,15 @@ export interface PillarOutlook {
   high: string;
 }
 
+/** A quality problem of a text, for people (extension). */
+export interface QualityFlag {
+  check: QualityCheck;
+  /** One sentence on what was found. */
+  detail: string;
+  /** The fix; following it lifts this flag's cap. */
+  suggestion: string;
+}
+
 /** A check left out of the score, and why (extension). */
 export interface NotJudged {
   check: string;
@@ -63,6 +73,11 @@ export interface ContentScoreResult {
   language: string | null;
   /** Extension: checks that publishing would fail (over a hard limit, refused file); they cap the score at 40. */
   blockers: string[];
+  /**
+   * Extension: quality problems the format checklist cannot see (junk, claims, spam, all caps,
+   * hashtag stuffing, repetition); each caps the score while it remains.
+   */
+  flags: QualityFlag[];
   /** Extension: checks left out of the score. */
   not_judged: NotJudged[];
   /** Extension: pillar predictions as a direction and a range, since they are not calibrated. */
