@@ -6,7 +6,14 @@ import { TEXT_RULES, textSweetSpot } from './platform-rules.ts';
 import { clamp01 } from './signals.ts';
 import type { Signal } from './signals.ts';
 import { characterCount, extractEntities, proseOf } from './text-entities.ts';
-import { measureQuality, qualitySignals, type QualityFinding } from './text-quality.ts';
+import {
+  isStuffing,
+  measureQuality,
+  QUALITY_CAPS,
+  qualitySignals,
+  STUFFING_DETAIL,
+  type QualityFinding,
+} from './text-quality.ts';
 import type { Format, NotJudged } from './types.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -195,7 +202,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     sentences: stats.numOfSentences,
     complexWords,
     announcement: ANNOUNCEMENT.test(text.replace(/’/gu, "'")),
-    quality: measureQuality(text, prose, entities.hashtags, entities.links, language),
+    quality: measureQuality(text, prose, entities.links, language),
   };
 }
 
@@ -316,8 +323,16 @@ function hashtagSignal(m: TextMeasurements, platform: Platform): Signal {
     };
   }
   if (count > norm.max) {
+    // Stuffing caps the score as a quality flag; cutting the hashtags lifts the cap too.
+    const stuffed = isStuffing(count, m.words)
+      ? {
+          cap: QUALITY_CAPS.hashtag_stuffing,
+          flag: { check: 'hashtag_stuffing' as const, detail: STUFFING_DETAIL(count, m.words) },
+        }
+      : {};
     return {
       ...base,
+      ...stuffed,
       quality: Math.max(0.2, 1 - 0.15 * (count - norm.max)),
       suggestion: `Cut the hashtags to ${norm.max} or fewer (${range}): it has ${count}`,
     };

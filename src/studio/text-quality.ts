@@ -45,8 +45,8 @@ export const GIBBERISH_SHARE = 0.5;
 /** Share of words in capitals (of at least ALL_CAPS_MIN_WORDS) above which a text shouts. */
 export const ALL_CAPS_SHARE = 0.5;
 export const ALL_CAPS_MIN_WORDS = 4;
-/** Hashtags that are stuffing: this many, or at least half the tokens (with 5 or more). */
-export const STUFFED_HASHTAGS = 10;
+/** Hashtags over the platform norm are stuffing from this many, or when they outnumber the words. */
+export const STUFFED_HASHTAGS = 15;
 
 // The commonest English words: real English prose of a few words nearly always has one.
 // prettier-ignore
@@ -123,12 +123,11 @@ function wordsOf(prose: string): string[] {
 
 /**
  * The quality findings of a text. `prose` is the text without hashtags, mentions, links and
- * emoji (proseOf); `hashtags` and `links` as extracted; `language` as detected.
+ * emoji (proseOf); `links` as extracted; `language` as detected.
  */
 export function measureQuality(
   text: string,
   prose: string,
-  hashtags: readonly string[],
   links: readonly string[],
   language: string,
 ): QualityFinding[] {
@@ -200,15 +199,6 @@ export function measureQuality(
     });
   }
 
-  const tags = hashtags.length;
-  if (tags >= STUFFED_HASHTAGS || (tags >= 5 && tags >= words.length)) {
-    out.push({
-      check: 'hashtag_stuffing',
-      detail: `The text has ${tags} hashtags to ${words.length} words, which reads as stuffing.`,
-      suggestion: 'Keep 3 to 5 hashtags that name the topic, and let the words carry the caption',
-    });
-  }
-
   const repeated = repetition(text, words);
   if (repeated) {
     out.push({
@@ -243,12 +233,21 @@ function repetition(text: string, words: string[]): string | null {
   let run = 1;
   let prev = '';
   for (const ch of text) {
-    run = ch === prev && !/\s/u.test(ch) ? run + 1 : 1;
+    // Letters and punctuation ("sooooo", "!!!!!"); emoji have their own check.
+    run = ch === prev && /[\p{L}\p{P}]/u.test(ch) ? run + 1 : 1;
     prev = ch;
     if (run >= 5) return `"${ch}" ${run} or more times in a row`;
   }
   return null;
 }
+
+/** Whether hashtags over the platform norm are stuffing rather than a few too many. */
+export function isStuffing(hashtags: number, words: number): boolean {
+  return hashtags >= STUFFED_HASHTAGS || hashtags >= words;
+}
+
+export const STUFFING_DETAIL = (hashtags: number, words: number): string =>
+  `The text has ${hashtags} hashtags to ${words} words, which reads as stuffing.`;
 
 /**
  * One zero-weight signal per failing quality check: it adds no points, it caps the score, and
