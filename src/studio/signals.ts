@@ -4,9 +4,9 @@ import type {
   Format,
   NotJudged,
   PillarOutlook,
+  QualityCheck,
   StudioMode,
 } from './types.ts';
-import type { QualityCheck } from './text-quality.ts';
 import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
 
 /**

@@ -10,16 +10,7 @@
  * backreferences; repetition is counted in code.
  */
 import type { Signal } from './signals.ts';
-
-export const QUALITY_CHECKS = [
-  'junk',
-  'claims',
-  'spam',
-  'all_caps',
-  'hashtag_stuffing',
-  'repetition',
-] as const;
-export type QualityCheck = (typeof QUALITY_CHECKS)[number];
+import type { QualityCheck } from './types.ts';
 
 /** Highest score while each check fails; the lowest cap of the failing checks applies. */
 export const QUALITY_CAPS: Record<QualityCheck, number> = {

@@ -1,5 +1,4 @@
 /** Request and result shapes of POST /v1/studio/score (see the spec's "Content score result"). */
-import type { QualityCheck } from './text-quality.ts';
 import type { Pillar, Platform } from '../core/catalog.ts';
 
 export const CONTENT_TYPES = ['text', 'image', 'video'] as const;
@@ -10,6 +9,17 @@ export const FORMATS = ['post', 'story', 'reel', 'short', 'thread'] as const;
  * cheerful engagement bait.
  */
 export const STUDIO_MODES = ['standard', 'announcement'] as const;
+
+/** Quality checks of a text that cap its score while they fail (text-quality.ts). */
+export const QUALITY_CHECKS = [
+  'junk',
+  'claims',
+  'spam',
+  'all_caps',
+  'hashtag_stuffing',
+  'repetition',
+] as const;
+export type QualityCheck = (typeof QUALITY_CHECKS)[number];
 
 export type ContentType = (typeof CONTENT_TYPES)[number];
 export type Format = (typeof FORMATS)[number];
