@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { asStoredReal } from '../../src/ingest/sync.ts';
 import { recomputeDailyScores, writeDailyScores } from '../../src/scoring/daily-scores.ts';
