@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { workspacePrincipal, type AuthRequirement } from '../infra/auth/auth-plugin.ts';
@@ -10,6 +10,8 @@ import { ACCOUNT_TYPES, ORG_TYPES } from '../core/catalog.ts';
 import { clientsWithLatestScore, exportScope, scoreExportJson, type ClientScoreRow } from './queries.ts';
 import { parseIsoInstant } from '../core/days.ts';
 import { exportCache } from './export-cache.ts';
+import { cachedJson } from '../infra/notified-cache.ts';
+import { sendJsonBytes } from '../infra/http/json-bytes.ts';
 
 /** Spec: read scope and an Agency owner, denied as Forbidden (not Plan Required). */
 const EXPORT_AUTH: AuthRequirement = {
@@ -125,15 +127,6 @@ function scoreFields(row: ClientScoreRow) {
   };
 }
 
-/**
- * JSON bytes are sent as they are: Fastify skips the response serializer for a Buffer, while the
- * route's response schema still documents the body in OpenAPI. Typed as a plain reply because the type
- * provider types send() as the schema's object, not its JSON text.
- */
-function sendJsonBytes(reply: FastifyReply, json: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(json);
-}
-
 export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const cache = exportCache(app.ctx);
@@ -152,27 +145,14 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
    * since its last change. The owner is the authenticated key's workspace: the cache is keyed by it,
    * so the tenant boundary is the query's, as uncached.
    */
-  const scoreExportPage = async (ownerId: string, limit: number, since: Date | null): Promise<Buffer> => {
-    const variant = `${limit} ${since?.getTime() ?? '-'}`;
-    const hit = cache.enabled ? cache.get(ownerId, variant, Date.now()) : undefined;
-    if (hit !== undefined) return hit;
-    const read = cache.enabled ? cache.begin(ownerId) : null;
-    let json: string | null;
-    try {
-      json = await scoreExportJson(app.ctx.db, ownerId, { limit, since });
-    } catch (error) {
-      if (read) cache.abandon(read);
-      throw error;
-    }
-    if (json === null) {
-      if (read) cache.abandon(read);
+  const scoreExportPage = (ownerId: string, limit: number, since: Date | null): Promise<Buffer> =>
+    cachedJson(cache, ownerId, `${limit} ${since?.getTime() ?? '-'}`, async () => {
+      const json = await scoreExportJson(app.ctx.db, ownerId, { limit, since });
       // The key was valid a moment ago; its workspace vanishing in between is a plain 404.
-      throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
-    }
-    const body = Buffer.from(json, 'utf8');
-    if (read) cache.set(read, variant, body, Date.now());
-    return body;
-  };
+      if (json === null)
+        throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
+      return Buffer.from(json, 'utf8');
+    });
 
   app.get(
     '/v1/export/clients',

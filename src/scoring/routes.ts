@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
@@ -17,6 +17,8 @@ import { GRANULARITIES, scoreHistory } from './history.ts';
 import { V2ScoreFields } from './schemas.ts';
 import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
 import { scoreCache } from './score-cache.ts';
+import { cachedJson } from '../infra/notified-cache.ts';
+import { sendJsonBytes, serialize200 } from '../infra/http/json-bytes.ts';
 import { utcDay } from '../core/days.ts';
 
 const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
@@ -87,11 +89,6 @@ export const ScoreHistory = Type.Object(
 const WorkspaceId = Type.Optional(WorkspaceIdInput);
 const PILLARS_EXAMPLE = { presence: 62.1, reach: 56.8, impact: 60.2, sentiment: 51.9, momentum: 50.3 };
 
-/** Sends JSON already serialized by the route's schema: Fastify sends a Buffer as is. */
-function sendSerialized(reply: FastifyReply, body: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body);
-}
-
 export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const cache = scoreCache(app.ctx);
@@ -146,27 +143,13 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const principal = workspacePrincipal(request);
       const { workspace_id: requested, include_pillars: includePillars } = request.query;
-      if (!cache.enabled) return currentScore(app.ctx, principal, requested, includePillars);
       // Everything the answer depends on besides the workspace's rows: the key owner (tenancy and
       // visibility), its plan (real-time or not), the variant asked, and the day (`stale`).
-      const workspaceId = requested ?? principal.workspaceId;
       const variant = `${principal.workspaceId} ${principal.plan} ${includePillars} ${utcDay(app.ctx.now())}`;
-      const hit = cache.get(workspaceId, variant, Date.now());
-      if (hit !== undefined) return sendSerialized(reply, hit);
-      const read = cache.begin(workspaceId);
-      let view;
-      try {
-        view = await currentScore(app.ctx, principal, requested, includePillars);
-      } catch (error) {
-        cache.abandon(read);
-        throw error;
-      }
-      // The route's own response serializer: a cached answer is byte for byte the uncached one.
-      const body = Buffer.from(
-        reply.serializeInput(view as unknown as Record<string, unknown>, '200', 'application/json') as string,
+      const body = await cachedJson(cache, requested ?? principal.workspaceId, variant, async () =>
+        serialize200(reply, await currentScore(app.ctx, principal, requested, includePillars)),
       );
-      cache.set(read, variant, body, Date.now());
-      return sendSerialized(reply, body);
+      return sendJsonBytes(reply, body);
     },
   );
 

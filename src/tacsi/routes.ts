@@ -14,6 +14,7 @@ import {
   type FeedRequest,
 } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
+import { sendJsonBytes } from '../infra/http/json-bytes.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed, notices } from './calendar.ts';
@@ -122,7 +123,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     const etag = csv ? `${cached.etag.slice(0, -1)}-csv"` : cached.etag;
     reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-    if (!csv) return reply.type('application/json; charset=utf-8').send(cached.bytes);
+    if (!csv) return sendJsonBytes(reply, cached.bytes);
     const body = JSON.parse(cached.bytes.toString()) as HistoryPage;
     const next = csvFeed.next(body);
     if (next !== null) reply.header('Link', `<${next}>; rel="next"`);
