@@ -13,4 +13,26 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // Route files stay thin: a write and its transaction belong to the domain's service functions,
+    // which the handler calls (docs/architecture.md "A request's path").
+    files: ['src/**/routes.ts', 'src/**/*-routes.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='transaction']",
+          message: "No transactions in route handlers: move the write into the domain's service function.",
+        },
+        {
+          selector: "Identifier[name='trx']",
+          message: "No transactions in route handlers: move the write into the domain's service function.",
+        },
+        {
+          selector: "TSTypeReference[typeName.name='Transaction']",
+          message: "No transactions in route handlers: move the write into the domain's service function.",
+        },
+      ],
+    },
+  },
 );

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { ProblemError, problems } from '../infra/http/problem.ts';
 import { DomainError } from '../core/errors.ts';
 import {
   DateOnly,
@@ -12,7 +11,7 @@ import {
   Timestamp,
   WorkspaceIdInput,
 } from '../infra/http/schemas.ts';
-import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/schedule.ts';
+import { SYNCING_STALE_MS } from '../ingest/schedule.ts';
 import { CONNECTOR_ERROR_KINDS, type ConnectorErrorKind } from '../ingest/connectors/index.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { COVERAGE_DATA, coverage, HEALTH_REASONS, HEALTH_STATUSES, healthOf } from './health.ts';
@@ -20,6 +19,7 @@ import { platformEndpoints } from './oauth-config.ts';
 import type { AppContext } from '../context.ts';
 import { listConnections, type ListedConnection } from './queries.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
+import { requestSync } from './sync-now.ts';
 
 const ERROR_CLASSES = [
   'rate_limited',
@@ -396,54 +396,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
       const { platform } = request.params;
       const ws = await resolveWorkspace(ctx.db, workspacePrincipal(request), request.query.workspace_id);
       const now = ctx.now();
-      const cooldown = ctx.config.sync.onDemandCooldownSeconds;
-      const outcome = await ctx.db.transaction().execute(async (trx) => {
-        const c = await trx
-          .selectFrom('platform_connections')
-          .select(['id', 'platform', 'status', 'access_token', 'manual_sync_at'])
-          .where('workspace_id', '=', ws.id)
-          .where('platform', '=', platform)
-          .where('status', '<>', 'disconnected')
-          .forUpdate()
-          .executeTakeFirst();
-        if (!c) {
-          return new DomainError(
-            'platform_not_connected',
-            `${platform} is not connected to workspace ${ws.id}: connect it with POST /v1/platforms/${platform}/connect.`,
-          );
-        }
-        if (c.status === 'reauth_required') {
-          return problems.conflict(
-            'Reauthorization Required',
-            `The ${platform} connection needs re-authorisation: reconnect with POST /v1/platforms/${platform}/connect.`,
-          );
-        }
-        if (c.access_token === null) {
-          return problems.conflict(
-            'Not Connected Through OAuth',
-            `The ${platform} connection has no authorisation to sync with: reconnect with POST /v1/platforms/${platform}/connect.`,
-          );
-        }
-        const wait = c.manual_sync_at
-          ? Math.ceil((c.manual_sync_at.getTime() + cooldown * 1000 - now.getTime()) / 1000)
-          : 0;
-        if (wait > 0) {
-          return new ProblemError(
-            429,
-            'Sync Rate Limited',
-            `${platform} was synced on demand less than ${cooldown} s ago; retry in ${wait} s.`,
-            { headers: { 'Retry-After': String(wait) } },
-          );
-        }
-        await trx
-          .updateTable('platform_connections')
-          .set({ manual_sync_at: now })
-          .where('id', '=', c.id)
-          .execute();
-        await enqueueManualSync(ctx, trx, c);
-        return null;
-      });
-      if (outcome) throw outcome;
+      await requestSync(ctx, ws.id, platform, now);
       reply.code(202);
       return { platform, status: 'queued' as const, requested_at: now.toISOString() };
     },
