@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { errorResponses, json, PlatformName, Timestamp, WorkspaceIdInput } from '../infra/http/schemas.ts';
-import { PlatformPath } from './routes.ts';
+import { PlatformPath } from './schemas.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import type { Platform } from '../core/catalog.ts';
 import {
