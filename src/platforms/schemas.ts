@@ -281,3 +281,164 @@ export const SYNC_QUEUED_EXAMPLE: Static<typeof SyncQueued> = {
   status: 'queued',
   requested_at: '2026-11-22T10:05:00.000Z',
 };
+
+// Connect (OAuth) endpoints.
+
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+export const AttemptPath = Type.Object({
+  platform: PlatformPath.properties.platform,
+  id: Type.String({ minLength: 1, maxLength: 64, examples: ['oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S'] }),
+});
+
+export const Account = Type.Object({
+  account_id: Type.String({ description: "the platform's id of the account" }),
+  handle: Type.String(),
+  name: Type.String(),
+  followers: Type.Integer({ description: 'audience size (subscribers on youtube)' }),
+  connected_elsewhere: Type.Boolean({
+    description: 'connected to another workspace already: picking it needs `share: true`',
+  }),
+});
+
+export const Attempt = Type.Object(
+  {
+    id: Type.String({ description: 'the connect attempt' }),
+    platform: PlatformName,
+    workspace_id: Type.String(),
+    status: Type.Enum(['pending', 'pending_selection', 'connected', 'denied', 'failed', 'expired'], {
+      description:
+        'pending: waiting for the account owner at the platform; pending_selection: the login gave several ' +
+        'accounts (or one connected elsewhere), pick one with POST …/connect/{id}/select; connected; denied ' +
+        '(consent refused); failed (see `error`); expired',
+    }),
+    expires_at: Timestamp,
+    handle: Type.Optional(Type.String({ description: 'connected: the account' })),
+    followers: Type.Optional(Type.Integer()),
+    reconnected: Type.Optional(
+      Type.Boolean({ description: 'a connection waiting for re-authorisation was restored' }),
+    ),
+    accounts: Type.Optional(
+      Type.Array(Account, { description: 'pending_selection: the accounts to pick from' }),
+    ),
+    granted_scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'what the platform granted (null: not known yet)',
+    }),
+    missing_scopes: Type.Array(Type.String(), {
+      description:
+        'requested but not granted: only optional ones (comment texts for sentiment); a declined required ' +
+        'scope refuses the connect with 403 Permissions Declined',
+    }),
+    error: Type.Optional(Type.String({ description: 'failed: what went wrong' })),
+  },
+  { $id: 'PlatformConnectAttempt' },
+);
+
+export const ATTEMPT_EXAMPLE: Static<typeof Attempt> = {
+  id: 'oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S',
+  platform: 'instagram',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  status: 'connected',
+  expires_at: '2026-11-22T10:15:00.000Z',
+  handle: 'bluebirdcoffee',
+  followers: 48210,
+  reconnected: false,
+  granted_scopes: ['instagram_basic', 'instagram_manage_insights', 'pages_show_list', 'business_management'],
+  missing_scopes: [],
+};
+
+export const CallbackParams = Type.Object(
+  {
+    state: Type.Optional(Type.String({ maxLength: 512 })),
+    code: Type.Optional(Type.String({ maxLength: 2048 })),
+    error: Type.Optional(Type.String({ maxLength: 256 })),
+    error_description: Type.Optional(Type.String({ maxLength: 1024 })),
+    iss: Type.Optional(Type.String({ maxLength: 512 })),
+    scope: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: true },
+);
+
+/** The redirect's query as a JSON body (POST callback). */
+export const CallbackBody = Type.Object(CallbackParams.properties, {
+  additionalProperties: true,
+  examples: [
+    {
+      state: 'Zm9vYmFyYmF6cXV4',
+      code: 'AQD8sT2kq0x1yZ',
+      iss: 'https://www.facebook.com',
+    },
+  ],
+});
+
+export const PlatformAuthorization = Type.Object(
+  {
+    platform: PlatformName,
+    id: Type.String({ description: 'the connect attempt' }),
+    authorization_url: Type.String({ format: 'uri' }),
+    expires_at: Timestamp,
+  },
+  { $id: 'PlatformAuthorization' },
+);
+
+export const PLATFORM_AUTHORIZATION_EXAMPLE: Static<typeof PlatformAuthorization> = {
+  platform: 'instagram',
+  id: 'oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S',
+  authorization_url:
+    'https://www.facebook.com/v26.0/dialog/oauth?response_type=code&client_id=1234567890&redirect_uri=https%3A%2F%2Fapi.example%2Fv1%2Fplatforms%2Finstagram%2Fcallback&scope=instagram_basic%2Cinstagram_manage_insights%2Cinstagram_manage_comments%2Cpages_show_list%2Cpages_read_engagement%2Cbusiness_management&state=Zm9vYmFy&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&auth_type=rerequest',
+  expires_at: '2026-11-22T10:15:00.000Z',
+};
+
+export const PENDING_SELECTION_EXAMPLE: Static<typeof Attempt> = {
+  id: ATTEMPT_EXAMPLE.id,
+  platform: ATTEMPT_EXAMPLE.platform,
+  workspace_id: ATTEMPT_EXAMPLE.workspace_id,
+  status: 'pending_selection',
+  expires_at: ATTEMPT_EXAMPLE.expires_at,
+  accounts: [
+    {
+      account_id: '17841400000000001',
+      handle: 'bluebirdcoffee',
+      name: 'Bluebird Coffee',
+      followers: 48210,
+      connected_elsewhere: false,
+    },
+    {
+      account_id: '17841400000000002',
+      handle: 'bluebirdroastery',
+      name: 'Bluebird Roastery',
+      followers: 9120,
+      connected_elsewhere: false,
+    },
+  ],
+  granted_scopes: ATTEMPT_EXAMPLE.granted_scopes,
+  missing_scopes: [],
+};
+
+export const SelectAccountBody = Type.Object(
+  {
+    account_id: Type.String({ minLength: 1, maxLength: 200 }),
+    share: Type.Optional(
+      Type.Boolean({
+        description: 'connect an account that another workspace has connected too',
+        default: false,
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ account_id: '17841400000000002', share: false }] },
+);
+
+export const PlatformDisconnected = Type.Object(
+  {
+    platform: PlatformName,
+    status: Type.Literal('disconnected'),
+    revoked: Type.Boolean({ description: 'the platform confirmed the revocation' }),
+  },
+  { $id: 'PlatformDisconnected' },
+);
+
+export const PLATFORM_DISCONNECTED_EXAMPLE: Static<typeof PlatformDisconnected> = {
+  platform: 'tiktok',
+  status: 'disconnected',
+  revoked: true,
+};
