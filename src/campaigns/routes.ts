@@ -78,9 +78,10 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const ws = await resolveWorkspace(app.ctx.db, workspacePrincipal(request), request.query.workspace_id);
+      const principal = workspacePrincipal(request);
+      const ws = await resolveWorkspace(app.ctx.db, principal, request.query.workspace_id);
       const { status, limit, offset } = request.query;
-      return listCampaigns(app.ctx, ws.id, { status, limit, offset });
+      return listCampaigns(app.ctx, principal, ws.id, { status, limit, offset });
     },
   );
 

@@ -1,5 +1,6 @@
 // TypeBox schemas of the campaign endpoints, with their OpenAPI examples.
 import { Type, type Static } from 'typebox';
+import { CAMPAIGN_STATUSES } from '../core/catalog.ts';
 import { DateOnly, Timestamp, withDefault, WorkspaceIdInput } from '../infra/http/schemas.ts';
 import { DEFAULT_DURATION_WEEKS, MAX_DURATION_WEEKS, MAX_PHASE_NAME, MAX_PHASES } from './phases.ts';
 
@@ -10,7 +11,7 @@ export const MAX_OBJECTIVE = 2000;
 const WorkspaceId = WorkspaceIdInput;
 const NullableScore = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
-const CampaignStatus = Type.Enum(['draft', 'active', 'completed', 'cancelled'], {
+const CampaignStatus = Type.Enum([...CAMPAIGN_STATUSES], {
   description: 'cancelled is an extension: see POST /v1/campaigns/{campaign_id}/cancel',
 });
 
@@ -149,7 +150,7 @@ export const CampaignListQuery = Type.Object(
   {
     workspace_id: Type.Optional(WorkspaceId),
     status: Type.Optional(
-      Type.Enum(['active', 'completed', 'draft', 'cancelled'], {
+      Type.Enum([...CAMPAIGN_STATUSES], {
         description:
           'default: active, completed and draft; cancelled campaigns are listed only with status=cancelled',
       }),

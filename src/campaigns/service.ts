@@ -14,14 +14,7 @@ import {
   weekNumbers,
   type PhasePlan,
 } from './phases.ts';
-import {
-  compositeScoreAt,
-  insertCampaign,
-  listCampaignRows,
-  phasesOf,
-  type CampaignRow,
-  type PhaseRow,
-} from './queries.ts';
+import { insertCampaign, listCampaignRows, phasesOf, type CampaignRow, type PhaseRow } from './queries.ts';
 import { dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
 import {
   MAX_NAME,
@@ -30,6 +23,8 @@ import {
   type CampaignList,
   type CampaignListItem as CampaignListItemSchema,
 } from './schemas.ts';
+import { currentCompositeScore } from '../scoring/current-score.ts';
+import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 
 export interface CreateCampaignInput {
   workspaceId: string;
@@ -174,13 +169,14 @@ export function toListItem(
 
 export async function listCampaigns(
   ctx: AppContext,
+  principal: WorkspacePrincipal,
   workspaceId: string,
   filter: { status: CampaignRow['status'] | undefined; limit: number; offset: number },
 ): Promise<Static<typeof CampaignList>> {
   const now = ctx.now();
   const [{ rows, total }, scoreCurrent] = await Promise.all([
     listCampaignRows(ctx.db, workspaceId, filter),
-    compositeScoreAt(ctx.db, workspaceId, now),
+    currentCompositeScore(ctx, principal, workspaceId),
   ]);
   const phases = await phasesOf(
     ctx.db,

@@ -2,15 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { DateOnly, PlatformName, Timestamp, WorkspaceIdInput } from '../infra/http/schemas.ts';
 import { CONNECTOR_ERROR_KINDS } from '../ingest/connectors/index.ts';
+import { SYNC_ERROR_CLASSES } from '../core/catalog.ts';
 import { COVERAGE_DATA, HEALTH_REASONS, HEALTH_STATUSES } from './health.ts';
-
-const ERROR_CLASSES = [
-  'rate_limited',
-  'platform_unavailable',
-  'platform_error',
-  'reauth_required',
-  'invalid_response',
-] as const;
 
 const PillarCoverageSchema = Type.Object(
   {
@@ -111,7 +104,7 @@ export const PlatformConnection = Type.Object(
     last_error: Type.Union(
       [
         Type.Object({
-          class: Type.Enum(ERROR_CLASSES),
+          class: Type.Enum(SYNC_ERROR_CLASSES),
           at: Timestamp,
         }),
         Type.Null(),

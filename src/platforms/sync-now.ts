@@ -2,6 +2,7 @@ import type { AppContext } from '../context.ts';
 import { DomainError } from '../core/errors.ts';
 import type { Platform } from '../core/catalog.ts';
 import { enqueueManualSync } from '../ingest/schedule.ts';
+import { holdsPlace } from './connection-state.ts';
 
 /**
  * Queues an on-demand sync of the workspace's connection to `platform`, outside its schedule, and
@@ -22,7 +23,7 @@ export async function requestSync(
       .select(['id', 'platform', 'status', 'access_token', 'manual_sync_at'])
       .where('workspace_id', '=', workspaceId)
       .where('platform', '=', platform)
-      .where('status', '<>', 'disconnected')
+      .where(holdsPlace)
       .forUpdate()
       .executeTakeFirst();
     if (!c) {

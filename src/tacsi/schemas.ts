@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed } from './calendar.ts';
 import { TACSI_PILLARS } from './privacy/index.ts';
+import { PILLARS } from '../core/catalog.ts';
 import { DateOnly } from '../infra/http/schemas.ts';
 
 /** Shape only: a slug of the taxonomy form (or `headline`). Whether it exists is an entitlement question. */
@@ -389,7 +390,7 @@ export const LicensedSectors = Type.Object(
         feeds: Type.Array(Type.Enum(['weekly', 'history', 'pillars', 'daily']), {
           description: 'the feeds this key may read for the sector',
         }),
-        pillars: Type.Array(Type.Enum(['impact', 'momentum', 'presence', 'reach', 'sentiment']), {
+        pillars: Type.Array(Type.Enum([...PILLARS].sort()), {
           description: 'the pillars its pillar feed answers (empty without the pillars feed)',
         }),
       }),

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import { connectedPlatforms } from '../platforms/queries.ts';
-import { auditsUsed, latestCompositeScore } from './queries.ts';
+import { connectionsHoldingPlace } from '../platforms/queries.ts';
+import { auditsUsed } from './queries.ts';
+import { currentCompositeScore } from '../scoring/current-score.ts';
 import { PLAN_LIMITS } from '../core/catalog.ts';
 import { WORKSPACE_EXAMPLE, WorkspaceResource } from './schemas.ts';
 import { resolveWorkspace } from './tenancy.ts';
@@ -33,8 +34,8 @@ export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
       const limits = PLAN_LIMITS[ws.plan];
       const [used, connected, score] = await Promise.all([
         auditsUsed(db, ws.id, now()),
-        connectedPlatforms(db, ws.id).then((p) => p.length),
-        latestCompositeScore(db, ws.id),
+        connectionsHoldingPlace(db, ws.id).then((c) => c.length),
+        currentCompositeScore(app.ctx, principal, ws.id),
       ]);
       return {
         id: ws.id,

@@ -21,7 +21,8 @@ export const WorkspaceResource = Type.Object(
       description: 'per calendar month; null: unlimited',
     }),
     current_core_score: Type.Union([Type.Number(), Type.Null()], {
-      description: 'latest Brand Credit Score (0-100); null before the first audit',
+      description:
+        'the current Brand Credit Score (0-100), as GET /v1/score answers it; null when that has none',
     }),
     created_at: Timestamp,
   },
