@@ -921,7 +921,7 @@ export interface components {
             audits_used: number;
             /** @description per calendar month; null: unlimited */
             audits_limit: number | null;
-            /** @description latest Brand Credit Score (0-100); null before the first audit */
+            /** @description the current Brand Credit Score (0-100), as GET /v1/score answers it; null when that has none */
             current_core_score: number | null;
             /** Format: date-time */
             created_at: string;
@@ -6998,7 +6998,7 @@ export interface operations {
                  */
                 workspace_id?: string;
                 /** @description default: active, completed and draft; cancelled campaigns are listed only with status=cancelled */
-                status?: "active" | "completed" | "draft" | "cancelled";
+                status?: "draft" | "active" | "completed" | "cancelled";
                 limit?: number;
                 offset?: number;
             };
@@ -12590,7 +12590,7 @@ export interface operations {
                         platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
                         handle: string;
                         /** @enum {unknown} */
-                        error_class: "rate_limited" | "platform_unavailable" | "platform_error" | "invalid_response";
+                        error_class: "rate_limited" | "platform_unavailable" | "platform_error" | "reauth_required" | "invalid_response";
                         /** Format: int32 */
                         consecutive_failures: number;
                         /** Format: date-time */
