@@ -56,6 +56,13 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   platform_limit_reached: { status: 402, title: 'Platform Limit Reached' },
   platform_not_connected: { status: 404, title: 'Platform Not Connected' },
   platform_unavailable: { status: 502, title: 'Platform Unavailable' },
+  reauthorization_required: { status: 409, title: 'Reauthorization Required' },
+  not_connected_through_oauth: { status: 409, title: 'Not Connected Through OAuth' },
+  sync_rate_limited: {
+    status: 429,
+    title: 'Sync Rate Limited',
+    options: ({ details: d }) => ({ headers: { 'Retry-After': String(d.retryAfterSeconds) } }),
+  },
   invalid_state: { status: 400, title: 'Invalid State', options: field },
   authorization_failed: { status: 400, title: 'Authorization Failed', options: field },
   consent_denied: { status: 403, title: 'Consent Denied' },
