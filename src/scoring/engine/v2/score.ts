@@ -3,14 +3,10 @@
  * intervals by a delete-a-block jackknife over days, grades calibrated to population shares with
  * hysteresis, the stale flag and interval-gated recommendations.
  */
-import {
-  buildDaySeries,
-  evaluatePlatform,
-  WindowMedians,
-  type DaySeries,
-  type PlatformEvaluation,
-  type WindowHints,
-} from './platform.ts';
+import { buildDaySeries, type DaySeries } from './day-series.ts';
+import { evaluatePlatform, type PlatformEvaluation } from './evaluate-platform.ts';
+import { Scratch } from './scratch.ts';
+import { WindowMedians, type WindowHints } from './window-medians.ts';
 import type {
   AuthenticityFlag,
   AuthenticityFlagCode,
@@ -29,7 +25,7 @@ import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
 import { type Pillar, PILLARS, type PillarScores, type Platform, PLATFORMS } from '../../../core/catalog.ts';
 
-export { FOLLOWER_SPIKE_MARGIN } from './platform.ts';
+export { FOLLOWER_SPIKE_MARGIN } from './constants.ts';
 
 /** The latest snapshot older than this many days before `today` marks the score stale. */
 export const STALE_AFTER_DAYS = 3;
@@ -133,6 +129,7 @@ function compositeOf(p: PillarScores): number {
 }
 
 function aggregate(
+  scratch: Scratch,
   series: Map<Platform, DaySeries>,
   platforms: readonly Platform[],
   start: number,
@@ -145,7 +142,7 @@ function aggregate(
   const missing: Platform[] = [];
   for (const p of platforms) {
     const s = series.get(p);
-    const ev = s ? evaluatePlatform(s, start, end, skipFrom, skipTo, hints?.get(p)) : null;
+    const ev = s ? evaluatePlatform(scratch, s, start, end, skipFrom, skipTo, hints?.get(p)) : null;
     if (ev) evs.push(ev);
     else missing.push(p);
   }
@@ -176,6 +173,7 @@ interface Scored {
 
 /** Delete-a-block jackknife over the window's days: se = sqrt((B-1)/B sum (t_i - mean)^2). */
 function scoreWithIntervals(
+  scratch: Scratch,
   series: Map<Platform, DaySeries>,
   platforms: readonly Platform[],
   start: number,
@@ -183,7 +181,7 @@ function scoreWithIntervals(
   withIntervals = true,
   hints?: Map<Platform, WindowHints>,
 ): Scored {
-  const ws = aggregate(series, platforms, start, end, 1, 0, hints);
+  const ws = aggregate(scratch, series, platforms, start, end, 1, 0, hints);
   const len = end - start + 1;
   const blocks = Math.min(JACKKNIFE_BLOCKS, len);
   const reps: Workspace[] = [];
@@ -191,7 +189,7 @@ function scoreWithIntervals(
     for (let k = 0; k < blocks; k++) {
       const from = start + Math.floor((k * len) / blocks);
       const to = start + Math.floor(((k + 1) * len) / blocks) - 1;
-      reps.push(aggregate(series, platforms, start, end, from, to));
+      reps.push(aggregate(scratch, series, platforms, start, end, from, to));
     }
   const interval = (value: number, get: (w: Workspace) => number): Interval => {
     if (reps.length < 2) return { low: round1(value), high: round1(value) };
@@ -260,7 +258,7 @@ export function scoreWorkspaceV2(input: ScoreWorkspaceV2Input): WorkspaceScoreV2
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
   const series = buildDaySeries(snapshots, platforms, start, end);
-  const s = scoreWithIntervals(series, platforms, start, end);
+  const s = scoreWithIntervals(new Scratch(), series, platforms, start, end);
   const pillars = rounded(s.ws.pillars);
   const pillarGrades = {} as Record<Pillar, PillarGrade>;
   for (const k of PILLARS) pillarGrades[k] = pillarGradeV2(pillars[k]);
@@ -314,14 +312,16 @@ export function dailyScoreSeriesV2(input: DailyScoreSeriesV2Input): DailyScorePo
   const series = buildDaySeries(snapshots, platforms, origin, to);
   // Sliding windows: each platform's window medians move one day per step (linear in the days)
   // rather than being recomputed from the whole window every day.
+  const scratch = new Scratch();
   const sliding = new Map<Platform, WindowMedians>();
-  for (const [p, d] of series) sliding.set(p, new WindowMedians(d));
+  for (const [p, d] of series) sliding.set(p, new WindowMedians(d, scratch));
   const hints = new Map<Platform, WindowHints>();
   const out: DailyScorePointV2[] = [];
   let grade = input.previousGrade ?? null;
   for (let day = from; day <= to; day++) {
     for (const [p, w] of sliding) hints.set(p, w.moveTo(day - from, day - origin));
     const s = scoreWithIntervals(
+      scratch,
       series,
       platforms,
       day - windowDays + 1,
