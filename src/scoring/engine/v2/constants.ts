@@ -3,7 +3,7 @@
  * with its reason.
  */
 import { MEDIAN_NET_SENTIMENT } from './baselines.ts';
-import { ENGAGEMENT_WEIGHTS } from '../benchmarks.ts';
+import { ENGAGEMENT_WEIGHTS } from '../engagement-weights.ts';
 
 /** Recency half-life of rates and sentiment, in days: a crisis shows within a week. */
 export const HALF_LIFE_DAYS = 7;

@@ -1,8 +1,8 @@
 /** One platform's snapshots as dense day arrays over a span of days, the input of every evaluation. */
 import { MEDIAN_NEGATIVE_SHARE, NEGATIVE_PENALTY } from './constants.ts';
-import { ENGAGEMENT_WEIGHTS } from '../benchmarks.ts';
+import { ENGAGEMENT_WEIGHTS } from '../engagement-weights.ts';
 import { nonNeg } from '../math.ts';
-import { snapshotsInRange } from '../series.ts';
+import { parseDay } from '../../../core/days.ts';
 import type { Platform } from '../../../core/catalog.ts';
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 
@@ -106,4 +106,26 @@ export function buildDaySeries(
   for (const d of out.values())
     for (let i = 0; i < length; i++) d.logFollowers[i] = Math.log(d.followers[i]!);
   return out;
+}
+
+/**
+ * The snapshots of the requested platforms that fall in [firstDay, lastDay] (epoch days), in input
+ * order, each with its day's index from `firstDay`; snapshots with an unknown platform or an invalid
+ * day are skipped (none when lastDay < firstDay).
+ */
+function snapshotsInRange(
+  snapshots: readonly DailySnapshot[],
+  platforms: readonly Platform[],
+  firstDay: number,
+  lastDay: number,
+): Array<[snapshot: DailySnapshot, index: number]> {
+  const inRange: Array<[DailySnapshot, number]> = [];
+  const wanted = new Set<string>(platforms);
+  for (const s of snapshots) {
+    if (!s || !wanted.has(s.platform)) continue;
+    const day = parseDay(s.day);
+    if (day === null || day < firstDay || day > lastDay) continue;
+    inRange.push([s, day - firstDay]);
+  }
+  return inRange;
 }

@@ -18,14 +18,27 @@ import type {
   WorkspaceScoreV2,
 } from './types.ts';
 import { FORMULA_VERSION_V2 } from './types.ts';
-import { coverageFactor } from '../aggregate.ts';
 import { clamp, round1 } from '../math.ts';
-import { PART1_PILLARS, PART2_PILLARS, PILLAR_WEIGHTS, weightedPillars } from '../pillars.ts';
+import {
+  composite as compositeOf,
+  coverageFactor,
+  PART1_PILLARS,
+  PART2_PILLARS,
+  PILLAR_WEIGHTS,
+  weightedPillars,
+} from '../pillars.ts';
 import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
 import { type Pillar, PILLARS, type PillarScores, type Platform, PLATFORMS } from '../../../core/catalog.ts';
 
 export { FOLLOWER_SPIKE_MARGIN } from './constants.ts';
+
+/** Default window of a score, in days, ending at its day (audits and the stored daily scores). */
+export const DEFAULT_LOOKBACK_DAYS = 90;
+/** Windows are clamped to 1..MAX_LOOKBACK_DAYS days. */
+export const MAX_LOOKBACK_DAYS = 365;
+/** Default window of dailyScoreSeriesV2. */
+const DEFAULT_SERIES_WINDOW_DAYS = 28;
 
 /** The latest snapshot older than this many days before `today` marks the score stale. */
 export const STALE_AFTER_DAYS = 3;
@@ -109,7 +122,7 @@ function resolvePlatforms(
 
 function windowLength(days: number | undefined, fallback: number): number {
   if (days === undefined || !Number.isFinite(days)) return fallback;
-  return clamp(Math.floor(days), 1, 365);
+  return clamp(Math.floor(days), 1, MAX_LOOKBACK_DAYS);
 }
 
 interface Workspace {
@@ -121,12 +134,6 @@ interface Workspace {
 }
 
 const UNMEASURED: Readonly<PillarScores> = { presence: 0, reach: 0, impact: 0, sentiment: 50, momentum: 50 };
-
-function compositeOf(p: PillarScores): number {
-  let s = 0;
-  for (const k of PILLARS) s += PILLAR_WEIGHTS[k] * p[k];
-  return clamp(s, 0, 100);
-}
 
 function aggregate(
   scratch: Scratch,
@@ -253,7 +260,7 @@ function recommendV2(s: Scored, max: number): Recommendation[] {
 export function scoreWorkspaceV2(input: ScoreWorkspaceV2Input): WorkspaceScoreV2 {
   const end = requireDay(input.asOf, 'asOf');
   const today = input.today !== undefined ? requireDay(input.today, 'today') : end;
-  const lookbackDays = windowLength(input.lookbackDays, 90);
+  const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
   const start = end - lookbackDays + 1;
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
@@ -305,7 +312,7 @@ export function dailyScoreSeriesV2(input: DailyScoreSeriesV2Input): DailyScorePo
   const from = requireDay(input.from, 'from');
   const to = requireDay(input.to, 'to');
   if (from > to) return [];
-  const windowDays = windowLength(input.windowDays, 28);
+  const windowDays = windowLength(input.windowDays, DEFAULT_SERIES_WINDOW_DAYS);
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
   const origin = from - windowDays + 1;
