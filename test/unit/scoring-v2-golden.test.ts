@@ -14,7 +14,7 @@ import {
   type ScoreWorkspaceV2Input,
 } from '../../src/scoring/engine/v2/index.ts';
 import { referencePopulation } from '../../src/scoring/engine/v2/reference-population.ts';
-import { accountSnapshots, postDated, prng, syntheticSnapshots } from '../helpers/synthetic.ts';
+import { accountSnapshots, alter, postDated, prng, syntheticSnapshots } from '../helpers/synthetic.ts';
 import { addDays } from '../../src/core/days.ts';
 import { PLATFORMS, type Platform } from '../../src/core/catalog.ts';
 import type { CompositeGrade } from '../../src/scoring/engine/types.ts';
@@ -44,19 +44,6 @@ class Digest {
   hex(): string {
     return this.all.digest('hex');
   }
-}
-
-function alter(
-  snaps: readonly DailySnapshot[],
-  fromDay: string,
-  toDay: string,
-  f: (s: DailySnapshot, k: number) => DailySnapshot,
-): DailySnapshot[] {
-  return snaps.map((s) => {
-    if (s.day < fromDay || s.day > toDay) return s;
-    const k = Math.round((Date.parse(s.day) - Date.parse(fromDay)) / 86_400_000);
-    return f({ ...s }, k);
-  });
 }
 
 /** Workspaces of 1 to 5 reference-population accounts (each on its own platform), plus synthetic ones. */
