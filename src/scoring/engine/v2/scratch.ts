@@ -14,6 +14,14 @@ function growI32(buf: Int32Array, n: number): Int32Array {
   return buf.length >= n ? buf : new Int32Array(Math.max(n, 2 * buf.length));
 }
 
+function recencyTable(n: number): Float64Array {
+  const t = new Float64Array(n);
+  for (let k = 0; k < n; k++) t[k] = Math.pow(2, -k / HALF_LIFE_DAYS);
+  return t;
+}
+/** Read-only: the weights of windows up to a year (and a little more). */
+const RECENCY = recencyTable(512);
+
 export class Scratch {
   #work: Float64Array = new Float64Array(0);
   #slopes: Float64Array = new Float64Array(0);
@@ -43,14 +51,11 @@ export class Scratch {
   /**
    * Recency weight by distance in days from the window's end, Math.pow(2, -k / HALF_LIFE_DAYS):
    * the same expression as per day, so the same values, computed once per distance instead of once
-   * per day and evaluation.
+   * per day and evaluation (a constant table covers every window up to RECENCY.length days).
    */
   recency(n: number): Float64Array {
-    if (this.#recency.length < n) {
-      const t = new Float64Array(Math.max(n, 2 * this.#recency.length));
-      for (let k = 0; k < t.length; k++) t[k] = Math.pow(2, -k / HALF_LIFE_DAYS);
-      this.#recency = t;
-    }
+    if (n <= RECENCY.length) return RECENCY;
+    if (this.#recency.length < n) this.#recency = recencyTable(n);
     return this.#recency;
   }
   // Day-index lists of one evaluation.
