@@ -5,7 +5,8 @@ import { connectedPlatforms } from '../platforms/queries.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
-import { auditsUsed } from '../workspaces/queries.ts';
+import { isUniqueViolation } from '../infra/db/errors.ts';
+import { auditsUsed, lockWorkspace } from '../workspaces/queries.ts';
 import { currentAuditPeriod } from '../workspaces/billing.ts';
 import { auditRunJob } from './jobs.ts';
 import {
@@ -19,7 +20,7 @@ import { checkAuditWebhookUrl } from './webhook-url.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret } from '../webhooks/secrets.ts';
 import { PLAN_LABELS, PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
-import { resolveWorkspace } from '../workspaces/tenancy.ts';
+import { resolveWorkspace, workspaceNotFound } from '../workspaces/tenancy.ts';
 
 export interface StartAuditInput {
   workspace_id?: string;
@@ -42,7 +43,8 @@ export interface AuditStartResult {
 /**
  * Seconds until a new audit should be done, from what the service measured lately: the median
  * duration of the last ESTIMATE_SAMPLE audits completed within the window, and the audits still
- * processing ahead of this one. Operational timing only (docs/decisions.md): no tenant's data.
+ * processing ahead of this one. Operational timing only (docs/adr/0064-estimated-completion.md): no tenant's
+ * data.
  */
 async function estimateSeconds(
   ctx: AppContext,
@@ -67,11 +69,6 @@ async function estimateSeconds(
     platformCount,
     lookbackDays,
   });
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as { code?: string; constraint?: string } | null;
-  return e?.code === '23505' && (e.constraint === undefined || e.constraint === constraint);
 }
 
 function auditInProgress(workspaceId: string): DomainError<'audit_in_progress'> {
@@ -103,7 +100,7 @@ export async function startAudit(
     input.webhook_url === undefined ? null : await checkAuditWebhookUrl(ctx, input.webhook_url);
   const lookbackDays = input.lookback_days ?? DEFAULT_LOOKBACK_DAYS;
   // The one-off delivery is signed with a secret of its own, handed to the caller who chose the
-  // URL: never with another principal's registered secrets (docs/decisions.md).
+  // URL: never with another principal's registered secrets (docs/adr/0030-one-off-audit-webhook-url.md).
   const webhookSecret = webhookUrl === null ? null : generateSecret();
   const id = newId('aud');
   const sealedSecret =
@@ -113,12 +110,7 @@ export async function startAudit(
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       // Serialises every start on this workspace: the quota count below cannot be raced.
-      await trx
-        .selectFrom('workspaces')
-        .select('id')
-        .where('id', '=', ws.id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      if (!(await lockWorkspace(trx, ws.id))) throw workspaceNotFound(ws.id);
 
       const connected = await connectedPlatforms(trx, ws.id);
       if (connected.length === 0) {

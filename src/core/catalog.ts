@@ -39,7 +39,7 @@ export interface PlanLimits {
   platformLimit: number | null;
 }
 
-/** Documented in docs/decisions.md ("Plans and limits"). */
+/** Documented in docs/adr/0003-plans-and-limits.md. */
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   free: { rank: 0, requestsPerMinute: 60, auditsPerMonth: 0, teamLimit: 1, platformLimit: 1 },
   pro: { rank: 1, requestsPerMinute: 600, auditsPerMonth: 10, teamLimit: 5, platformLimit: 3 },
@@ -53,6 +53,24 @@ export const PLAN_LABELS: Record<Plan, string> = {
   agency: 'Agency',
   enterprise: 'Enterprise',
 };
+
+/** Composite grades, best first. */
+export const COMPOSITE_GRADES = ['elite', 'strong', 'moderate', 'weak', 'critical'] as const;
+export type CompositeGrade = (typeof COMPOSITE_GRADES)[number];
+
+/** Classes of a failed sync, as stored and shown in GET /v1/platforms and the platform.sync_failing event. */
+export const SYNC_ERROR_CLASSES = [
+  'rate_limited',
+  'platform_unavailable',
+  'platform_error',
+  'reauth_required',
+  'invalid_response',
+] as const;
+export type SyncErrorClass = (typeof SYNC_ERROR_CLASSES)[number];
+
+/** Campaign statuses: the spec's three and cancelled (an extension). */
+export const CAMPAIGN_STATUSES = ['draft', 'active', 'completed', 'cancelled'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /** How often a workspace is billed for its plan (audit quotas stay monthly either way). */
 export const BILLING_PERIODS = ['monthly', 'annual'] as const;

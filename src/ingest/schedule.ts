@@ -15,6 +15,7 @@ import { ConnectorError } from './connectors/index.ts';
 import { lastActiveDaySql, scoringReadSql, SyncError, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { utcDay } from '../core/days.ts';
+import { wallClockMs } from '../infra/wall-clock.ts';
 
 /**
  * Scheduled sync (docs/ingestion.md "Scheduled sync"). Every minute a tick claims the live
@@ -204,7 +205,7 @@ function backoff(attempt: number): number {
   return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1));
 }
 
-export function classify(error: unknown, attempt: number, now = Date.now()): Failure | null {
+export function classify(error: unknown, attempt: number, now = wallClockMs()): Failure | null {
   const final = attempt >= MAX_SYNC_ATTEMPTS;
   if (error instanceof TokenRefreshFailed) {
     // The token endpoint is down (network, 5xx) for everyone, or refused this one request (a 4xx that
@@ -496,7 +497,8 @@ export async function runSyncJob(
   };
   const { platform } = connection;
   const circuit = breaker(ctx, platform);
-  const wait = Math.max(circuit.wait(Date.now()), appQuotaWait(ctx, platform, Date.now()));
+  const now = wallClockMs();
+  const wait = Math.max(circuit.wait(now), appQuotaWait(ctx, platform, now));
   if (wait > 0) {
     // Not an attempt: the platform was not called (its breaker is open, or its app-wide quota is spent).
     await ctx.db
@@ -552,7 +554,7 @@ export async function runSyncJob(
       await recordReauth(ctx, job, failure.reason, failure.scope?.slice(0, 200) ?? null);
       return 'reauth_required';
     }
-    if (failure.platformDown) circuit.failure(Date.now());
+    if (failure.platformDown) circuit.failure(wallClockMs());
     else if (failure.reason !== 'throttled' && failure.reason !== 'quota_exhausted') circuit.answered();
     if (failure.appWide && failure.retryAt) holdAppQuota(ctx, platform, failure.retryAt.getTime());
     const retry = await recordFailure(ctx, job, failure);

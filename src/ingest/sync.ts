@@ -175,7 +175,7 @@ export async function syncPlatform(
  * workspace row (two platforms of one workspace syncing at once compare against each other's
  * result, not the same stale one), it clears the connection's error state and fires
  * `score.changed` when the workspace's latest daily score moved beyond its 90% interval (isScoreChange,
- * the audits' rule; docs/decisions.md "score.changed from a sync").
+ * the audits' rule; docs/adr/0076-score-changed-from-a-sync.md).
  *
  * Database round trips are most of what a sync costs beyond its fetch (docs/performance.md "Sync
  * scenario"), so the transaction holds two statements: (1) lock the workspace (bumping its

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { asStoredReal } from '../../src/ingest/sync.ts';
 import { recomputeDailyScores, writeDailyScores } from '../../src/scoring/daily-scores.ts';
@@ -86,7 +86,7 @@ describe('sync recompute', () => {
     const xminBefore = new Map(first.map((r) => [r.day, r.xmin]));
     const rewritten = after.filter((r) => r.xmin !== xminBefore.get(r.day)).map((r) => r.day);
     expect(rewritten).toEqual(after.filter((r) => r.day >= newDay).map((r) => r.day));
-    // Before this change the whole re-read range (the last 3 days too) was rewritten.
+    // Not the whole re-read range (the last 3 days too): only the day that changed.
     expect(rewritten).toEqual([newDay]);
 
     // A full recompute of every day stores exactly what the sync left.

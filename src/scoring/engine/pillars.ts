@@ -22,6 +22,15 @@ export const PART2_PILLARS: readonly Pillar[] = ['impact', 'sentiment', 'momentu
 /** Share of workspace presence lost when no requested platform has data; each missing one of n costs this / n. */
 export const COVERAGE_PENALTY = 0.25;
 
+/** Pillars of a workspace with no measured platform: nothing to credit, sentiment and momentum neutral. */
+export const UNMEASURED: Readonly<PillarScores> = {
+  presence: 0,
+  reach: 0,
+  impact: 0,
+  sentiment: 50,
+  momentum: 50,
+};
+
 /** Multiplier on workspace presence: 1 at full coverage, 1 - COVERAGE_PENALTY with none. */
 export function coverageFactor(coverage: number): number {
   return 1 - COVERAGE_PENALTY * (1 - clamp(coverage, 0, 1));

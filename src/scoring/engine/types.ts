@@ -2,7 +2,7 @@
  * Types shared by every formula's stored results: account tiers, platform score-log rows,
  * recommendations and grades (a stored v1 row has the same shape as a v2 one).
  */
-import type { Pillar, PillarScores, Platform } from '../../core/catalog.ts';
+import type { CompositeGrade, Pillar, PillarScores, Platform } from '../../core/catalog.ts';
 
 export const ACCOUNT_TIERS = ['nano', 'micro', 'mid', 'macro', 'mega'] as const;
 export type AccountTier = (typeof ACCOUNT_TIERS)[number];
@@ -34,4 +34,4 @@ export interface Recommendation {
 }
 
 export type PillarGrade = 'green' | 'yellow' | 'red';
-export type CompositeGrade = 'elite' | 'strong' | 'moderate' | 'weak' | 'critical';
+export type { CompositeGrade };

@@ -25,11 +25,19 @@ import {
   PART1_PILLARS,
   PART2_PILLARS,
   PILLAR_WEIGHTS,
+  UNMEASURED,
   weightedPillars,
 } from '../pillars.ts';
 import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
-import { type Pillar, PILLARS, type PillarScores, type Platform, PLATFORMS } from '../../../core/catalog.ts';
+import {
+  COMPOSITE_GRADES,
+  type Pillar,
+  PILLARS,
+  type PillarScores,
+  type Platform,
+  PLATFORMS,
+} from '../../../core/catalog.ts';
 
 export { FOLLOWER_SPIKE_MARGIN } from './constants.ts';
 
@@ -56,9 +64,9 @@ const T90 = 1.8946;
  * (reference-population.ts; 20,000 accounts, seed 2026, printed by `npm run population-chart`), so
  * the grades are population shares: elite top 5%, strong next 20%, moderate middle 50%, weak next
  * 20%, critical bottom 5%. test/unit/scoring-v2.test.ts checks the shares on a fresh
- * sample. The first cutoffs (60.9 / 54.8 / 45.6 / 39.8) came from 4,000 accounts whose top quarter
- * happened to sit high (about 3 sampling sd of a quantile): on 20,000 accounts they made 4.4% elite
- * and 5.5% critical. These sit within 0.2 of another 20,000's (seeds 1-5: 60.3 / 54.3 / 45.4 / 39.4).
+ * sample. 20,000 accounts, because on 4,000 a quantile's sampling sd is large enough to move the
+ * shares by a point (4.4% elite, 5.5% critical). These sit within 0.2 of another 20,000's (seeds 1-5:
+ * 60.3 / 54.3 / 45.4 / 39.4).
  */
 export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.5, strong: 54.5, moderate: 45.5, weak: 39.5 } as const;
 /**
@@ -68,7 +76,7 @@ export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.5, strong: 54.5, moderate:
  */
 export const PILLAR_GRADE_CUTOFFS_V2 = { green: 60, yellow: 40 } as const;
 
-const GRADES: readonly CompositeGrade[] = ['critical', 'weak', 'moderate', 'strong', 'elite'];
+const GRADES: readonly CompositeGrade[] = [...COMPOSITE_GRADES].reverse();
 
 export function compositeGradeV2(score: number): CompositeGrade {
   const x = round1(score);
@@ -132,8 +140,6 @@ interface Workspace {
   pillars: PillarScores;
   composite: number;
 }
-
-const UNMEASURED: Readonly<PillarScores> = { presence: 0, reach: 0, impact: 0, sentiment: 50, momentum: 50 };
 
 function aggregate(
   scratch: Scratch,

@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../src/infra/db/types.ts';
+import { recomputeDailyScores } from '../src/scoring/daily-scores.ts';
+import { addDays } from '../src/core/days.ts';
+import { holdsPlace } from '../src/platforms/connection-state.ts';
+
+/**
+ * Hands a sandbox workspace's platforms over to the platform simulator before they are connected
+ * through it (`npm run demo`): their seeded snapshots after the simulator's today are removed, and the
+ * daily scores of those days recomputed, in one transaction. The simulator's account is another one
+ * than the seed's, and its clock starts in the past: left in place, the seed's days would outlive the
+ * simulator's (a sync re-reads only from the last day with activity, src/ingest/sync.ts) and the score
+ * would blend the two accounts. The days come back as the simulator's clock reaches them; the seed's
+ * days up to the simulator's today are overwritten by its first sync's backfill.
+ */
+export async function handOverToSimulator(
+  db: Kysely<DB>,
+  workspaceId: string,
+  simulatorToday: string,
+  today: string,
+): Promise<{ removed: number }> {
+  return db.transaction().execute(async (trx) => {
+    const removed = await trx
+      .deleteFrom('metric_snapshots')
+      .where('workspace_id', '=', workspaceId)
+      .where('day', '>', simulatorToday)
+      .where('platform', 'in', (qb) =>
+        qb
+          .selectFrom('platform_connections')
+          .select('platform')
+          .where('workspace_id', '=', workspaceId)
+          .where(holdsPlace),
+      )
+      .executeTakeFirst();
+    if (simulatorToday < today)
+      await recomputeDailyScores(trx, workspaceId, addDays(simulatorToday, 1), today);
+    return { removed: Number(removed.numDeletedRows) };
+  });
+}
