@@ -8,7 +8,6 @@ import {
   customPhasePlan,
   defaultPhasePlan,
   layOut,
-  PhasePlanError,
   phaseProgress,
   weekNumbers,
   type PhasePlan,
@@ -93,15 +92,9 @@ export async function createCampaign(ctx: AppContext, input: CreateCampaignInput
   }
   const now = ctx.now();
   const startDate = startDateFor(input.startDate, now);
-  let plan: PhasePlan[];
-  try {
-    plan = input.phases
-      ? customPhasePlan(input.phases, input.durationWeeks)
-      : defaultPhasePlan(input.durationWeeks);
-  } catch (error) {
-    if (error instanceof PhasePlanError) throw invalidParameter('phases', error.message);
-    throw error;
-  }
+  const plan: PhasePlan[] = input.phases
+    ? customPhasePlan(input.phases, input.durationWeeks)
+    : defaultPhasePlan(input.durationWeeks);
   const phases = layOut(plan);
   const created = await ctx.db.transaction().execute((trx) =>
     insertCampaign(

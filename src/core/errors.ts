@@ -25,6 +25,8 @@ export interface ErrorDetails {
   invalid_platform: FieldDetails;
   forbidden: undefined;
   not_found: undefined;
+  /** The request is well formed but contradicts what is stored (held exclusively, already published, a cap). */
+  conflict: undefined;
   // scoring
   no_data: undefined;
   no_score_available: undefined;

@@ -4,7 +4,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ProblemError } from '../infra/http/problem.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import { CONTENT_TYPES, FORMATS, formatProblem, STUDIO_MODES, scoreContent, StudioError } from './index.ts';
+import {
+  CONTENT_TYPES,
+  FORMATS,
+  formatProblem,
+  QUALITY_CHECKS,
+  STUDIO_MODES,
+  scoreContent,
+  StudioError,
+} from './index.ts';
 import { PLATFORMS } from '../core/catalog.ts';
 
 const SignedString = Type.String({
@@ -84,6 +92,17 @@ export const ContentScore = Type.Object(
       description:
         'Extension. Checks the platform would refuse or truncate the content on (over the character limit, too many hashtags on instagram, an unaccepted file type or size, a video over the limit). While any remains the score is at most 40.',
     }),
+    flags: Type.Array(
+      Type.Object({
+        check: Type.Enum([...QUALITY_CHECKS]),
+        detail: Type.String(),
+        suggestion: Type.String(),
+      }),
+      {
+        description:
+          'Extension. Quality problems of a text that the format checks cannot see, each with a one-sentence detail and its fix: `junk` (no words, placeholder Latin, gibberish: score at most 10), `claims` (unsubstantiated health or finance claims: at most 30), `spam` ("DM for promo", "follow for follow", giveaway bait, link spam: at most 35), `hashtag_stuffing` (at most 40), `all_caps` and `repetition` (at most 50). The lowest cap of the flags applies. Empty for media.',
+      },
+    ),
     not_judged: Type.Array(
       Type.Object({
         check: Type.String(),
@@ -188,6 +207,7 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
             mode_source: 'detected',
             language: 'en',
             blockers: [],
+            flags: [],
             not_judged: [],
             pillar_outlook: {
               presence: { direction: 'flat', low: '-2.1', high: '+2.9' },

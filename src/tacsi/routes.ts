@@ -23,7 +23,7 @@ import { Readable } from 'node:stream';
 import { storedCutOver } from './ledger-store.ts';
 import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
-import { isCalendarDay, utcDay } from '../core/days.ts';
+import { isCalendarDay, parseIsoInstant, utcDay } from '../core/days.ts';
 
 const AUTH = { audience: 'tacsi', scope: 'read' } as const;
 const CONFIG = { auth: AUTH, conditional: true } as const;
@@ -220,12 +220,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       if (from && to && from > to) {
         throw new DomainError('invalid_date_range', 'from must not be after to.', { parameter: 'from' });
       }
-      const instant = asOf === undefined ? undefined : new Date(asOf);
-      if (instant !== undefined && (Number.isNaN(instant.getTime()) || !/(Z|[+-]\d{2}:\d{2})$/i.test(asOf!)))
+      const parsed = asOf === undefined ? undefined : parseIsoInstant(asOf);
+      if (parsed !== undefined && !parsed?.zoned)
         throw invalidParameter(
           'asOf',
           'must be an ISO 8601 instant with its offset, e.g. 2026-11-23T03:30:00Z',
         );
+      const instant = parsed?.instant;
       if (instant !== undefined && instant.getTime() > app.ctx.now().getTime())
         throw invalidParameter('asOf', 'must not be in the future');
       return serve(

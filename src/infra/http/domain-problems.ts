@@ -27,6 +27,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   invalid_platform: { status: 422, title: 'Invalid Platform', options: field },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
+  conflict: { status: 409, title: 'Conflict' },
 
   no_data: { status: 404, title: 'No Data' },
   no_score_available: { status: 404, title: 'No Score Available' },
