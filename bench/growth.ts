@@ -9,9 +9,9 @@ import { utcDay } from '../src/core/days.ts';
 import type { AppContext } from '../src/context.ts';
 import type { DB } from '../src/infra/db/types.ts';
 import {
-  COMPOSITE_GRADE_CUTOFFS,
-  FORMULA_VERSION,
-  PILLAR_GRADE_CUTOFFS,
+  COMPOSITE_GRADE_CUTOFFS_V2 as COMPOSITE_GRADE_CUTOFFS,
+  FORMULA_VERSION_V2 as FORMULA_VERSION,
+  PILLAR_GRADE_CUTOFFS_V2 as PILLAR_GRADE_CUTOFFS,
 } from '../src/scoring/engine/index.ts';
 import { prng } from '../src/sandbox/random.ts';
 import { METRIC_COLUMNS } from '../src/core/metric-snapshot.ts';

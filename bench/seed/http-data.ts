@@ -5,9 +5,9 @@ import type { StoredPillars } from '../../src/audits/complete.ts';
 import type { DB } from '../../src/infra/db/types.ts';
 import { between, prng } from '../../src/sandbox/random.ts';
 import {
-  compositeGrade,
-  FORMULA_VERSION,
-  pillarGrade,
+  compositeGradeV2 as compositeGrade,
+  FORMULA_VERSION_V2 as FORMULA_VERSION,
+  pillarGradeV2 as pillarGrade,
   round1,
   tierFor,
 } from '../../src/scoring/engine/index.ts';

@@ -414,3 +414,50 @@ describe("an audit's stored daily score", () => {
     }
   });
 });
+
+describe('a stored v1 audit', () => {
+  it('reads back as stored, labelled v1: its own grade (not re-graded with v2 cutoffs) and no v2 extension fields', async () => {
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'pro' });
+    const day = new Date(`${addDays(TODAY, -40)}T09:00:00Z`);
+    const pillar = { score: 70, change: '+0.0', grade: 'green', value: 70 };
+    await t.db
+      .insertInto('audits')
+      .values({
+        id: `aud_v1_${workspace.id}`,
+        workspace_id: workspace.id,
+        status: 'completed',
+        platforms: ['instagram'],
+        lookback_days: 90,
+        estimated_completion: day,
+        created_at: day,
+        completed_at: day,
+        // 70.0 is strong under v1's cutoffs (strong >= 65) and would be elite under v2's (>= 60.5).
+        score: 70,
+        grade: 'strong',
+        formula_version: 'v1',
+        pillars: JSON.stringify(
+          Object.fromEntries(
+            ['presence', 'reach', 'impact', 'sentiment', 'momentum'].map((k) => [k, pillar]),
+          ),
+        ),
+        recommendations: '[]',
+        industry_benchmark: JSON.stringify({ your_score: 70, industry_average: 60, percentile: 80 }),
+      })
+      .execute();
+    const audit = (await get(key, `/v1/audit/aud_v1_${workspace.id}`)).json();
+    expect(audit).toMatchObject({ status: 'completed', formula_version: 'v1', score: 70, grade: 'strong' });
+    expect(audit.pillars.presence).toMatchObject({ score: 70, grade: 'green' });
+    for (const field of ['interval', 'stale', 'latest_data_day', 'authenticity_flags'])
+      expect(audit, field).not.toHaveProperty(field);
+    expect(audit.pillars.presence).not.toHaveProperty('interval');
+    const list = (await get(key, `/v1/audits?workspace_id=${workspace.id}`)).json();
+    expect(list.audits).toEqual([
+      expect.objectContaining({
+        audit_id: `aud_v1_${workspace.id}`,
+        formula_version: 'v1',
+        score: 70,
+        grade: 'strong',
+      }),
+    ]);
+  });
+});

@@ -4,7 +4,6 @@ import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/schedule.ts';
 import { asStoredReal } from '../../src/ingest/sync.ts';
 import { recomputeDailyScores, writeDailyScores } from '../../src/scoring/daily-scores.ts';
-import { FORMULA_VERSION } from '../../src/scoring/engine/index.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
@@ -117,7 +116,7 @@ describe('the score after a sync', () => {
         impact: 50,
         sentiment: 50,
         momentum: 50,
-        formula_version: FORMULA_VERSION,
+        formula_version: 'v1',
       })),
     );
     const stored = await t.db

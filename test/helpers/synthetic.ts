@@ -127,3 +127,17 @@ export function postDated(snapshots: readonly DailySnapshot[], o: PostDatedOptio
     }
   return out;
 }
+
+/** The snapshots of days fromDay..toDay (YYYY-MM-DD compare) mapped through f (k: days from fromDay); the rest as they are. */
+export function alter(
+  snaps: readonly DailySnapshot[],
+  fromDay: string,
+  toDay: string,
+  f: (s: DailySnapshot, k: number) => DailySnapshot,
+): DailySnapshot[] {
+  return snaps.map((s) => {
+    if (s.day < fromDay || s.day > toDay) return s;
+    const k = Math.round((Date.parse(s.day) - Date.parse(fromDay)) / 86_400_000);
+    return f({ ...s }, k);
+  });
+}

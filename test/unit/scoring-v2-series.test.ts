@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { baselineV2, dailyScoreSeriesV2, scoreWorkspaceV2 } from '../../src/scoring/engine/v2/index.ts';
-import { median } from '../../src/scoring/engine/v2/platform.ts';
+import { median } from '../../src/scoring/engine/v2/stats.ts';
 import { accountSnapshots, postDated, syntheticSnapshots } from '../helpers/synthetic.ts';
 import { addDays } from '../../src/core/days.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';

@@ -14,7 +14,7 @@ import {
   scoreWorkspaceV2,
   type WorkspaceScoreV2,
 } from '../../src/scoring/engine/v2/index.ts';
-import { accountSnapshots, postDated, syntheticSnapshots } from '../helpers/synthetic.ts';
+import { accountSnapshots, alter, postDated, syntheticSnapshots } from '../helpers/synthetic.ts';
 import { referencePopulation } from '../../src/scoring/engine/v2/reference-population.ts';
 import { addDays } from '../../src/core/days.ts';
 import { PILLARS, type Platform, PLATFORMS } from '../../src/core/catalog.ts';
@@ -42,20 +42,6 @@ function account(
 
 function score(snapshots: readonly DailySnapshot[], asOf = LAST, lookbackDays = 90): WorkspaceScoreV2 {
   return scoreWorkspaceV2({ snapshots, platforms: [], asOf, lookbackDays });
-}
-
-/** Map the snapshots of days >= fromDay (YYYY-MM-DD compare) through f. */
-function alter(
-  snaps: readonly DailySnapshot[],
-  fromDay: string,
-  toDay: string,
-  f: (s: DailySnapshot, k: number) => DailySnapshot,
-): DailySnapshot[] {
-  return snaps.map((s) => {
-    if (s.day < fromDay || s.day > toDay) return s;
-    const k = Math.round((Date.parse(s.day) - Date.parse(fromDay)) / 86_400_000);
-    return f({ ...s }, k);
-  });
 }
 
 function spearman(x: readonly number[], y: readonly number[]): number {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { composite } from '../../src/scoring/engine/aggregate.ts';
-import { PILLAR_WEIGHTS } from '../../src/scoring/engine/pillars.ts';
+import { composite, PILLAR_WEIGHTS } from '../../src/scoring/engine/pillars.ts';
 import {
   ALL_METHODOLOGIES,
   TACSI_M2,

@@ -1,7 +1,8 @@
-/** Shared types and constants of the IMPRS scoring engine (formula v1). */
+/**
+ * Types shared by every formula's stored results: account tiers, platform score-log rows,
+ * recommendations and grades (a stored v1 row has the same shape as a v2 one).
+ */
 import type { CompositeGrade, Pillar, PillarScores, Platform } from '../../core/catalog.ts';
-
-export const FORMULA_VERSION = 'v1';
 
 export const ACCOUNT_TIERS = ['nano', 'micro', 'mid', 'macro', 'mega'] as const;
 export type AccountTier = (typeof ACCOUNT_TIERS)[number];

@@ -3,14 +3,10 @@
  * intervals by a delete-a-block jackknife over days, grades calibrated to population shares with
  * hysteresis, the stale flag and interval-gated recommendations.
  */
-import {
-  buildDaySeries,
-  evaluatePlatform,
-  WindowMedians,
-  type DaySeries,
-  type PlatformEvaluation,
-  type WindowHints,
-} from './platform.ts';
+import { buildDaySeries, type DaySeries } from './day-series.ts';
+import { evaluatePlatform, type PlatformEvaluation } from './evaluate-platform.ts';
+import { Scratch } from './scratch.ts';
+import { WindowMedians, type WindowHints } from './window-medians.ts';
 import type {
   AuthenticityFlag,
   AuthenticityFlagCode,
@@ -22,9 +18,16 @@ import type {
   WorkspaceScoreV2,
 } from './types.ts';
 import { FORMULA_VERSION_V2 } from './types.ts';
-import { coverageFactor, UNMEASURED } from '../aggregate.ts';
 import { clamp, round1 } from '../math.ts';
-import { PART1_PILLARS, PART2_PILLARS, PILLAR_WEIGHTS, weightedPillars } from '../pillars.ts';
+import {
+  composite as compositeOf,
+  coverageFactor,
+  PART1_PILLARS,
+  PART2_PILLARS,
+  PILLAR_WEIGHTS,
+  UNMEASURED,
+  weightedPillars,
+} from '../pillars.ts';
 import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
 import {
@@ -36,7 +39,14 @@ import {
   PLATFORMS,
 } from '../../../core/catalog.ts';
 
-export { FOLLOWER_SPIKE_MARGIN } from './platform.ts';
+export { FOLLOWER_SPIKE_MARGIN } from './constants.ts';
+
+/** Default window of a score, in days, ending at its day (audits and the stored daily scores). */
+export const DEFAULT_LOOKBACK_DAYS = 90;
+/** Windows are clamped to 1..MAX_LOOKBACK_DAYS days. */
+export const MAX_LOOKBACK_DAYS = 365;
+/** Default window of dailyScoreSeriesV2. */
+const DEFAULT_SERIES_WINDOW_DAYS = 28;
 
 /** The latest snapshot older than this many days before `today` marks the score stale. */
 export const STALE_AFTER_DAYS = 3;
@@ -120,7 +130,7 @@ function resolvePlatforms(
 
 function windowLength(days: number | undefined, fallback: number): number {
   if (days === undefined || !Number.isFinite(days)) return fallback;
-  return clamp(Math.floor(days), 1, 365);
+  return clamp(Math.floor(days), 1, MAX_LOOKBACK_DAYS);
 }
 
 interface Workspace {
@@ -131,13 +141,8 @@ interface Workspace {
   composite: number;
 }
 
-function compositeOf(p: PillarScores): number {
-  let s = 0;
-  for (const k of PILLARS) s += PILLAR_WEIGHTS[k] * p[k];
-  return clamp(s, 0, 100);
-}
-
 function aggregate(
+  scratch: Scratch,
   series: Map<Platform, DaySeries>,
   platforms: readonly Platform[],
   start: number,
@@ -150,7 +155,7 @@ function aggregate(
   const missing: Platform[] = [];
   for (const p of platforms) {
     const s = series.get(p);
-    const ev = s ? evaluatePlatform(s, start, end, skipFrom, skipTo, hints?.get(p)) : null;
+    const ev = s ? evaluatePlatform(scratch, s, start, end, skipFrom, skipTo, hints?.get(p)) : null;
     if (ev) evs.push(ev);
     else missing.push(p);
   }
@@ -181,6 +186,7 @@ interface Scored {
 
 /** Delete-a-block jackknife over the window's days: se = sqrt((B-1)/B sum (t_i - mean)^2). */
 function scoreWithIntervals(
+  scratch: Scratch,
   series: Map<Platform, DaySeries>,
   platforms: readonly Platform[],
   start: number,
@@ -188,7 +194,7 @@ function scoreWithIntervals(
   withIntervals = true,
   hints?: Map<Platform, WindowHints>,
 ): Scored {
-  const ws = aggregate(series, platforms, start, end, 1, 0, hints);
+  const ws = aggregate(scratch, series, platforms, start, end, 1, 0, hints);
   const len = end - start + 1;
   const blocks = Math.min(JACKKNIFE_BLOCKS, len);
   const reps: Workspace[] = [];
@@ -196,7 +202,7 @@ function scoreWithIntervals(
     for (let k = 0; k < blocks; k++) {
       const from = start + Math.floor((k * len) / blocks);
       const to = start + Math.floor(((k + 1) * len) / blocks) - 1;
-      reps.push(aggregate(series, platforms, start, end, from, to));
+      reps.push(aggregate(scratch, series, platforms, start, end, from, to));
     }
   const interval = (value: number, get: (w: Workspace) => number): Interval => {
     if (reps.length < 2) return { low: round1(value), high: round1(value) };
@@ -260,12 +266,12 @@ function recommendV2(s: Scored, max: number): Recommendation[] {
 export function scoreWorkspaceV2(input: ScoreWorkspaceV2Input): WorkspaceScoreV2 {
   const end = requireDay(input.asOf, 'asOf');
   const today = input.today !== undefined ? requireDay(input.today, 'today') : end;
-  const lookbackDays = windowLength(input.lookbackDays, 90);
+  const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
   const start = end - lookbackDays + 1;
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
   const series = buildDaySeries(snapshots, platforms, start, end);
-  const s = scoreWithIntervals(series, platforms, start, end);
+  const s = scoreWithIntervals(new Scratch(), series, platforms, start, end);
   const pillars = rounded(s.ws.pillars);
   const pillarGrades = {} as Record<Pillar, PillarGrade>;
   for (const k of PILLARS) pillarGrades[k] = pillarGradeV2(pillars[k]);
@@ -312,21 +318,23 @@ export function dailyScoreSeriesV2(input: DailyScoreSeriesV2Input): DailyScorePo
   const from = requireDay(input.from, 'from');
   const to = requireDay(input.to, 'to');
   if (from > to) return [];
-  const windowDays = windowLength(input.windowDays, 28);
+  const windowDays = windowLength(input.windowDays, DEFAULT_SERIES_WINDOW_DAYS);
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
   const origin = from - windowDays + 1;
   const series = buildDaySeries(snapshots, platforms, origin, to);
   // Sliding windows: each platform's window medians move one day per step (linear in the days)
   // rather than being recomputed from the whole window every day.
+  const scratch = new Scratch();
   const sliding = new Map<Platform, WindowMedians>();
-  for (const [p, d] of series) sliding.set(p, new WindowMedians(d));
+  for (const [p, d] of series) sliding.set(p, new WindowMedians(d, scratch));
   const hints = new Map<Platform, WindowHints>();
   const out: DailyScorePointV2[] = [];
   let grade = input.previousGrade ?? null;
   for (let day = from; day <= to; day++) {
     for (const [p, w] of sliding) hints.set(p, w.moveTo(day - from, day - origin));
     const s = scoreWithIntervals(
+      scratch,
       series,
       platforms,
       day - windowDays + 1,
