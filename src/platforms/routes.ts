@@ -12,7 +12,7 @@ import {
   Timestamp,
   WorkspaceIdInput,
 } from '../infra/http/schemas.ts';
-import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/schedule.ts';
+import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/sync-worker.ts';
 import { CONNECTOR_ERROR_KINDS, type ConnectorErrorKind } from '../ingest/connectors/index.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { COVERAGE_DATA, coverage, HEALTH_REASONS, HEALTH_STATUSES, healthOf } from './health.ts';

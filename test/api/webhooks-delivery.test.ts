@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { deliverOnce, NO_RESPONSE } from '../../src/webhooks/deliver-once.ts';
 import { sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
-import { fanOutEvent } from '../../src/webhooks/fanout.ts';
+import { fanOutEvent } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { seedMetrics } from './audits.fixtures.ts';

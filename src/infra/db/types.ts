@@ -43,8 +43,6 @@ export interface WorkspacesTable {
   realtime_scoring: Generated<boolean>;
   team_members: Generated<number>;
   created_at: CreatedAt;
-  /** Bumped by every sync under the workspace lock (migration 0063); bigint, compared in SQL only. */
-  sync_version: ColumnType<string, never, string>;
 }
 
 export interface TacsiSubscribersTable {
