@@ -234,10 +234,7 @@ export async function syncConnection(
     // Grade hysteresis carries over from the stored day before fromDay.
     const previousGrade =
       before && before.day < fromDay ? before.grade : await storedGradeBefore(trx, workspaceId, fromDay);
-    await writeDailyScores(
-      trx,
-      computeDailyScores(workspaceId, snapshots, fromDay, to, { previousGrade }),
-    );
+    await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, { previousGrade }));
     const after = await latestDailyScore(trx, workspaceId, today);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !isScoreChange(after, before)) return false;

@@ -200,7 +200,8 @@ export async function latestDailyScore(
     score: row.score,
     grade: row.grade as CompositeGrade | null,
     formulaVersion: CURRENT_FORMULA,
-    interval: row.score_low != null && row.score_high != null ? { low: row.score_low, high: row.score_high } : null,
+    interval:
+      row.score_low != null && row.score_high != null ? { low: row.score_low, high: row.score_high } : null,
   };
 }
 

@@ -298,7 +298,9 @@ describe('scheduled sync', () => {
 
 /** Drops the queued retries of a platform (their start_after lies in the future). */
 async function takeJobsAfterDelay(platform: Platform) {
-  await sql`DELETE FROM pgboss.job WHERE name = ${syncJob(platform).queue} AND state = 'created'`.execute(t.db);
+  await sql`DELETE FROM pgboss.job WHERE name = ${syncJob(platform).queue} AND state = 'created'`.execute(
+    t.db,
+  );
 }
 
 describe('POST /v1/platforms/{platform}/sync', () => {
@@ -391,8 +393,9 @@ describe('tokens never leave the vault', () => {
       standIn.faults.instagram!.push({ status: 500 }, { status: 429, headers: { 'retry-after': '1' } });
       expect(await claimDueConnections(s.ctx)).toBe(2);
       for (const platform of ['instagram', 'tiktok'] as const) {
-        for (const job of (await s.ctx.jobs.boss.fetch<SyncJob>(syncJob(platform).queue, { batchSize: 10 })) ??
-          [])
+        for (const job of (await s.ctx.jobs.boss.fetch<SyncJob>(syncJob(platform).queue, {
+          batchSize: 10,
+        })) ?? [])
           await runSyncJob(s.ctx, job.data);
       }
       const answers = [

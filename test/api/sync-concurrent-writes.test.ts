@@ -149,7 +149,12 @@ describe('a sync and other writers of its workspace', () => {
           let locked!: () => void;
           const hasLock = new Promise<void>((resolve) => (locked = resolve));
           holder = t.db.transaction().execute(async (trx) => {
-            await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+            await trx
+              .selectFrom('workspaces')
+              .select('id')
+              .where('id', '=', workspaceId)
+              .forUpdate()
+              .execute();
             await trx.insertInto('metric_snapshots').values(facebookSnapshot(workspaceId, day)).execute();
             locked();
             await new Promise<void>((resolve) => (release = resolve));

@@ -80,11 +80,14 @@ export async function emit(
   data: Record<string, unknown>,
   extra?: ExtraDestination[],
 ): Promise<string> {
-  return ctx.db
-    .transaction()
-    .execute((trx) =>
-      emitEvent(ctx, trx, { workspaceId, type, data: data as EventData<EventType>, ...(extra ? { extra } : {}) }),
-    );
+  return ctx.db.transaction().execute((trx) =>
+    emitEvent(ctx, trx, {
+      workspaceId,
+      type,
+      data: data as EventData<EventType>,
+      ...(extra ? { extra } : {}),
+    }),
+  );
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `ms`. */

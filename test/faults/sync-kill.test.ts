@@ -89,7 +89,9 @@ describe.runIf(usingPostgres())('kill -9 during a sync round', () => {
     };
     const active = async () => {
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job
-        WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) AND state = 'active'`.execute(db);
+        WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) AND state = 'active'`.execute(
+        db,
+      );
       return rows[0]!.n;
     };
     await until(
@@ -115,7 +117,9 @@ describe.runIf(usingPostgres())('kill -9 during a sync round', () => {
           state: string;
           n: number;
         }>`SELECT state, count(*)::int AS n FROM pgboss.job
-          WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) GROUP BY state`.execute(db);
+          WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) GROUP BY state`.execute(
+          db,
+        );
         return rows.length === 1 && rows[0]!.state === 'completed' ? rows[0]!.n : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 250 },
