@@ -1,4 +1,4 @@
-// BENCH_SCENARIOS=growth: how cost grows with the work (issue 15), on a bench database of its own.
+// BENCH_SCENARIOS=growth: how cost grows with the work, on a bench database of its own.
 // GET /v1/score at 10k / 100k / 1M workspaces (score cache off: every request a database read; and
 // on: every pair of the rotation cached once), the TACSI publication at 100k / 1M entities against
 // the GROUP BY, and an audit of workspaces holding 90 / 365 / 730 days of snapshots. Not in the default

@@ -16,7 +16,7 @@ export interface HttpScenario {
   maxP99Ms?: number;
 }
 
-/** The HTTP scenarios of issue #6 with their targets for this backend. */
+/** The HTTP scenarios with their targets for this backend (docs/performance.md). */
 export function httpScenarios(
   backend: Backend,
   data: { score: ScoreData; exportAgencies: number; exports: ExportData; tacsi: TacsiFeedData },

@@ -42,7 +42,8 @@ export interface AuditStartResult {
 /**
  * Seconds until a new audit should be done, from what the service measured lately: the median
  * duration of the last ESTIMATE_SAMPLE audits completed within the window, and the audits still
- * processing ahead of this one. Operational timing only (docs/decisions.md): no tenant's data.
+ * processing ahead of this one. Operational timing only (docs/adr/0064-estimated-completion.md): no tenant's
+ * data.
  */
 async function estimateSeconds(
   ctx: AppContext,
@@ -103,7 +104,7 @@ export async function startAudit(
     input.webhook_url === undefined ? null : await checkAuditWebhookUrl(ctx, input.webhook_url);
   const lookbackDays = input.lookback_days ?? DEFAULT_LOOKBACK_DAYS;
   // The one-off delivery is signed with a secret of its own, handed to the caller who chose the
-  // URL: never with another principal's registered secrets (docs/decisions.md).
+  // URL: never with another principal's registered secrets (docs/adr/0030-one-off-audit-webhook-url.md).
   const webhookSecret = webhookUrl === null ? null : generateSecret();
   const id = newId('aud');
   const sealedSecret =

@@ -39,7 +39,7 @@ export interface PlanLimits {
   platformLimit: number | null;
 }
 
-/** Documented in docs/decisions.md ("Plans and limits"). */
+/** Documented in docs/adr/0003-plans-and-limits.md. */
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   free: { rank: 0, requestsPerMinute: 60, auditsPerMonth: 0, teamLimit: 1, platformLimit: 1 },
   pro: { rank: 1, requestsPerMinute: 600, auditsPerMonth: 10, teamLimit: 5, platformLimit: 3 },

@@ -88,8 +88,8 @@ export const METRIC_FIELDS = [
     required: false,
     meaning: 'comments and mentions classified negative',
   },
-  // Provenance of the counts above, so stored comments can be re-scored when the model changes
-  // (issue 16, item 1). Counts given directly (import, sandbox) carry model '' and confidence 0.
+  // Provenance of the counts above, so stored comments can be re-scored when the model changes.
+  // Counts given directly (import, sandbox) carry model '' and confidence 0.
   {
     key: 'sentimentMixed',
     column: 'sentiment_mixed',

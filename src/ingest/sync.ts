@@ -160,7 +160,7 @@ export async function syncPlatform(
  * workspace row, so two syncs of one workspace do not compare against the
  * same stale score: it records the sync on the connection, upserts the snapshots, rescores the days
  * they feed into, and fires `score.changed` when the workspace's latest daily score moved beyond its
- * 90% interval (isScoreChange, the audits' rule; docs/decisions.md "score.changed from a sync").
+ * 90% interval (isScoreChange, the audits' rule; docs/adr/0076-score-changed-from-a-sync.md).
  */
 export async function syncConnection(
   ctx: AppContext,

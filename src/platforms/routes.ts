@@ -452,8 +452,8 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
 
 /**
  * One row per platform: its live connection, else its latest disconnected one (history kept, so
- * worth showing with its last_sync; docs/decisions.md "Disconnected platforms stay listed"), in the
- * canonical platform order.
+ * worth showing with its last_sync; docs/adr/0098-disconnected-platforms-stay-listed-as-disconnected.md),
+ * in the canonical platform order.
  */
 function shownConnections(all: ListedConnection[]): ListedConnection[] {
   const shown = new Map<string, ListedConnection>();

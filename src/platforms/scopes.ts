@@ -6,7 +6,8 @@ import { platformEndpoints } from './oauth-config.ts';
  * Scopes the score can do without: they only bring comment texts, which feed sentiment (the score
  * works without it, docs/scoring.md). A connection that lacks one is made, and says so. Every other
  * scope the connector asks for (platformEndpoints(...).scopes) is required: without it the daily
- * sync fails, so the connect flow refuses (docs/decisions.md "Granted scopes").
+ * sync fails, so the connect flow refuses
+ * (docs/adr/0105-granted-scopes-required-ones-refuse-comment-scopes-are.md).
  */
 export const OPTIONAL_SCOPES: ReadonlySet<string> = new Set([
   'instagram_manage_comments',

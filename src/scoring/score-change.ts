@@ -22,8 +22,8 @@ export interface ComparableScore {
 }
 
 /**
- * The one rule for `score.changed`, shared by audits and syncs (docs/decisions.md "score.changed
- * under formula v2"):
+ * The one rule for `score.changed`, shared by audits and syncs
+ * (docs/adr/0136-score-changed-under-formula-v2.md):
  * - nothing before, or a different formula before: not a change (a formula switch moves the level,
  *   not the brand);
  * - v2 with the previous score's interval: the new score lies outside that interval AND moved at least

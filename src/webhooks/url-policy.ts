@@ -34,7 +34,8 @@ export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
 
 /**
  * The ports a webhook may use: HTTPS's own and its common alternate. Any other port on a public host
- * would make the service a port scanner of third parties (docs/decisions.md, "Webhook ports and connection errors").
+ * would make the service a port scanner of third parties
+ * (docs/adr/0152-webhook-ports-and-connection-errors.md).
  */
 export const WEBHOOK_PORTS: ReadonlySet<number> = new Set([443, 8443]);
 

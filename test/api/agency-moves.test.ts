@@ -6,7 +6,7 @@ import { runJob, seedMetrics } from './audits.fixtures.ts';
 
 // A client moved to another agency: its own work (its audits, its campaigns, its scores and
 // metrics) goes with it; the work an agency did for it (campaigns, audits it started) stays that
-// agency's, visible again if the client comes back (docs/decisions.md, "Agency moves").
+// agency's, visible again if the client comes back (docs/adr/0002-agency-moves-whose-work-is-what.md).
 let t: TestService;
 let a: Awaited<ReturnType<typeof workspaceWithKey>>;
 let b: Awaited<ReturnType<typeof workspaceWithKey>>;

@@ -8,7 +8,7 @@ import { expectProblem, startTestService, workspaceWithKey, type TestService } f
 import { insertFinishedAudits, runJob, seedMetrics } from './audits.fixtures.ts';
 
 // GET /v1/audits (extension): a workspace's audits, newest first, with the tenant boundary and the
-// agency-move ownership rule of GET /v1/audit/{id} (docs/decisions.md, "Audit list").
+// agency-move ownership rule of GET /v1/audit/{id} (docs/adr/0065-audit-list-extension.md).
 let t: TestService;
 type Ws = Awaited<ReturnType<typeof workspaceWithKey>>;
 let pro: Ws;

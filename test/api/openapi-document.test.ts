@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
-// What a generator needs from the served document (issue 13): nothing it must send has a default
+// What a generator needs from the served document: nothing it must send has a default
 // (an input with a default is optional), and every operation is named, described and exampled.
 // Spectral and Redocly (`npm run lint:openapi`) check the rest of the document's shape.
 

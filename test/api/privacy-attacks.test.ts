@@ -1,4 +1,4 @@
-// The attacks of issue 9, through HTTP, now failing:
+// Known attacks on the aggregate outputs, through HTTP, each failing:
 // (a) the audit benchmark no longer reveals other tenants' scores in small sectors (2 and 30 brands):
 //     the fields are null with the documented reason;
 // (b) join differencing: two audits before and after one brand joins give the same benchmark, both

@@ -169,7 +169,7 @@ describe('POST /v1/studio/score', () => {
   });
 });
 
-describe('POST /v1/studio/score as a format checklist (issue 16, item 6)', () => {
+describe('POST /v1/studio/score as a format checklist', () => {
   it('says a flat grey image passes the format checks, not that it is good content', async () => {
     // Review finding: a flat grey image scored 100.
     const res = await score({

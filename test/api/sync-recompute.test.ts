@@ -85,7 +85,7 @@ describe('sync recompute', () => {
     const xminBefore = new Map(first.map((r) => [r.day, r.xmin]));
     const rewritten = after.filter((r) => r.xmin !== xminBefore.get(r.day)).map((r) => r.day);
     expect(rewritten).toEqual(after.filter((r) => r.day >= newDay).map((r) => r.day));
-    // Not the whole re-read range (the last 3 days too).
+    // Not the whole re-read range (the last 3 days too): only the day that changed.
     expect(rewritten).toEqual([newDay]);
 
     // A full recompute of every day stores exactly what the sync left.

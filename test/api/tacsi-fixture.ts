@@ -1,6 +1,6 @@
 // Fixture data for the TACSI API tests: consumer sectors of brand workspaces with daily scores,
 // inserted directly with multi-row inserts (fast on PGlite).
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { createSector } from '../../src/admin/workspaces.ts';
 import type { DB } from '../../src/infra/db/types.ts';
 import { newId } from '../../src/infra/ids.ts';
@@ -94,7 +94,7 @@ export async function seedTacsiFixture(
   );
 
   const scores: TacsiFixture['scores'] = new Map();
-  const rows: DB['daily_scores'][] = [];
+  const rows: Insertable<DB['daily_scores']>[] = [];
   const levelOf = new Map(sectors.map((s) => [s.slug, s.level]));
   const perSectorIndex = new Map<string, number>();
   for (const w of workspaces) {

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from './webhooks-receiver.ts';
 
 // A webhook on any port of a public host, plus a last_error naming the socket error (refused,
 // timed out, TLS), would make the service a port scanner of third parties. Webhooks use port 443 or
-// 8443 only (docs/decisions.md, "Webhook ports and connection errors"), and every failure before a
+// 8443 only (docs/adr/0152-webhook-ports-and-connection-errors.md), and every failure before a
 // status line reads the same in last_error. 93.184.215.14 is a public address (no DNS needed);
 // nothing connects to it here.
 const PUBLIC = '93.184.215.14';

@@ -52,7 +52,7 @@ export async function connectThroughSimulator(
   expect(done.statusCode, done.body).toBe(200);
   if (done.json().status === 'pending_selection') {
     // Tests reuse simulator logins across workspaces: the account is live elsewhere, so it is picked
-    // explicitly, sharing confirmed (docs/decisions.md "One platform account in several workspaces").
+    // explicitly, sharing confirmed (docs/adr/0104-one-platform-account-in-several-workspaces.md).
     const accounts = done.json().accounts as Array<{ account_id: string; handle: string }>;
     const pick = accounts.find((a) => a.handle === (o.login ?? `sim${o.platform}`)) ?? accounts[0]!;
     const picked = await t.request({

@@ -1,7 +1,7 @@
 /**
  * The sandbox's metric history is generated from formula v2's reference population, stratified
- * along the composite, so the demo's grades are the published shares (issue 16, item 4): before, an
- * unstratified draw scored against cutoffs set on a small sample gave 3.4% elite and 6.1% critical. Scored here without a database: the
+ * along the composite, so the demo's grades are the published shares (an
+ * unstratified draw scored against cutoffs set on a small sample gives 3.4% elite and 6.1% critical). Scored here without a database: the
  * sector brands as seeded (planSectorBrands, brandProfile, brandSnapshots), over the sandbox's
  * two years, as of its last day with the 90-day window of an audit.
  */

@@ -1,6 +1,6 @@
 /**
- * Formula v2 targets (issue 16, items 2-5), one scenario or property test per target. The
- * scenarios follow the issue's descriptions; accounts are built at multiples of the reference
+ * Formula v2 targets, one scenario or property test per target. The
+ * scenarios follow the targets in docs/scoring.md; accounts are built at multiples of the reference
  * median account (accountSnapshots) so "typical" is defined by the engine's published baselines.
  */
 import { describe, expect, it } from 'vitest';

@@ -27,7 +27,7 @@ describe('sentiment evaluation set', () => {
   });
 });
 
-describe('default classifier on the held-out split (targets of issue 16)', () => {
+describe('default classifier on the held-out split (the documented targets)', () => {
   const heldOut = splitItems('heldout');
   const v2 = evaluate(heldOut, defaultPredict, 'heldout');
 

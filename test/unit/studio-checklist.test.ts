@@ -1,6 +1,6 @@
 // The studio is a format checklist whose advice can be trusted: following any suggestion raises
 // the score by at least half of what it claims and never lowers it; blockers cap the score;
-// notices are not pushed towards engagement bait (issue 16, item 6).
+// notices are not pushed towards engagement bait.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { scoreContent } from '../../src/studio/index.ts';

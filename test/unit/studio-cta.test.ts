@@ -15,7 +15,7 @@ const items = readFileSync(new URL('../fixtures/studio/cta.jsonl', import.meta.u
   .map((l) => JSON.parse(l) as Item);
 
 describe('call-to-action detection', () => {
-  // Each of these counted as a call to action before (issue 16, item 6).
+  // None of these is a call to action, though each uses a call-to-action word.
   it.each([
     'Never share your password or one-time code with anyone',
     "Don't click on suspicious links claiming to be from us",

@@ -6,10 +6,11 @@ import { measureText } from '../../src/studio/text-analysis.ts';
 import { TextPool } from '../../src/studio/text-pool.ts';
 
 // The studio's text analysis is linear in the text (docs/studio.md, "Bounded analysis"). Texts of
-// 10,000 characters (the accepted maximum) made of long runs used to take seconds each: wink-nlp's
-// tokenizer (its e-mail, URL and ordinal patterns) and the studio's own e-mail and domain patterns
-// backtracked quadratically on a run. The bound is CPU time of this thread, generous (the slowest
-// such text takes ~0.5 s; "#1111…" took 7-11 s before), so a loaded machine does not fail it.
+// 10,000 characters (the accepted maximum) made of long runs are where a pattern that backtracks takes
+// seconds: wink-nlp's tokenizer (its e-mail, URL and ordinal patterns) and the studio's own e-mail and
+// domain patterns are quadratic on such a run unless bounded. The bound is CPU time of this thread,
+// generous (the slowest such text takes ~0.5 s; an unbounded pattern takes 7-11 s on "#1111…"), so a
+// loaded machine does not fail it.
 const CPU_BUDGET_MS = 1_500;
 const LENGTH = 10_000;
 

@@ -39,7 +39,7 @@ const WINDOW_MS = 60_000;
  * Requests without a valid key (none, malformed, unknown, wrong secret, revoked, expired) allowed per
  * client address per minute; past it, a request whose key is not already verified in memory is
  * answered 429 without a database lookup until the window ends. Counted in the rate-limit store, so
- * shared across instances with Redis (docs/decisions.md, "Requests without a valid key").
+ * shared across instances with Redis (docs/adr/0086-requests-without-a-valid-key.md).
  */
 export const AUTH_FAILURES_PER_MINUTE = 300;
 /** Addresses over the limit, and until when (ms): bounded, swept when it grows. */

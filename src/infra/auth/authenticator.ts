@@ -40,7 +40,7 @@ export class Authenticator {
    * string, and compares strings only on a hash match), and only the full valid token finds an
    * entry. A miss (any wrong, unknown or new token) takes the full path below. An entry is valid only
    * while its key-id entry is the one cached (same TTL, dropped with it by `forget` and eviction),
-   * so this cache holds at most one header per cached key id. See docs/decisions.md.
+   * so this cache holds at most one header per cached key id. See docs/adr/0144-shared-per-request-work.md.
    */
   readonly #verified = new Map<string, CachedKey>();
   /**

@@ -16,9 +16,11 @@ import type {
   Scope,
 } from '../../core/catalog.ts';
 
-/** Kysely's view of the schema in migrations/. Keep the two in step. */
+/** Kysely's view of the schema in migrations/; test/db/schema-types.test.ts fails when the two disagree. */
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A NOT NULL timestamp without a default: every insert gives it. */
+type RequiredTimestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 /** `date` columns travel as YYYY-MM-DD strings (type parsers in database.ts). */
 type DateString = string;
@@ -70,7 +72,7 @@ export type KeyMode = 'live' | 'test';
 
 export interface SandboxStateTable {
   singleton: Generated<boolean>;
-  seeded_at: Timestamp;
+  seeded_at: RequiredTimestamp;
 }
 
 export interface PlatformConnectionsTable {
@@ -155,8 +157,8 @@ export interface OauthStatesTable {
   code_verifier: string;
   code_verifier_key_id: string;
   redirect_uri: string;
-  created_at: Timestamp;
-  expires_at: Timestamp;
+  created_at: RequiredTimestamp;
+  expires_at: RequiredTimestamp;
   used_at: Timestamp | null;
   outcome: 'connected' | 'denied' | 'failed' | 'pending_selection' | null;
   error: string | null;
@@ -201,7 +203,7 @@ export interface AuditsTable {
   /** The one-off delivery's signing secret, sealed (src/infra/crypto); key id beside it. */
   webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
   webhook_secret_key_id: ColumnType<string | null, string | null | undefined, string | null>;
-  estimated_completion: Timestamp;
+  estimated_completion: RequiredTimestamp;
   created_at: CreatedAt;
   completed_at: Timestamp | null;
   failure_reason: string | null;
@@ -246,10 +248,10 @@ export interface DailyScoresTable {
   /** Part of the key (migration 0060): a day holds one row per formula. */
   formula_version: string;
   /** v2: the composite's 90% interval where it was computed (the last day of a recompute), else null. */
-  score_low?: number | null;
-  score_high?: number | null;
+  score_low: number | null;
+  score_high: number | null;
   /** v2: the composite grade with hysteresis along the stored series; null on v1 rows. */
-  grade?: string | null;
+  grade: string | null;
 }
 
 /** Progress of `brandhealth scores recompute` (migration 0060). */
@@ -403,8 +405,8 @@ export interface TacsiRhoLedgerTable {
   period_start: DateString;
   period_end: DateString;
   methodology_version: string;
-  /** Exact charge in 1e-9 rho (rounded up); bigint column. */
-  rho_units: ColumnType<string, string | number | bigint, never>;
+  /** Exact charge in 1e-9 rho (rounded up); bigint column, read as a number (database.ts parsers). */
+  rho_units: ColumnType<number, string | number | bigint, never>;
   rho: number;
   cell_id: number | null;
   histogram_id: number | null;

@@ -4,7 +4,8 @@ import { docPageHeaders, inlineScripts } from './doc-pages.ts';
 export const API_REFERENCE_PATH = '/reference';
 
 /**
- * The Scalar API reference at /reference (docs/decisions.md, "API reference UI"), rendered from the
+ * The Scalar API reference at /reference
+ * (docs/adr/0125-api-reference-ui-scalar-at-reference-swagger-ui-kept-at-docs.md), rendered from the
  * same @fastify/swagger document as /openapi.json. Its script is the copy bundled in the plugin, served
  * from /reference/js/scalar.js: the page needs no outside network (no CDN, no web fonts, no telemetry,
  * no request proxy: "Send" calls this service directly from the browser).

@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify';
  * a policy as strict as the two bundles allow offline: scripts only from this origin (plus the hash
  * of an inline bootstrap script the page carries), requests only to this origin, no framing, no
  * plugins. Both UIs set style attributes at run time, hence 'unsafe-inline' for styles only; icons are
- * data: URIs. docs/decisions.md, "Documentation pages: a CSP of their own".
+ * data: URIs. docs/adr/0153-documentation-pages-a-csp-of-their-own.md.
  */
 export function docPageHeaders(reply: FastifyReply, inlineScripts: readonly string[] = []): void {
   const hashes = inlineScripts

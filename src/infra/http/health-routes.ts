@@ -75,7 +75,8 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       if (!migrated)
         return reply.code(503).send({ status: 'unavailable', database: 'ok', migrations: 'pending' });
       // A Redis outage does not take the instance out of rotation: every instance shares the one
-      // Redis, so 503 here would turn it into an outage of the whole API (docs/decisions.md).
+      // Redis, so 503 here would turn it into an outage of the whole API
+      // (docs/adr/0149-redis-outage-per-instance-limits.md).
       return {
         status: 'ok',
         database: 'ok',

@@ -14,7 +14,8 @@ const WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * A running request's claim on its key lapses this long after its last renewal; the running
  * process renews it every LEASE_RENEW_MS. A claim whose lease lapsed was left by a process that
- * died mid-request, and the next retry with the key takes it over (docs/decisions.md).
+ * died mid-request, and the next retry with the key takes it over
+ * (docs/adr/0148-idempotency-claims-are-leases.md).
  */
 export const IDEMPOTENCY_LEASE_MS = 30_000;
 const LEASE_RENEW_MS = 10_000;

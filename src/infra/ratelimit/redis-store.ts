@@ -25,9 +25,9 @@ export const REDIS_LIMITS = {
 /**
  * Fixed-window counts shared by every instance through Redis. When Redis fails (refused, timed
  * out, not connected), the store counts in process instead for REDIS_LIMITS.breakerOpenMs, then
- * tries Redis again: each instance then enforces the limit alone (docs/decisions.md, "Redis
- * outage: per-instance limits"), and no request waits on a dead Redis. Commands are never queued
- * while disconnected (they fail at once) and never retried.
+ * tries Redis again: each instance then enforces the limit alone
+ * (docs/adr/0149-redis-outage-per-instance-limits.md), and no request waits on a dead Redis. Commands are
+ * never queued while disconnected (they fail at once) and never retried.
  */
 export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: Redis;

@@ -3,7 +3,8 @@ import { runStatements } from '../statements.ts';
 
 /**
  * Who made a campaign or started an audit (the key owner's workspace): an agency's work on a client
- * stays the agency's when the client moves to another agency (docs/decisions.md, "Agency moves").
+ * stays the agency's when the client moves to another agency
+ * (docs/adr/0002-agency-moves-whose-work-is-what.md).
  * NULL means the workspace's own (rows made by the system, such as the sandbox seed). Rows from
  * before this migration are attributed to the client's agency at the time, when it has one: the
  * reading that leaks nothing to a later agency.

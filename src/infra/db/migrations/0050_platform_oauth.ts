@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { runStatements } from '../statements.ts';
 
 /**
- * Platform connections made through OAuth (issue 12). A connection whose refresh was refused waits in
+ * Platform connections made through OAuth. A connection whose refresh was refused waits in
  * `reauth_required`: it is still the workspace's one connection for that platform (the live index
  * covers it) until it is re-authorised (updated in place) or disconnected. Tokens are sealed with the
  * key ring (src/infra/crypto, purpose `platform-token`), the key id beside each. `oauth_states` holds

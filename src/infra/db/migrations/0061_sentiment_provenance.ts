@@ -3,7 +3,7 @@ import { runStatements } from '../statements.ts';
 
 /**
  * What each snapshot's sentiment counts rest on, so comments can be re-scored when the model
- * changes (issue 16, item 1): mixed and unscored counts kept apart, the model's mean confidence
+ * changes: mixed and unscored counts kept apart, the model's mean confidence
  * and which model (id@version) classified them. Existing rows were given counts or classified
  * before this was kept: no mixed, no unscored, confidence 0, model ''.
  */

@@ -47,9 +47,9 @@ const T90 = 1.8946;
  * (reference-population.ts; 20,000 accounts, seed 2026, printed by `npm run population-chart`), so
  * the grades are population shares: elite top 5%, strong next 20%, moderate middle 50%, weak next
  * 20%, critical bottom 5%. test/unit/scoring-v2.test.ts checks the shares on a fresh
- * sample. The first cutoffs (60.9 / 54.8 / 45.6 / 39.8) came from 4,000 accounts whose top quarter
- * happened to sit high (about 3 sampling sd of a quantile): on 20,000 accounts they made 4.4% elite
- * and 5.5% critical. These sit within 0.2 of another 20,000's (seeds 1-5: 60.3 / 54.3 / 45.4 / 39.4).
+ * sample. 20,000 accounts, because on 4,000 a quantile's sampling sd is large enough to move the
+ * shares by a point (4.4% elite, 5.5% critical). These sit within 0.2 of another 20,000's (seeds 1-5:
+ * 60.3 / 54.3 / 45.4 / 39.4).
  */
 export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.5, strong: 54.5, moderate: 45.5, weak: 39.5 } as const;
 /**
