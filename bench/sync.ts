@@ -16,7 +16,7 @@ import { newId } from '../src/infra/ids.ts';
 import { platformEndpoints } from '../src/platforms/oauth-config.ts';
 import { sealTokens } from '../src/platforms/vault.ts';
 import { createService, type Service } from '../src/service.ts';
-import { startSimulator, type Simulator } from '../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../simulator/server.ts';
 import { sql } from 'kysely';
 import { addDays, utcDay } from '../src/core/days.ts';
 import { PLATFORMS, type Platform } from '../src/core/catalog.ts';

@@ -13,5 +13,12 @@ if (!node) {
   console.error('brandhealth needs Node.js 24: run `npm install` in the project first.');
   process.exit(1);
 }
-const result = spawnSync(node, [join(root, 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
+// `brandhealth simulator` is the platform simulator (simulator/, a development and test tool outside
+// the service's src/); every other command is the service's CLI.
+const args = process.argv.slice(2);
+const entry =
+  args[0] === 'simulator'
+    ? [join(root, 'simulator', 'main.ts'), ...args.slice(1)]
+    : [join(root, 'src', 'cli', 'main.ts'), ...args];
+const result = spawnSync(node, entry, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -75,6 +75,7 @@ const ROOTS = [
   'README.md',
   'docs',
   'src',
+  'simulator',
   'test',
   'scripts',
   'sdk/src',

@@ -88,7 +88,7 @@ export async function listApiKeys(db: Kysely<DB>, owner: KeyOwner = {}) {
   return rows.map((r) => ({ ...r, prefix: keyPrefix(r.id, r.mode) }));
 }
 
-export async function revokeApiKey(db: Kysely<DB>, keyId: string, at = new Date()): Promise<void> {
+export async function revokeApiKey(db: Kysely<DB>, keyId: string, at: Date): Promise<void> {
   const result = await db
     .updateTable('api_keys')
     .set({ revoked_at: at })

@@ -2,7 +2,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { AdminError } from './workspaces.ts';
-import { PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
+import { type Platform, PLATFORMS } from '../core/catalog.ts';
+import { DomainError } from '../core/errors.ts';
+import { lockWorkspace } from '../workspaces/queries.ts';
+import { checkPlatformLimit, connectionsHoldingPlace } from '../platforms/queries.ts';
+import { holdsPlace } from '../platforms/connection-state.ts';
 
 export async function connectPlatform(
   db: Kysely<DB>,
@@ -21,26 +25,15 @@ export async function connectPlatform(
   if (!handle || handle.length > 100) throw new AdminError('handle must be 1-100 characters');
   return db.transaction().execute(async (trx) => {
     // Lock the workspace row so two concurrent connects cannot both pass the plan limit.
-    const ws = await trx
-      .selectFrom('workspaces')
-      .select(['id', 'plan'])
-      .where('id', '=', input.workspaceId)
-      .forUpdate()
-      .executeTakeFirst();
+    const ws = await lockWorkspace(trx, input.workspaceId);
     if (!ws) throw new AdminError(`workspace ${input.workspaceId} does not exist`);
-    // Every connection not disconnected holds its place (one waiting for re-authorisation too).
-    const live = (
-      await trx
-        .selectFrom('platform_connections')
-        .select('platform')
-        .where('workspace_id', '=', ws.id)
-        .where('status', '<>', 'disconnected')
-        .execute()
-    ).map((r) => r.platform);
-    if (live.includes(input.platform)) throw new AdminError(`${input.platform} is already connected`);
-    const limit = PLAN_LIMITS[ws.plan].platformLimit;
-    if (limit !== null && live.length >= limit) {
-      throw new AdminError(`the ${ws.plan} plan allows ${limit} connected platform(s)`);
+    const held = (await connectionsHoldingPlace(trx, ws.id)).map((r) => r.platform);
+    if (held.includes(input.platform)) throw new AdminError(`${input.platform} is already connected`);
+    try {
+      checkPlatformLimit(ws.plan, held, input.platform);
+    } catch (error) {
+      if (error instanceof DomainError) throw new AdminError(error.message);
+      throw error;
     }
     const id = newId('pc');
     await trx
@@ -63,7 +56,7 @@ export async function disconnectPlatform(
   db: Kysely<DB>,
   workspaceId: string,
   platform: Platform,
-  at = new Date(),
+  at: Date,
 ): Promise<void> {
   const result = await db
     .updateTable('platform_connections')
@@ -79,7 +72,7 @@ export async function disconnectPlatform(
     })
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
-    .where('status', '<>', 'disconnected')
+    .where(holdsPlace)
     .executeTakeFirst();
   if (!result.numUpdatedRows)
     throw new AdminError(`${platform} is not connected to workspace ${workspaceId}`);

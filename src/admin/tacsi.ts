@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, EntitlementKind } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { isUniqueViolation } from '../infra/db/errors.ts';
 import { AdminError } from './workspaces.ts';
 import { type Pillar, PILLARS } from '../core/catalog.ts';
 
@@ -71,18 +72,15 @@ export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promi
         valid_until: input.validUntil ?? null,
       })
       .execute();
-  } catch (error: any) {
-    if (error?.code === '23505') throw new AdminError(`sector ${input.sector} is already held exclusively`);
+  } catch (error) {
+    if (isUniqueViolation(error, 'tacsi_entitlements_exclusive_uq'))
+      throw new AdminError(`sector ${input.sector} is already held exclusively`);
     throw error;
   }
   return id;
 }
 
-export async function revokeEntitlement(
-  db: Kysely<DB>,
-  entitlementId: string,
-  at = new Date(),
-): Promise<void> {
+export async function revokeEntitlement(db: Kysely<DB>, entitlementId: string, at: Date): Promise<void> {
   const result = await db
     .updateTable('tacsi_entitlements')
     .set({ revoked_at: at })
@@ -102,7 +100,7 @@ export interface NoticeInput {
 }
 
 /** Announces a methodology notice; it must take effect after today (UTC), so subscribers see it first. */
-export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now = new Date()): Promise<string> {
+export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now: Date): Promise<string> {
   const title = input.title.trim();
   const detail = input.detail.trim();
   if (!title || title.length > 200) throw new AdminError('title must be 1-200 characters');

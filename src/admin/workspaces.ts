@@ -133,7 +133,7 @@ export async function createSector(
 }
 
 /**
- * Moves a workspace to another sector (or none) from `effectiveDay` (YYYY-MM-DD, default today UTC).
+ * Moves a workspace to another sector (or none) from `effectiveDay` (YYYY-MM-DD).
  * The membership history (workspace_sector_history, kept by a trigger on every write of
  * workspaces.sector_slug) records the change on that day, so TACSI charges the entity both sectors'
  * releases for the rolling year and places each of its scores in the sector it belonged to that day.
@@ -144,7 +144,7 @@ export async function setSector(
   db: Kysely<DB>,
   workspaceId: string,
   sector: string | null,
-  effectiveDay: string = new Date().toISOString().slice(0, 10),
+  effectiveDay: string,
 ): Promise<void> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(effectiveDay) || Number.isNaN(Date.parse(`${effectiveDay}T00:00:00Z`)))
     throw new AdminError(`effective day ${effectiveDay} must be a date YYYY-MM-DD`);

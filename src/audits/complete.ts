@@ -20,6 +20,7 @@ import {
 import { isScoreChange, scoreChangedData, type ComparableScore } from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
+import { latestCompletedAudit } from './latest.ts';
 import { addDays, utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
 
@@ -92,15 +93,26 @@ export async function completeAudit(
   const snapshots = await loadSnapshotsForScoring(db, ws.id, { from: addDays(asOf, -(span - 1)), to: asOf });
   // Independent reads: in flight together on PostgreSQL (PGlite runs them one after the other).
   const [previous, previousDailyGrade] = await Promise.all([
+    // The score this one follows: the current score's audit (this one is still processing).
     db
-      .selectFrom('audits')
-      .select(['score', 'grade', 'pillars', 'formula_version', 'lookback_days', 'score_low', 'score_high'])
-      .where('workspace_id', '=', ws.id)
-      .where('status', '=', 'completed')
-      .where('id', '<>', audit.id)
-      .orderBy('completed_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(1)
+      .selectFrom('workspaces')
+      .innerJoinLateral(
+        (eb) =>
+          latestCompletedAudit(eb)
+            .select([
+              'audits.score',
+              'audits.grade',
+              'audits.pillars',
+              'audits.formula_version',
+              'audits.lookback_days',
+              'audits.score_low',
+              'audits.score_high',
+            ])
+            .as('previous'),
+        (join) => join.onTrue(),
+      )
+      .selectAll('previous')
+      .where('workspaces.id', '=', ws.id)
       .executeTakeFirst(),
     storedGradeBefore(db, ws.id, asOf),
   ]);

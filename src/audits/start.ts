@@ -5,7 +5,8 @@ import { connectedPlatforms } from '../platforms/queries.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
-import { auditsUsed } from '../workspaces/queries.ts';
+import { isUniqueViolation } from '../infra/db/errors.ts';
+import { auditsUsed, lockWorkspace } from '../workspaces/queries.ts';
 import { currentAuditPeriod } from '../workspaces/billing.ts';
 import { auditRunJob } from './jobs.ts';
 import {
@@ -19,7 +20,7 @@ import { checkAuditWebhookUrl } from './webhook-url.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret } from '../webhooks/secrets.ts';
 import { PLAN_LABELS, PLAN_LIMITS, type Platform, PLATFORMS } from '../core/catalog.ts';
-import { resolveWorkspace } from '../workspaces/tenancy.ts';
+import { resolveWorkspace, workspaceNotFound } from '../workspaces/tenancy.ts';
 
 export interface StartAuditInput {
   workspace_id?: string;
@@ -70,11 +71,6 @@ async function estimateSeconds(
   });
 }
 
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const e = error as { code?: string; constraint?: string } | null;
-  return e?.code === '23505' && (e.constraint === undefined || e.constraint === constraint);
-}
-
 function auditInProgress(workspaceId: string): DomainError<'audit_in_progress'> {
   return new DomainError(
     'audit_in_progress',
@@ -114,12 +110,7 @@ export async function startAudit(
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       // Serialises every start on this workspace: the quota count below cannot be raced.
-      await trx
-        .selectFrom('workspaces')
-        .select('id')
-        .where('id', '=', ws.id)
-        .forUpdate()
-        .executeTakeFirstOrThrow();
+      if (!(await lockWorkspace(trx, ws.id))) throw workspaceNotFound(ws.id);
 
       const connected = await connectedPlatforms(trx, ws.id);
       if (connected.length === 0) {

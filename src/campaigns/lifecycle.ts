@@ -12,7 +12,8 @@ import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import type { DB } from '../infra/db/types.ts';
 import { stageAt, stageStartsAt, type LaidOutPhase } from './phases.ts';
-import { compositeScoreAt, lifecycleCandidates, type PhaseRow } from './queries.ts';
+import { lifecycleCandidates, type PhaseRow } from './queries.ts';
+import { compositeScoreAsOf } from '../scoring/current-score.ts';
 import { utcDay } from '../core/days.ts';
 
 const BATCH = 200;
@@ -92,7 +93,13 @@ async function advanceLocked(
     const changedAt = stageStartsAt(campaign.start_date, phases, stage + 1);
 
     if (stage === -1) {
-      const scoreAtStart = await compositeScoreAt(trx, campaign.workspace_id, changedAt);
+      const scoreAtStart = await compositeScoreAsOf(
+        trx,
+        campaign.workspace_id,
+        // The key owner who created it reads it (null: the workspace's own).
+        campaign.created_by ?? campaign.workspace_id,
+        changedAt,
+      );
       await guarded(
         trx
           .updateTable('campaigns')

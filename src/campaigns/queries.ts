@@ -10,28 +10,6 @@ export type Db = Kysely<DB> | Transaction<DB>;
 /** The statuses the spec names; cancelled campaigns are listed only when asked for by name. */
 export const LISTED_BY_DEFAULT = ['draft', 'active', 'completed'] as const;
 
-/**
- * The workspace's composite score as known at `at`: the newer of its latest completed audit and
- * its latest daily score (a daily score counts from 00:00 UTC of its day; the newest formula where a
- * day holds two). Null when it has none.
- */
-export async function compositeScoreAt(db: Db, workspaceId: string, at: Date): Promise<number | null> {
-  const result = await sql<{ score: number }>`
-    SELECT score FROM (
-      (SELECT score, completed_at AS at FROM audits
-        WHERE workspace_id = ${workspaceId} AND status = 'completed' AND completed_at <= ${at}
-        ORDER BY completed_at DESC, id DESC LIMIT 1)
-      UNION ALL
-      (SELECT score, (day::timestamp AT TIME ZONE 'UTC') AS at FROM daily_scores
-        WHERE workspace_id = ${workspaceId} AND (day::timestamp AT TIME ZONE 'UTC') <= ${at}
-        -- A day can hold a v1 and a v2 row: the newer formula's ('v2' > 'v1').
-        ORDER BY day DESC, formula_version DESC LIMIT 1)
-    ) latest
-    ORDER BY at DESC LIMIT 1`.execute(db);
-  const row = result.rows[0];
-  return row ? Number(row.score) : null;
-}
-
 export async function insertCampaign(
   trx: Transaction<DB>,
   campaign: {

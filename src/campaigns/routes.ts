@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { CAMPAIGN_STATUSES } from '../core/catalog.ts';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import {
@@ -18,7 +19,7 @@ import { resolveWorkspace } from '../workspaces/tenancy.ts';
 const WorkspaceId = WorkspaceIdInput;
 const NullableScore = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
-const CampaignStatus = Type.Enum(['draft', 'active', 'completed', 'cancelled'], {
+const CampaignStatus = Type.Enum([...CAMPAIGN_STATUSES], {
   description: 'cancelled is an extension: see POST /v1/campaigns/{campaign_id}/cancel',
 });
 
@@ -211,7 +212,7 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
           {
             workspace_id: Type.Optional(WorkspaceId),
             status: Type.Optional(
-              Type.Enum(['active', 'completed', 'draft', 'cancelled'], {
+              Type.Enum([...CAMPAIGN_STATUSES], {
                 description:
                   'default: active, completed and draft; cancelled campaigns are listed only with status=cancelled',
               }),
@@ -248,9 +249,10 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const ws = await resolveWorkspace(app.ctx.db, workspacePrincipal(request), request.query.workspace_id);
+      const principal = workspacePrincipal(request);
+      const ws = await resolveWorkspace(app.ctx.db, principal, request.query.workspace_id);
       const { status, limit, offset } = request.query;
-      return listCampaigns(app.ctx, ws.id, { status, limit, offset });
+      return listCampaigns(app.ctx, principal, ws.id, { status, limit, offset });
     },
   );
 

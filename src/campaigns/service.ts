@@ -13,15 +13,10 @@ import {
   weekNumbers,
   type PhasePlan,
 } from './phases.ts';
-import {
-  compositeScoreAt,
-  insertCampaign,
-  listCampaignRows,
-  phasesOf,
-  type CampaignRow,
-  type PhaseRow,
-} from './queries.ts';
+import { insertCampaign, listCampaignRows, phasesOf, type CampaignRow, type PhaseRow } from './queries.ts';
 import { dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
+import { currentCompositeScore } from '../scoring/current-score.ts';
+import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 
 export const MAX_NAME = 200;
 export const MAX_OBJECTIVE = 2000;
@@ -190,13 +185,14 @@ export function toListItem(
 
 export async function listCampaigns(
   ctx: AppContext,
+  principal: WorkspacePrincipal,
   workspaceId: string,
   filter: { status: CampaignRow['status'] | undefined; limit: number; offset: number },
 ): Promise<{ campaigns: CampaignListItem[]; total: number; limit: number; offset: number }> {
   const now = ctx.now();
   const [{ rows, total }, scoreCurrent] = await Promise.all([
     listCampaignRows(ctx.db, workspaceId, filter),
-    compositeScoreAt(ctx.db, workspaceId, now),
+    currentCompositeScore(ctx, principal, workspaceId),
   ]);
   const phases = await phasesOf(
     ctx.db,

@@ -5,11 +5,6 @@ import { ConfigError, loadConfig } from '../infra/config.ts';
 // allows one process), so the command goes to it through its admin socket; otherwise this process
 // opens the database itself. Heavy modules (database, job engine, commands) load only for that.
 const argv = process.argv.slice(2);
-if (argv[0] === 'simulator') {
-  // The platform simulator is a server of its own, not a database command: never forwarded.
-  const { runSimulatorCli } = await import('../simulator/cli.ts');
-  process.exit(await runSimulatorCli(argv.slice(1)));
-}
 let socketPath: string | null = null;
 try {
   socketPath = loadConfig().adminSocket;

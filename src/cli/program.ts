@@ -15,13 +15,22 @@ import { ConfigError, loadConfig } from '../infra/config.ts';
 import { generateKeyEntry, KeyRingError } from '../infra/crypto/keyring.ts';
 import { resealAll, sealedCounts } from '../infra/crypto/sealed-columns.ts';
 import { DataDirLockedError } from '../infra/db/data-dir-lock.ts';
-import { ACCOUNT_TYPES, ORG_TYPES, PILLARS, PLANS, PLATFORMS, SCOPES } from '../core/catalog.ts';
+import {
+  ACCOUNT_TYPES,
+  BILLING_PERIODS,
+  ORG_TYPES,
+  PILLARS,
+  PLANS,
+  PLATFORMS,
+  SCOPES,
+} from '../core/catalog.ts';
 import { createService } from '../service.ts';
 import { runDemo } from '../sandbox/demo.ts';
 import { SandboxRefusedError } from '../sandbox/guard.ts';
 import { resetSandbox } from '../sandbox/reset.ts';
 import { CLI_EXTENSIONS } from './commands.ts';
 import type { CliIo, CliOutput, WithContext } from './registry.ts';
+import { utcDay } from '../core/days.ts';
 
 function oneOf<T extends string>(values: readonly T[], label: string) {
   return (value: string): T => {
@@ -105,11 +114,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     )
     .option('--org-type <type>', `organisation type (${ORG_TYPES.join(', ')})`, oneOf(ORG_TYPES, 'org type'))
     .option('--sector <slug>', 'consumer sector (TACSI cohort)')
-    .option(
-      '--billing-period <period>',
-      'monthly or annual',
-      oneOf(['monthly', 'annual'] as const, 'billing period'),
-    )
+    .option('--billing-period <period>', 'monthly or annual', oneOf(BILLING_PERIODS, 'billing period'))
     .option('--realtime', 'enable real-time scoring (agency plans)')
     .option('--white-label', 'white-labelled client')
     .action(async (o) =>
@@ -247,7 +252,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<keyId>')
     .action(async (id) =>
       withContext(async (ctx) => {
-        await revokeApiKey(ctx.db, id);
+        await revokeApiKey(ctx.db, id, ctx.now());
         output.result(
           { id, revoked: true },
           () => `revoked ${id} (running servers stop accepting it within AUTH_CACHE_TTL_MS)`,
@@ -283,7 +288,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .addOption(new Option('--platform <name>').argParser(oneOf(PLATFORMS, 'platform')).makeOptionMandatory())
     .action(async (o) =>
       withContext(async (ctx) => {
-        await disconnectPlatform(ctx.db, o.workspace, o.platform);
+        await disconnectPlatform(ctx.db, o.workspace, o.platform, ctx.now());
         output.result(
           { workspace_id: o.workspace, platform: o.platform, status: 'disconnected' },
           () => `disconnected ${o.platform}`,
@@ -314,7 +319,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .option('--sector <slug>')
     .option('--pillar <pillar>', `pillar (${PILLARS.join(', ')})`, oneOf(PILLARS, 'pillar'))
     .option('--exclusive', 'hold the sector exclusively (sector_feed only)')
-    .option('--valid-from <date>', 'YYYY-MM-DD', ymd)
+    .option('--valid-from <date>', 'YYYY-MM-DD (default today, UTC)', ymd)
     .option('--valid-until <date>', 'YYYY-MM-DD', ymd)
     .action(async (o) =>
       withContext(async (ctx) => {
@@ -324,7 +329,8 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
           sector: o.sector ?? null,
           pillar: o.pillar ?? null,
           exclusive: !!o.exclusive,
-          validFrom: o.validFrom,
+          // Default: the service's today, not the database server's (the column's CURRENT_DATE).
+          validFrom: o.validFrom ?? utcDay(ctx.now()),
           validUntil: o.validUntil ?? null,
         });
         output.result(
@@ -338,7 +344,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<entitlementId>')
     .action(async (id) =>
       withContext(async (ctx) => {
-        await revokeEntitlement(ctx.db, id);
+        await revokeEntitlement(ctx.db, id, ctx.now());
         output.result({ id, revoked: true }, () => `revoked ${id}`);
       }),
     );

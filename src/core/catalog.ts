@@ -54,6 +54,24 @@ export const PLAN_LABELS: Record<Plan, string> = {
   enterprise: 'Enterprise',
 };
 
+/** Composite grades, best first. */
+export const COMPOSITE_GRADES = ['elite', 'strong', 'moderate', 'weak', 'critical'] as const;
+export type CompositeGrade = (typeof COMPOSITE_GRADES)[number];
+
+/** Classes of a failed sync, as stored and shown in GET /v1/platforms and the platform.sync_failing event. */
+export const SYNC_ERROR_CLASSES = [
+  'rate_limited',
+  'platform_unavailable',
+  'platform_error',
+  'reauth_required',
+  'invalid_response',
+] as const;
+export type SyncErrorClass = (typeof SYNC_ERROR_CLASSES)[number];
+
+/** Campaign statuses: the spec's three and cancelled (an extension). */
+export const CAMPAIGN_STATUSES = ['draft', 'active', 'completed', 'cancelled'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
 /** How often a workspace is billed for its plan (audit quotas stay monthly either way). */
 export const BILLING_PERIODS = ['monthly', 'annual'] as const;
 export type BillingPeriod = (typeof BILLING_PERIODS)[number];

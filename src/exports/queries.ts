@@ -5,6 +5,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import type { AccountType, OrgType } from '../core/catalog.ts';
+import { latestCompletedAudit } from '../audits/latest.ts';
+import { visibleTo } from '../workspaces/tenancy.ts';
 
 export interface ExportScope {
   workspaceId: string;
@@ -33,8 +35,8 @@ export interface ClientScoreRow {
 }
 
 /**
- * The owner's client workspaces (parent_id = owner), each with its latest completed audit among
- * those the key may read (its creator still manages the client).
+ * The owner's client workspaces (parent_id = owner), each with its latest completed audit
+ * (latestCompletedAudit: the stored score and grade, never a live calculation).
  * Ordered by name then id so repeated exports diff cleanly.
  */
 export async function clientsWithLatestScore(
@@ -43,42 +45,25 @@ export async function clientsWithLatestScore(
   filter: { accountType?: 'creator' } = {},
 ): Promise<ClientScoreRow[]> {
   let q = db
-    .selectFrom('workspaces as w')
+    .selectFrom('workspaces')
     .leftJoinLateral(
       (eb) =>
-        eb
-          .selectFrom('audits as a')
-          .select(['a.score', 'a.grade', 'a.completed_at'])
-          .whereRef('a.workspace_id', '=', 'w.id')
-          .where('a.status', '=', 'completed')
-          // Only an audit its creator still manages (currentlyManaged in src/workspaces/tenancy.ts):
-          // a moved client's export never shows the audit its old agency ran, which /v1/audits hides.
-          .where((eb) =>
-            eb.or([
-              eb('a.created_by', 'is', null),
-              eb('a.created_by', '=', eb.ref('w.id')),
-              eb('a.created_by', '=', eb.ref('w.parent_id')),
-            ]),
-          )
-          .orderBy('a.completed_at', 'desc')
-          .orderBy('a.id', 'desc')
-          .limit(1)
-          .as('latest'),
+        latestCompletedAudit(eb).select(['audits.score', 'audits.grade', 'audits.completed_at']).as('latest'),
       (join) => join.onTrue(),
     )
     .select([
-      'w.id',
-      'w.name',
-      'w.account_type',
-      'w.org_type',
-      'w.is_white_labeled',
+      'workspaces.id',
+      'workspaces.name',
+      'workspaces.account_type',
+      'workspaces.org_type',
+      'workspaces.is_white_labeled',
       'latest.score',
       'latest.grade',
       'latest.completed_at',
     ])
-    .where('w.parent_id', '=', ownerId);
-  if (filter.accountType) q = q.where('w.account_type', '=', filter.accountType);
-  return q.orderBy('w.name').orderBy('w.id').execute();
+    .where('workspaces.parent_id', '=', ownerId);
+  if (filter.accountType) q = q.where('workspaces.account_type', '=', filter.accountType);
+  return q.orderBy('workspaces.name').orderBy('workspaces.id').execute();
 }
 
 /**
@@ -96,6 +81,7 @@ export async function scoreExportJson(
   options: { limit: number; since: Date | null },
 ): Promise<string | null> {
   const since = options.since ? sql`AND s.recorded_at >= ${options.since}` : sql``;
+  const visible = db.selectFrom('workspaces').select('workspaces.id').where(visibleTo(ownerId));
   const { rows } = await sql<{ body: string }>`
     WITH page AS (
       SELECT s.id, s.recorded_at, s.workspace_id, w.name AS workspace_name, s.platform, s.tier,
@@ -113,7 +99,7 @@ export async function scoreExportJson(
         ORDER BY s.recorded_at DESC, s.id DESC
         LIMIT ${options.limit}
       ) s
-      WHERE w.id = ${ownerId} OR w.parent_id = ${ownerId}
+      WHERE w.id IN (${visible})
       ORDER BY s.recorded_at DESC, s.id DESC
       LIMIT ${options.limit}
     )

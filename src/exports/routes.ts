@@ -154,7 +154,7 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
    */
   const scoreExportPage = async (ownerId: string, limit: number, since: Date | null): Promise<Buffer> => {
     const variant = `${limit} ${since?.getTime() ?? '-'}`;
-    const hit = cache.enabled ? cache.get(ownerId, variant, Date.now()) : undefined;
+    const hit = cache.enabled ? cache.get(ownerId, variant) : undefined;
     if (hit !== undefined) return hit;
     const read = cache.enabled ? cache.begin(ownerId) : null;
     let json: string | null;
@@ -170,7 +170,7 @@ export async function exportRoutes(fastify: FastifyInstance): Promise<void> {
       throw new DomainError('not_found', 'The workspace of this API key no longer exists.');
     }
     const body = Buffer.from(json, 'utf8');
-    if (read) cache.set(read, variant, body, Date.now());
+    if (read) cache.set(read, variant, body);
     return body;
   };
 

@@ -23,6 +23,11 @@ export interface NotifiedCacheOptions {
   maxWeight: number;
   /** An entry's weight: 1 to bound the number of entries, its byte length to bound memory. */
   weigh: (body: Buffer) => number;
+  /**
+   * Milliseconds on a monotonic clock, for the TTL (default `performance.now`). Elapsed real time, not
+   * the service's business clock (`ctx.now()`), which tests move by days.
+   */
+  clock?: () => number;
 }
 
 /**
@@ -44,12 +49,14 @@ export class NotifiedCache {
   readonly ttlMs: number;
   readonly maxWeight: number;
   readonly #weigh: (body: Buffer) => number;
+  readonly #clock: () => number;
 
   constructor(options: NotifiedCacheOptions) {
     this.channel = options.channel;
     this.ttlMs = options.ttlMs;
     this.maxWeight = options.maxWeight;
     this.#weigh = options.weigh;
+    this.#clock = options.clock ?? (() => performance.now());
   }
 
   get enabled(): boolean {
@@ -74,11 +81,11 @@ export class NotifiedCache {
     this.clear();
   }
 
-  get(key: string, variant: string, nowMs: number): Buffer | undefined {
+  get(key: string, variant: string): Buffer | undefined {
     if (!this.#listening) return undefined;
     const entry = this.#byKey.get(key)?.get(variant);
     if (!entry) return undefined;
-    if (entry.expiresAt > nowMs) return entry.body;
+    if (entry.expiresAt > this.#clock()) return entry.body;
     this.#remove(key, variant);
     return undefined;
   }
@@ -99,7 +106,7 @@ export class NotifiedCache {
   }
 
   /** Keeps the answer unless the key changed (or listening stopped) since `begin`. */
-  set(read: PendingRead, variant: string, body: Buffer, nowMs: number): void {
+  set(read: PendingRead, variant: string, body: Buffer): void {
     this.abandon(read);
     if (read.dirty || !this.#listening) return;
     const weight = this.#weigh(body);
@@ -109,7 +116,7 @@ export class NotifiedCache {
     const previous = variants.get(variant);
     if (previous) this.#weight -= previous.weight;
     else this.#size++;
-    variants.set(variant, { body, expiresAt: nowMs + this.ttlMs, weight });
+    variants.set(variant, { body, expiresAt: this.#clock() + this.ttlMs, weight });
     this.#weight += weight;
     // Oldest key first (Map order is insertion order): a cheap bound, not an LRU.
     for (const oldest of this.#byKey.keys()) {

@@ -15,6 +15,7 @@ import {
 import { ConnectorError } from './connectors/index.ts';
 import { SyncError, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
+import { wallClockMs } from '../infra/wall-clock.ts';
 
 /**
  * The sync worker (docs/ingestion.md "Scheduled sync"): the scheduled tick that claims due
@@ -208,7 +209,7 @@ function backoff(attempt: number): number {
   return Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1));
 }
 
-export function classify(error: unknown, attempt: number, now = Date.now()): Failure | null {
+export function classify(error: unknown, attempt: number, now = wallClockMs()): Failure | null {
   const final = attempt >= MAX_SYNC_ATTEMPTS;
   if (error instanceof TokenRefreshFailed) {
     // The token endpoint is down (network, 5xx) for everyone, or refused this one request (a 4xx that
@@ -371,14 +372,7 @@ async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure): P
       })
       .where('id', '=', c.id)
       .execute();
-    // A failure that needs the brand never counts (it is platform.reauth_required's).
-    const errorClass = failure.errorClass;
-    if (
-      failure.counts &&
-      errorClass !== 'reauth_required' &&
-      failures === FAILURE_ALERT_AFTER &&
-      c.status === 'connected'
-    ) {
+    if (failure.counts && failures === FAILURE_ALERT_AFTER && c.status === 'connected') {
       await emitEvent(ctx, trx, {
         workspaceId: c.workspace_id,
         type: 'platform.connection_failed',
@@ -386,7 +380,7 @@ async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure): P
           workspace_id: c.workspace_id,
           platform: c.platform,
           handle: c.handle,
-          error_class: errorClass,
+          error_class: failure.errorClass,
           consecutive_failures: failures,
           failed_at: now.toISOString(),
         },
@@ -481,7 +475,8 @@ export async function runSyncJob(
   if (!connection) return 'skipped';
   const { platform } = connection;
   const circuit = breaker(ctx, platform);
-  const wait = Math.max(circuit.wait(Date.now()), appQuotaWait(ctx, platform, Date.now()));
+  const now = wallClockMs();
+  const wait = Math.max(circuit.wait(now), appQuotaWait(ctx, platform, now));
   if (wait > 0) {
     // Not an attempt: the platform was not called (its breaker is open, or its app-wide quota is spent).
     await ctx.db
@@ -537,7 +532,7 @@ export async function runSyncJob(
       await recordReauth(ctx, job, failure.reason, failure.scope?.slice(0, 200) ?? null);
       return 'reauth_required';
     }
-    if (failure.platformDown) circuit.failure(Date.now());
+    if (failure.platformDown) circuit.failure(wallClockMs());
     else if (failure.reason !== 'throttled' && failure.reason !== 'quota_exhausted') circuit.answered();
     if (failure.appWide && failure.retryAt) holdAppQuota(ctx, platform, failure.retryAt.getTime());
     const retry = await recordFailure(ctx, job, failure);

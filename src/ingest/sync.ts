@@ -14,6 +14,7 @@ import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import type { PartialFailure } from './connectors/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
+import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -246,14 +247,6 @@ export async function syncConnection(
     return true;
   });
   return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged, failures };
-}
-
-/**
- * Serialises the writes of one workspace's syncs (and audits): a row lock on the workspace held to the
- * end of the transaction.
- */
-async function lockWorkspace(trx: Transaction<DB>, workspaceId: string): Promise<void> {
-  await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
 }
 
 /**

@@ -7,7 +7,10 @@ import { newId } from '../infra/ids.ts';
 import { KeyRingError } from '../infra/crypto/keyring.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
-import { PLAN_LIMITS, planAtLeast, type Plan, type Platform } from '../core/catalog.ts';
+import { planAtLeast, type Plan, type Platform } from '../core/catalog.ts';
+import { checkPlatformLimit, connectionsHoldingPlace } from './queries.ts';
+import { holdsPlace } from './connection-state.ts';
+import { lockWorkspace } from '../workspaces/queries.ts';
 import { visibleTo } from '../workspaces/tenancy.ts';
 import { ConnectorError } from '../ingest/connectors/index.ts';
 import { SYNC_STATE_CLEAN } from '../ingest/sync.ts';
@@ -33,16 +36,6 @@ function configured(ctx: AppContext, platform: Platform): PlatformEndpoints {
   return e;
 }
 
-/** Connections that count against platform_limit: every one not disconnected. */
-async function liveConnections(db: Kysely<DB>, workspaceId: string) {
-  return db
-    .selectFrom('platform_connections')
-    .select(['id', 'platform', 'status'])
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '<>', 'disconnected')
-    .execute();
-}
-
 function checkConnectable(
   live: Array<{ platform: Platform; status: string }>,
   plan: Plan,
@@ -55,14 +48,12 @@ function checkConnectable(
       `${platform} is already connected to this workspace; disconnect it first (DELETE /v1/platforms/${platform}).`,
     );
   }
-  const limit = PLAN_LIMITS[plan].platformLimit;
   // A connection waiting for re-authorisation already holds its place.
-  if (!existing && limit !== null && live.length >= limit) {
-    throw new DomainError(
-      'platform_limit_reached',
-      `The ${plan} plan allows ${limit} connected platform${limit === 1 ? '' : 's'}; disconnect one or upgrade.`,
-    );
-  }
+  checkPlatformLimit(
+    plan,
+    live.map((c) => c.platform),
+    platform,
+  );
 }
 
 /** The cookie that binds an authorisation to the browser that started it (docs/ingestion.md). */
@@ -94,7 +85,7 @@ export async function startConnect(
         `${platform.toUpperCase()}_REDIRECT_URI). Without it, connecting works only on a loopback address.`,
     );
   }
-  checkConnectable(await liveConnections(ctx.db, input.workspaceId), input.plan, platform);
+  checkConnectable(await connectionsHoldingPlace(ctx.db, input.workspaceId), input.plan, platform);
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const binding = oauth.generateRandomState();
@@ -660,7 +651,7 @@ async function markShared(
         .where('platform', '=', platform)
         .where('account_id', 'in', ids)
         .where('workspace_id', '<>', workspaceId)
-        .where('status', '<>', 'disconnected')
+        .where(holdsPlace)
         .execute()
     : [];
   const shared = new Set(elsewhere.map((r) => r.account_id));
@@ -722,12 +713,7 @@ async function finish(
   const { platform, account } = input;
   const now = ctx.now();
   return ctx.db.transaction().execute(async (trx) => {
-    const ws = await trx
-      .selectFrom('workspaces')
-      .select(['id', 'plan'])
-      .where('id', '=', input.workspaceId)
-      .forUpdate()
-      .executeTakeFirst();
+    const ws = await lockWorkspace(trx, input.workspaceId);
     if (!ws) throw new DomainError('not_found', 'The workspace no longer exists.');
     const attempt = await trx
       .selectFrom('oauth_states')
@@ -738,7 +724,7 @@ async function finish(
     if (attempt.outcome !== 'failed' && attempt.outcome !== 'pending_selection') {
       throw new DomainError('connect_not_pending', 'This connect attempt has been completed already.');
     }
-    const live = await liveConnections(trx, ws.id);
+    const live = await connectionsHoldingPlace(trx, ws.id);
     checkConnectable(live, ws.plan, platform);
     const waiting = await trx
       .selectFrom('platform_connections')
@@ -755,7 +741,7 @@ async function finish(
         .where('platform', '=', platform)
         .where('account_id', '=', account.accountId)
         .where('workspace_id', '<>', ws.id)
-        .where('status', '<>', 'disconnected')
+        .where(holdsPlace)
         .executeTakeFirst();
       if (elsewhere) {
         throw new DomainError(
@@ -841,7 +827,7 @@ export async function disconnect(
     .select(['id', 'access_token', 'access_token_key_id', 'refresh_token', 'refresh_token_key_id'])
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
-    .where('status', '<>', 'disconnected')
+    .where(holdsPlace)
     .executeTakeFirst();
   if (!row) {
     throw new DomainError(
@@ -895,7 +881,7 @@ export async function disconnect(
       token_expires_at: null,
     })
     .where('id', '=', row.id)
-    .where('status', '<>', 'disconnected')
+    .where(holdsPlace)
     .execute();
   return { revoked };
 }

@@ -7,7 +7,7 @@ import {
   GRAPH_API_VERSION,
   GRAPH_TOKEN_URL,
 } from '../ingest/connectors/index.ts';
-import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from '../simulator/client.ts';
+import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from './simulator-client.ts';
 
 /**
  * Where each platform's OAuth 2.0 authorization server and APIs are, and which client we are there.

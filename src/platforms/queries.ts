@@ -1,17 +1,45 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
-import { type Platform, PLATFORMS } from '../core/catalog.ts';
+import { PLAN_LIMITS, type Plan, type Platform, PLATFORMS } from '../core/catalog.ts';
+import { DomainError } from '../core/errors.ts';
+import { holdsPlace, isConnected } from './connection-state.ts';
 import { lastActiveDaySql } from '../ingest/sync.ts';
 
-/** The platforms a workspace has connected now, in the canonical platform order. */
-export async function connectedPlatforms(db: Kysely<DB>, workspaceId: string): Promise<Platform[]> {
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** The platforms a workspace has connected now (isConnected), in the canonical platform order. */
+export async function connectedPlatforms(db: Db, workspaceId: string): Promise<Platform[]> {
   const live = await db
     .selectFrom('platform_connections')
     .select('platform')
     .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .execute();
   return PLATFORMS.filter((p) => live.some((r) => r.platform === p));
+}
+
+/** The workspace's connections that hold a place (holdsPlace), with their status. */
+export async function connectionsHoldingPlace(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('platform_connections')
+    .select(['id', 'platform', 'status'])
+    .where('workspace_id', '=', workspaceId)
+    .where(holdsPlace)
+    .execute();
+}
+
+/**
+ * The plan's platform limit: the connections holding a place count against platform_limit, and
+ * connecting a platform that already holds one takes no new place. Throws platform_limit_reached.
+ */
+export function checkPlatformLimit(plan: Plan, held: readonly Platform[], platform: Platform): void {
+  const limit = PLAN_LIMITS[plan].platformLimit;
+  if (limit !== null && !held.includes(platform) && held.length >= limit) {
+    throw new DomainError(
+      'platform_limit_reached',
+      `The ${plan} plan allows ${limit} connected platform${limit === 1 ? '' : 's'}; disconnect one or upgrade.`,
+    );
+  }
 }
 
 /**

@@ -14,20 +14,13 @@ import {
 } from '../infra/http/schemas.ts';
 import { enqueueManualSync, SYNCING_STALE_MS } from '../ingest/sync-worker.ts';
 import { CONNECTOR_ERROR_KINDS, type ConnectorErrorKind } from '../ingest/connectors/index.ts';
-import { PLATFORMS, type Platform } from '../core/catalog.ts';
+import { PLATFORMS, SYNC_ERROR_CLASSES, type Platform } from '../core/catalog.ts';
 import { COVERAGE_DATA, coverage, HEALTH_REASONS, HEALTH_STATUSES, healthOf } from './health.ts';
 import { platformEndpoints } from './oauth-config.ts';
 import type { AppContext } from '../context.ts';
 import { listConnections, type ListedConnection } from './queries.ts';
+import { holdsPlace } from './connection-state.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
-
-const ERROR_CLASSES = [
-  'rate_limited',
-  'platform_unavailable',
-  'platform_error',
-  'reauth_required',
-  'invalid_response',
-] as const;
 
 const PillarCoverageSchema = Type.Object(
   {
@@ -128,7 +121,7 @@ export const PlatformConnection = Type.Object(
     last_error: Type.Union(
       [
         Type.Object({
-          class: Type.Enum(ERROR_CLASSES),
+          class: Type.Enum(SYNC_ERROR_CLASSES),
           at: Timestamp,
         }),
         Type.Null(),
@@ -403,7 +396,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
           .select(['id', 'platform', 'status', 'access_token', 'manual_sync_at'])
           .where('workspace_id', '=', ws.id)
           .where('platform', '=', platform)
-          .where('status', '<>', 'disconnected')
+          .where(holdsPlace)
           .forUpdate()
           .executeTakeFirst();
         if (!c) {

@@ -7,6 +7,7 @@ import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import type { Platform } from '../core/catalog.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import * as tiktokBusiness from './tiktok-business-oauth.ts';
+import { isConnected } from './connection-state.ts';
 
 /**
  * The token vault: platform access and refresh tokens, sealed at rest with the key ring (purpose
@@ -231,7 +232,7 @@ async function accessToken(
       .updateTable('platform_connections')
       .set({ status: 'reauth_required', reauth_at: now })
       .where('id', '=', row.id)
-      .where('status', '=', 'connected')
+      .where(isConnected)
       .where('refresh_token', '=', row.refresh_token)
       .executeTakeFirst();
     if (!moved.numUpdatedRows && attempt === 0) return accessToken(ctx, connectionId, 1);
@@ -241,7 +242,7 @@ async function accessToken(
     .updateTable('platform_connections')
     .set(sealTokens(ctx.keyRing, set, { table: 'platform_connections', row: row.id }))
     .where('id', '=', row.id)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .where('refresh_token', '=', row.refresh_token)
     .executeTakeFirst();
   // Another instance refreshed first (or the connection changed): use what is stored now.
@@ -263,7 +264,7 @@ export async function accessTokenRefused(ctx: AppContext, used: TokenRow): Promi
   const stored = ctx.db
     .updateTable('platform_connections')
     .where('id', '=', used.id)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .where('access_token', '=', used.access_token);
   if (used.refresh_token) {
     await stored.set({ token_expires_at: now }).execute();

@@ -4,6 +4,7 @@ import { SANDBOX_EXTENSIONS } from './extensions.ts';
 import { writeManifest, type SandboxManifest } from './manifest.ts';
 import { assertSandboxOnly } from './guard.ts';
 import { seedBase } from './seed.ts';
+import { stopwatch } from '../infra/wall-clock.ts';
 
 function readPreviousKeys(out: string, log: (line: string) => void): Record<string, unknown> | undefined {
   let text: string;
@@ -31,7 +32,7 @@ export async function runDemo(
   options: { out: string; baseUrl?: string; force?: boolean; log?: (line: string) => void },
 ): Promise<SandboxManifest> {
   const log = options.log ?? (() => {});
-  const started = Date.now();
+  const watch = stopwatch();
   if (!options.force) await assertSandboxOnly(ctx.db);
   const base = await seedBase(ctx, log, readPreviousKeys(options.out, log));
   // The state `brandhealth sandbox reset` returns to: what existed when the sandbox was first seeded.
@@ -52,11 +53,11 @@ export async function runDemo(
     extras: {},
   };
   for (const extension of SANDBOX_EXTENSIONS) {
-    const t0 = Date.now();
+    const step = stopwatch();
     await extension.run(ctx, manifest, log);
-    log(`${extension.name}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    log(`${extension.name}: ${step.elapsed()}`);
   }
   writeManifest(options.out, manifest);
-  log(`sandbox seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(`sandbox seeded in ${watch.elapsed()}`);
   return manifest;
 }

@@ -15,6 +15,7 @@ import { pick, prng } from './random.ts';
 import { addDays, utcDay } from '../core/days.ts';
 import { METRIC_COLUMNS, METRIC_FIELDS } from '../core/metric-snapshot.ts';
 import { PLATFORMS, type AccountType, type BillingPeriod, type Platform } from '../core/catalog.ts';
+import { stopwatch } from '../infra/wall-clock.ts';
 
 /** Two years of daily history: enough for score history, benchmarks and the TACSI archive. */
 export const HISTORY_DAYS = 730;
@@ -272,7 +273,7 @@ async function seedMetricHistory(
     ),
   );
   const todo = planned.filter((p) => !seeded.has(p.id));
-  const started = Date.now();
+  const watch = stopwatch();
   let columns = emptyColumns();
   const connections: Array<{
     id: string;
@@ -313,9 +314,7 @@ async function seedMetricHistory(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
-  log(
-    `metric history: ${todo.length} workspaces x ${HISTORY_DAYS} days in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
+  log(`metric history: ${todo.length} workspaces x ${HISTORY_DAYS} days in ${watch.elapsed()}`);
 }
 
 interface KeyRow {

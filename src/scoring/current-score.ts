@@ -1,8 +1,10 @@
-import { CompiledQuery } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
+import type { DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
-import { workspaceNotFound } from '../workspaces/tenancy.ts';
+import { visibleTo, workspaceNotFound } from '../workspaces/tenancy.ts';
+import { latestCompletedAudit } from '../audits/latest.ts';
 import {
   DEFAULT_LOOKBACK_DAYS,
   scoreWorkspaceV2,
@@ -37,7 +39,8 @@ export interface ScoreView {
 /** What both sources give: the score and, under formula v2, its extension fields. */
 interface FoundScore {
   score: number;
-  pillars: PillarScores;
+  /** Read only for a response that shows them. */
+  pillars: () => PillarScores;
   grade: string;
   version: string;
   at: Date;
@@ -50,15 +53,16 @@ interface FoundScore {
   };
 }
 
-/** Live score from the current snapshots: the default audit window over the connected platforms. */
-async function liveScore(ctx: AppContext, workspaceId: string): Promise<FoundScore | null> {
-  const now = ctx.now();
-  const asOf = utcDay(now);
+type Db = Kysely<DB> | Transaction<DB>;
+
+/** Live score from the snapshots as of `at`: the default audit window over the connected platforms. */
+async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundScore | null> {
+  const asOf = utcDay(at);
   const [platforms, previousGrade] = await Promise.all([
-    connectedPlatforms(ctx.db, workspaceId),
-    storedGradeBefore(ctx.db, workspaceId, asOf),
+    connectedPlatforms(db, workspaceId),
+    storedGradeBefore(db, workspaceId, asOf),
   ]);
-  const snapshots = await loadSnapshotsForScoring(ctx.db, workspaceId, {
+  const snapshots = await loadSnapshotsForScoring(db, workspaceId, {
     from: addDays(asOf, -(DEFAULT_LOOKBACK_DAYS - 1)),
     to: asOf,
     ...(platforms.length ? { platforms } : {}),
@@ -75,10 +79,10 @@ async function liveScore(ctx: AppContext, workspaceId: string): Promise<FoundSco
   if (result.coverage === 0) return null;
   return {
     score: result.score,
-    pillars: result.pillars,
+    pillars: () => result.pillars,
     grade: result.grade,
     version: result.formulaVersion,
-    at: now,
+    at,
     v2: {
       interval: result.scoreInterval,
       pillar_intervals: result.pillarIntervals,
@@ -89,54 +93,56 @@ async function liveScore(ctx: AppContext, workspaceId: string): Promise<FoundSco
   };
 }
 
-interface ScoreRow {
-  id: string;
-  plan: string;
-  realtime_scoring: boolean;
-  score: number | null;
-  grade: string | null;
-  pillars: unknown;
-  formula_version: string | null;
-  completed_at: Date | null;
-  score_low: number | null;
-  score_high: number | null;
-  stale: boolean | null;
-  latest_data_day: string | null;
-  authenticity_flags: unknown;
-}
-
 /**
- * The workspace inside the tenant boundary (visibleTo: the key owner or a child of it) and its
- * latest completed audit whose creator still manages it, in one round trip. No row: the workspace is not visible; a row with a
- * null completed_at: visible but never audited. Static text, so nothing is built per request.
+ * The workspace and its latest completed audit (latestCompletedAudit; with `asOf`, the latest
+ * completed by then), in one round trip; with `visibleToOwner`, only inside that key owner's tenant
+ * boundary (visibleTo). No row: the workspace does not exist or is not visible; a row with a null
+ * completed_at: never audited.
  */
-const SCORE_QUERY = `
-  SELECT w.id, w.plan, w.realtime_scoring,
-         a.score, a.grade, a.pillars, a.formula_version, a.completed_at,
-         a.score_low, a.score_high, a.stale, a.latest_data_day::text AS latest_data_day, a.authenticity_flags
-  FROM workspaces w
-  LEFT JOIN LATERAL (
-    SELECT score, grade, pillars, formula_version, completed_at,
-           score_low, score_high, stale, latest_data_day, authenticity_flags
-    FROM audits
-    WHERE workspace_id = w.id AND status = 'completed'
-      -- currentlyManaged (src/workspaces/tenancy.ts): not an audit the client's old agency ran.
-      AND (created_by IS NULL OR created_by = w.id OR created_by = w.parent_id)
-    ORDER BY completed_at DESC, id DESC
-    LIMIT 1
-  ) a ON true
-  WHERE w.id = $1 AND (w.id = $2 OR w.parent_id = $2)`;
-
-async function workspaceWithLatestAudit(
-  ctx: AppContext,
-  principal: WorkspacePrincipal,
+function workspaceWithLatestAudit(
+  db: Db,
   workspaceId: string,
-): Promise<ScoreRow | undefined> {
-  const result = await ctx.db.executeQuery<ScoreRow>(
-    CompiledQuery.raw(SCORE_QUERY, [workspaceId, principal.workspaceId]),
-  );
-  return result.rows[0];
+  asOf: Date | undefined,
+  visibleToOwner: string | null,
+) {
+  let q = db
+    .selectFrom('workspaces')
+    .leftJoinLateral(
+      (eb) =>
+        latestCompletedAudit(eb, asOf)
+          .select([
+            'audits.score',
+            'audits.grade',
+            'audits.pillars',
+            'audits.formula_version',
+            'audits.completed_at',
+            'audits.score_low',
+            'audits.score_high',
+            'audits.latest_data_day',
+            'audits.authenticity_flags',
+          ])
+          .as('a'),
+      (join) => join.onTrue(),
+    )
+    .select([
+      'workspaces.id',
+      'workspaces.plan',
+      'workspaces.realtime_scoring',
+      'a.score',
+      'a.grade',
+      'a.pillars',
+      'a.formula_version',
+      'a.completed_at',
+      'a.score_low',
+      'a.score_high',
+      'a.latest_data_day',
+      'a.authenticity_flags',
+    ])
+    .where('workspaces.id', '=', workspaceId);
+  if (visibleToOwner !== null) q = q.where(visibleTo(visibleToOwner));
+  return q.executeTakeFirst();
 }
+type ScoreRow = NonNullable<Awaited<ReturnType<typeof workspaceWithLatestAudit>>>;
 
 /**
  * The latest audit's score. `stale` is judged against `today`, not the audit's day: this endpoint
@@ -144,16 +150,15 @@ async function workspaceWithLatestAudit(
  */
 function auditScore(row: ScoreRow, today: string): FoundScore | null {
   if (row.completed_at === null) return null;
-  const stored = row.pillars as Record<string, { value: number; interval?: Interval }>;
-  const pillars = {} as PillarScores;
-  const intervals = {} as Record<Pillar, Interval>;
-  for (const k of PILLARS) {
-    pillars[k] = stored[k]!.value;
-    if (stored[k]!.interval) intervals[k] = stored[k]!.interval!;
-  }
+  const stored = row.pillars as Record<Pillar, { value: number; interval?: Interval }>;
+  const storedIntervals = () => {
+    const intervals = {} as Record<Pillar, Interval>;
+    for (const k of PILLARS) if (stored[k].interval) intervals[k] = stored[k].interval;
+    return Object.keys(intervals).length === PILLARS.length ? { pillar_intervals: intervals } : {};
+  };
   return {
     score: row.score!,
-    pillars,
+    pillars: () => Object.fromEntries(PILLARS.map((k) => [k, stored[k].value])) as PillarScores,
     grade: row.grade ?? '',
     version: row.formula_version ?? '',
     at: row.completed_at,
@@ -161,7 +166,7 @@ function auditScore(row: ScoreRow, today: string): FoundScore | null {
       ? {
           v2: {
             interval: { low: row.score_low, high: row.score_high },
-            ...(Object.keys(intervals).length === PILLARS.length ? { pillar_intervals: intervals } : {}),
+            ...storedIntervals(),
             stale: row.latest_data_day === null || daysBetween(row.latest_data_day, today) > STALE_AFTER_DAYS,
             latest_data_day: row.latest_data_day,
             authenticity_flags: (row.authenticity_flags as AuthenticityFlag[] | null) ?? [],
@@ -172,9 +177,34 @@ function auditScore(row: ScoreRow, today: string): FoundScore | null {
 }
 
 /**
- * The workspace's Brand Credit Score: the latest completed audit, or, when the key owner is on
- * Agency or above and the workspace has real-time scoring on, a live calculation from the current
- * snapshots (falling back to the latest audit when there are none). 404 No Score Available otherwise.
+ * The one definition of a workspace's current score, as a reader on `readerPlan` sees it at `at`:
+ * when the reader is on Agency or above and the workspace has real-time scoring on, the live
+ * calculation from the snapshots (falling back to the audit when there are none); otherwise the
+ * latest completed audit (latestCompletedAudit). docs/scoring.md "The current score".
+ */
+async function scoreOf(
+  db: Db,
+  ws: ScoreRow,
+  readerPlan: Plan,
+  at: Date,
+): Promise<{ found: FoundScore; source: 'audit' | 'realtime' } | null> {
+  const realtime = ws.realtime_scoring && planAtLeast(readerPlan, 'agency');
+  const live = realtime ? await liveScore(db, ws.id, at) : null;
+  if (live) return { found: live, source: 'realtime' };
+  const audit = auditScore(ws, utcDay(at));
+  return audit ? { found: audit, source: 'audit' } : null;
+}
+
+/** The workspace visible to the key, or 404 (the same answer as resolveWorkspace). */
+async function visibleWorkspace(ctx: AppContext, principal: WorkspacePrincipal, id: string) {
+  const ws = await workspaceWithLatestAudit(ctx.db, id, undefined, principal.workspaceId);
+  if (!ws) throw workspaceNotFound(id);
+  return ws;
+}
+
+/**
+ * The workspace's Brand Credit Score (GET /v1/score): the current score (scoreOf) as the key
+ * sees it now. 404 when the workspace is not visible; 404 No Score Available when it has none.
  */
 export async function currentScore(
   ctx: AppContext,
@@ -183,28 +213,26 @@ export async function currentScore(
   includePillars: boolean,
 ): Promise<ScoreView> {
   const id = workspaceId ?? principal.workspaceId;
-  const ws = await workspaceWithLatestAudit(ctx, principal, id);
-  // Same answer as resolveWorkspace (src/workspaces/tenancy.ts): invisible means not found.
-  if (!ws) throw workspaceNotFound(id);
-  const realtime = ws.realtime_scoring && planAtLeast(principal.plan, 'agency');
-  const live = realtime ? await liveScore(ctx, ws.id) : null;
-  const found = live ?? auditScore(ws, utcDay(ctx.now()));
-  if (!found) {
+  const now = ctx.now();
+  const ws = await visibleWorkspace(ctx, principal, id);
+  const current = await scoreOf(ctx.db, ws, principal.plan, now);
+  if (!current) {
     throw new DomainError(
       'no_score_available',
       `Workspace ${ws.id} has no score yet: run an audit with POST /v1/audit/run first.`,
     );
   }
+  const { found, source } = current;
   return {
     score: found.score,
-    ...(includePillars ? { pillars: found.pillars } : {}),
+    ...(includePillars ? { pillars: found.pillars() } : {}),
     // Stored by the scoring engine, which only writes composite grades.
     grade: found.grade as CompositeGrade,
     formula_version: found.version,
     calculated_at: found.at.toISOString(),
     workspace_id: ws.id,
-    tier: ws.plan as Plan,
-    source: live ? 'realtime' : 'audit',
+    tier: ws.plan,
+    source,
     ...(found.v2
       ? {
           interval: found.v2.interval,
@@ -217,4 +245,39 @@ export async function currentScore(
         }
       : {}),
   };
+}
+
+/**
+ * The current score's composite as the key sees it now (GET /v1/workspace current_core_score,
+ * campaigns' score_current): the same value GET /v1/score answers, null where it answers 404 No
+ * Score Available. 404 when the workspace is not visible.
+ */
+export async function currentCompositeScore(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  workspaceId: string,
+): Promise<number | null> {
+  const now = ctx.now();
+  const ws = await visibleWorkspace(ctx, principal, workspaceId);
+  return (await scoreOf(ctx.db, ws, principal.plan, now))?.found.score ?? null;
+}
+
+/**
+ * The current score's composite as of an earlier instant, as the reader workspace (a campaign's
+ * creator) would have seen it then: the latest audit completed by `at`, or for a real-time
+ * workspace the live calculation as of that day. Null when it had none (or the workspace is gone).
+ * Runs on `db`, so it can read inside the caller's transaction.
+ */
+export async function compositeScoreAsOf(
+  db: Db,
+  workspaceId: string,
+  readerWorkspaceId: string,
+  at: Date,
+): Promise<number | null> {
+  const [ws, reader] = await Promise.all([
+    workspaceWithLatestAudit(db, workspaceId, at, null),
+    db.selectFrom('workspaces').select('plan').where('id', '=', readerWorkspaceId).executeTakeFirst(),
+  ]);
+  if (!ws) return null;
+  return (await scoreOf(db, ws, reader?.plan ?? ws.plan, at))?.found.score ?? null;
 }

@@ -151,7 +151,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
       // visibility), its plan (real-time or not), the variant asked, and the day (`stale`).
       const workspaceId = requested ?? principal.workspaceId;
       const variant = `${principal.workspaceId} ${principal.plan} ${includePillars} ${utcDay(app.ctx.now())}`;
-      const hit = cache.get(workspaceId, variant, Date.now());
+      const hit = cache.get(workspaceId, variant);
       if (hit !== undefined) return sendSerialized(reply, hit);
       const read = cache.begin(workspaceId);
       let view;
@@ -165,7 +165,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
       const body = Buffer.from(
         reply.serializeInput(view as unknown as Record<string, unknown>, '200', 'application/json') as string,
       );
-      cache.set(read, variant, body, Date.now());
+      cache.set(read, variant, body);
       return sendSerialized(reply, body);
     },
   );

@@ -12,13 +12,14 @@ import { snapshotsByWorkspace, workspacesWithoutDailyScores, writeNewDailyScores
 import { computeDailyScores, type DailyScoreRow } from './daily-scores.ts';
 import { utcDay } from '../core/days.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
+import { stopwatch } from '../infra/wall-clock.ts';
 
 /** Audits of each named workspace: four weeks apart, the last one an hour ago. */
 export const SANDBOX_AUDIT_AGES_DAYS = [56, 28, 0] as const;
 
 /** Computes and stores the daily score series of every workspace that has snapshots and no scores. */
 export async function backfillDailyScores(ctx: AppContext, log: (line: string) => void): Promise<number> {
-  const started = Date.now();
+  const watch = stopwatch();
   const today = utcDay(ctx.now());
   const todo = await workspacesWithoutDailyScores(ctx);
   let pending: DailyScoreRow[] = [];
@@ -35,9 +36,7 @@ export async function backfillDailyScores(ctx: AppContext, log: (line: string) =
     written += pending.length;
     pending = [];
   }
-  log(
-    `scores: ${written} daily scores for ${todo.length} workspaces in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-  );
+  log(`scores: ${written} daily scores for ${todo.length} workspaces in ${watch.elapsed()}`);
   return written;
 }
 
@@ -99,7 +98,7 @@ export const scoringSandbox: SandboxExtension = {
   name: 'scores',
   async run(ctx, manifest, log) {
     await backfillDailyScores(ctx, log);
-    const started = Date.now();
+    const watch = stopwatch();
     const audits: Record<string, string[]> = {};
     for (const id of auditedWorkspaces(manifest)) {
       const created = await seedAudits(ctx, id);
@@ -116,7 +115,7 @@ export const scoringSandbox: SandboxExtension = {
     manifest.extras.sampleAuditId = latest?.id ?? null;
     log(
       `scores: ${Object.values(audits).flat().length} completed audits for ${Object.keys(audits).length} workspaces in ` +
-        `${((Date.now() - started) / 1000).toFixed(1)} s`,
+        watch.elapsed(),
     );
   },
 };

@@ -1,5 +1,6 @@
 // TypeBox schemas of the TACSI feeds (documentation in OpenAPI; bodies are pre-serialized).
 import { Type } from 'typebox';
+import { PILLARS } from '../core/catalog.ts';
 import { DateOnly } from '../infra/http/schemas.ts';
 
 /** Shape only: a slug of the taxonomy form (or `headline`). Whether it exists is an entitlement question. */
@@ -386,7 +387,7 @@ export const LicensedSectors = Type.Object(
         feeds: Type.Array(Type.Enum(['weekly', 'history', 'pillars', 'daily']), {
           description: 'the feeds this key may read for the sector',
         }),
-        pillars: Type.Array(Type.Enum(['impact', 'momentum', 'presence', 'reach', 'sentiment']), {
+        pillars: Type.Array(Type.Enum([...PILLARS].sort()), {
           description: 'the pillars its pillar feed answers (empty without the pillars feed)',
         }),
       }),

@@ -2,7 +2,7 @@
 // event type, the envelope every delivery has (src/webhooks/attempt.ts eventPayload) around the data
 // its emitter records (emitEvent callers, typed by EventData), and the Standard Webhooks signature headers.
 import { Type, type Static, type TSchema } from 'typebox';
-import { EVENT_TYPES, type EventType } from '../core/catalog.ts';
+import { EVENT_TYPES, SYNC_ERROR_CLASSES, type EventType } from '../core/catalog.ts';
 import { Grade, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 
 const Id = (prefix: string) =>
@@ -98,7 +98,7 @@ const DATA = {
       workspace_id: Id('ws'),
       platform: PlatformName,
       handle: Handle,
-      error_class: Type.Enum(['rate_limited', 'platform_unavailable', 'platform_error', 'invalid_response']),
+      error_class: Type.Enum([...SYNC_ERROR_CLASSES]),
       consecutive_failures: Type.Integer({ minimum: 1, maximum: 1_000_000, format: 'int32' }),
       failed_at: Timestamp,
     }),

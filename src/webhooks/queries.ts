@@ -18,11 +18,6 @@ function audienceOf(db: Db, workspaceId: string) {
     .where('id', '=', workspaceId);
 }
 
-/** Serialises webhook creation per workspace, so the per-workspace limit holds under races. */
-export async function lockWorkspace(trx: Transaction<DB>, workspaceId: string): Promise<void> {
-  await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
-}
-
 export async function countLiveWebhooks(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('webhooks')

@@ -3,6 +3,7 @@ import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
 import * as q from './queries.ts';
+import { lockWorkspace } from '../workspaces/queries.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret, validateSecret } from './secrets.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE, webhookSettings } from './settings.ts';
@@ -86,7 +87,8 @@ export async function createWebhook(
   const secret = input.secret ?? generateSecret();
 
   const row = await ctx.db.transaction().execute(async (trx) => {
-    await q.lockWorkspace(trx, principal.workspaceId);
+    // Serialises creation per workspace, so the per-workspace limit holds under races.
+    await lockWorkspace(trx, principal.workspaceId);
     if ((await q.countLiveWebhooks(trx, principal.workspaceId)) >= MAX_WEBHOOKS_PER_WORKSPACE) {
       throw new DomainError(
         'webhook_limit_reached',

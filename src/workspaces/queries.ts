@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { currentAuditPeriod } from './billing.ts';
 
@@ -16,16 +16,16 @@ export async function auditsUsed(db: Kysely<DB>, workspaceId: string, now: Date)
   return Number(row.n);
 }
 
-/** The latest completed audit's composite: the workspace's current Brand Credit Score. */
-export async function latestCompositeScore(db: Kysely<DB>, workspaceId: string): Promise<number | null> {
-  const row = await db
-    .selectFrom('audits')
-    .select('score')
-    .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'completed')
-    .orderBy('completed_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1)
+/**
+ * Locks the workspace's row until the transaction ends: the one way work is serialised per
+ * workspace, so a count checked against a plan limit (audits, platforms, webhooks) cannot be raced.
+ * Undefined when the workspace does not exist.
+ */
+export async function lockWorkspace(trx: Transaction<DB>, workspaceId: string) {
+  return trx
+    .selectFrom('workspaces')
+    .select(['id', 'plan'])
+    .where('id', '=', workspaceId)
+    .forUpdate()
     .executeTakeFirst();
-  return row?.score ?? null;
 }

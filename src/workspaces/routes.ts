@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { errorResponses, json, Timestamp } from '../infra/http/schemas.ts';
-import { connectedPlatforms } from '../platforms/queries.ts';
-import { auditsUsed, latestCompositeScore } from './queries.ts';
+import { connectionsHoldingPlace } from '../platforms/queries.ts';
+import { auditsUsed } from './queries.ts';
+import { currentCompositeScore } from '../scoring/current-score.ts';
 import { BILLING_PERIODS, PLAN_LIMITS, PLANS } from '../core/catalog.ts';
 import { resolveWorkspace } from './tenancy.ts';
 
@@ -26,7 +27,8 @@ export const WorkspaceResource = Type.Object(
       description: 'per calendar month; null: unlimited',
     }),
     current_core_score: Type.Union([Type.Number(), Type.Null()], {
-      description: 'latest Brand Credit Score (0-100); null before the first audit',
+      description:
+        'the current Brand Credit Score (0-100), as GET /v1/score answers it; null when that has none',
     }),
     created_at: Timestamp,
   },
@@ -71,8 +73,8 @@ export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
       const limits = PLAN_LIMITS[ws.plan];
       const [used, connected, score] = await Promise.all([
         auditsUsed(db, ws.id, now()),
-        connectedPlatforms(db, ws.id).then((p) => p.length),
-        latestCompositeScore(db, ws.id),
+        connectionsHoldingPlace(db, ws.id).then((c) => c.length),
+        currentCompositeScore(app.ctx, principal, ws.id),
       ]);
       return {
         id: ws.id,

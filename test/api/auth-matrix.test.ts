@@ -68,7 +68,7 @@ beforeAll(async () => {
   }
   const { workspace } = await workspaceWithKey(t.db, { plan: 'enterprise' });
   const revoked = await createApiKey(t.db, { workspaceId: workspace.id });
-  await revokeApiKey(t.db, revoked.id);
+  await revokeApiKey(t.db, revoked.id, t.ctx.now());
   keys.revoked = revoked.key;
   keys.expired = (
     await createApiKey(t.db, { workspaceId: workspace.id }, { expiresAt: new Date(Date.now() - 1000) })

@@ -391,7 +391,7 @@ describe('export tenancy and access', () => {
 
   it('answers 401 for missing, malformed, revoked and expired keys', async () => {
     const revoked = await createApiKey(t.db, { workspaceId: alpha.workspace.id });
-    await revokeApiKey(t.db, revoked.id);
+    await revokeApiKey(t.db, revoked.id, t.ctx.now());
     const expired = await createApiKey(
       t.db,
       { workspaceId: alpha.workspace.id },

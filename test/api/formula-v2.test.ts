@@ -7,7 +7,7 @@ import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { runSyncJob } from '../../src/ingest/sync-worker.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';

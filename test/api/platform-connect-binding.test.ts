@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { connectionScopes } from '../../src/platforms/scopes.ts';

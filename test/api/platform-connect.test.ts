@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { getAccessToken, ReauthRequired } from '../../src/platforms/vault.ts';
 import { connectPlatform, disconnectPlatform } from '../../src/admin/platforms.ts';
 import { generateKeyEntry, parseKeyRing } from '../../src/infra/crypto/keyring.ts';
@@ -200,6 +200,28 @@ describe('OAuth platform connections', () => {
     );
   });
 
+  it('counts a connection waiting for re-authorisation in platforms_connected, as the limit does', async () => {
+    const { workspace, key } = await workspaceWithKey(
+      t.db,
+      { plan: 'pro' },
+      { platforms: [{ platform: 'instagram' }, { platform: 'facebook' }, { platform: 'tiktok' }] },
+    );
+    await t.db
+      .updateTable('platform_connections')
+      .set({ status: 'reauth_required', reauth_at: new Date() })
+      .where('workspace_id', '=', workspace.id)
+      .where('platform', '=', 'tiktok')
+      .execute();
+    const ws = (await req({ method: 'GET', url: '/v1/workspace', key })).json();
+    expect([ws.platforms_connected, ws.platform_limit]).toEqual([3, 3]);
+    expect((await req({ method: 'GET', url: '/v1/platforms', key })).json().total_connected).toBe(3);
+    expectProblem(
+      await req({ method: 'POST', url: '/v1/platforms/twitter/connect', key }),
+      402,
+      'Platform Limit Reached',
+    );
+  });
+
   it('refreshes before expiry, moves a refused refresh to reauth_required, and reconnects in place', async () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'agency' });
     sim.setFaults('twitter', { tokenTtlSeconds: 30 });
@@ -356,7 +378,7 @@ describe('OAuth platform connections', () => {
       ),
     ).toBe(token);
 
-    await disconnectPlatform(t.db, workspace.id, 'youtube');
+    await disconnectPlatform(t.db, workspace.id, 'youtube', t.ctx.now());
     const gone = await t.db
       .selectFrom('platform_connections')
       .selectAll()

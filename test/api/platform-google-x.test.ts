@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { X_PUBLIC_CLIENT_ID, type Simulator } from '../../src/simulator/server.ts';
+import { X_PUBLIC_CLIENT_ID, type Simulator } from '../../simulator/server.ts';
 import { runSyncJob, syncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
 import { nextPacificMidnight } from '../../src/ingest/connectors/youtube.ts';
 import { oauthParties, platformEndpoints } from '../../src/platforms/oauth-config.ts';

@@ -7,7 +7,7 @@ import {
 } from '../../src/ingest/connectors/index.ts';
 import { platformEndpoints } from '../../src/platforms/oauth-config.ts';
 import { loadConfig } from '../../src/infra/config.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 
 /**

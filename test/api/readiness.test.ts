@@ -25,10 +25,12 @@ describe.runIf(usingPostgres())('/readyz while every pooled connection is busy',
         new Promise((resolve) => setTimeout(() => resolve('waiting'), 1000)),
       ]);
       expect(blocked).toBe('waiting');
-      const started = performance.now();
-      const ready = await t.request({ method: 'GET', url: '/readyz' });
-      expect(ready.statusCode, ready.body).toBe(200);
-      expect(performance.now() - started).toBeLessThan(2500);
+      // Ready answers while the statements still hold the pool, not once they are done.
+      const first = await Promise.race([
+        t.request({ method: 'GET', url: '/readyz' }).then((ready) => ready),
+        Promise.all(busy).then(() => 'pool freed' as const),
+      ]);
+      expect(first === 'pool freed' ? first : first.statusCode).toBe(200);
     } finally {
       await Promise.all(busy);
     }

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { claimDueConnections } from '../../src/ingest/sync-worker.ts';
 import { snapshotRow, upsertSnapshots } from '../../src/ingest/store.ts';
-import { connectThroughConsent } from '../../src/sandbox/live-connect.ts';
-import { handOverToSimulator } from '../../src/sandbox/live-history.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { connectThroughConsent } from '../../simulator/live-connect.ts';
+import { handOverToSimulator } from '../../simulator/live-history.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, daysBetween, utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { syntheticSnapshots } from '../helpers/synthetic.ts';
@@ -13,7 +13,7 @@ import { runQueuedSyncs } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
- * `npm run demo`'s clocks (src/sandbox/live.ts), which the other live-sandbox test keeps in step: the
+ * `npm run demo`'s clocks (simulator/live.ts), which the other live-sandbox test keeps in step: the
  * simulator starts days behind the service's today at a day a minute and never runs ahead of the real
  * clock; the sandbox workspace's seeded history is handed over to it and its platforms connected
  * through consent. The score must follow the simulator's days: nothing stored for a day the platform

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { claimDueConnections } from '../../src/ingest/sync-worker.ts';
-import { connectThroughConsent } from '../../src/sandbox/live-connect.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { connectThroughConsent } from '../../simulator/live-connect.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { runQueuedSyncs } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
- * The live part of `npm run demo` (src/sandbox/live-connect.ts) against a started, listening
+ * The live part of `npm run demo` (simulator/live-connect.ts) against a started, listening
  * service: a sandbox-like workspace with handle-only connections is connected through the real
  * consent flow over HTTP; /v1/platforms then shows its syncs and /v1/score moves as simulated days
  * pass. Jobs are run here (the test service has no workers) through the same handler the workers use.

@@ -105,6 +105,25 @@ describe('GET /v1/score', () => {
     }
   });
 
+  it("shows the live score as the workspace's current_core_score on a realtime Agency workspace", async () => {
+    const { key, workspace, auditId } = await audited('agency', {
+      realtimeScoring: true,
+      accountType: 'agency',
+    });
+    const audit = (await get(key, `/v1/audit/${auditId}`)).json();
+    // New metrics after the audit: the live calculation moves away from the audit's score.
+    await seedMetrics(t.db, workspace.id, {
+      platforms: ['instagram'],
+      seed: 4,
+      days: 60,
+      followers: 3_000_000,
+    });
+    const score = (await get(key, '/v1/score')).json();
+    expect(score.source).toBe('realtime');
+    expect(score.score).not.toBe(audit.score);
+    expect((await get(key, '/v1/workspace')).json().current_core_score).toBe(score.score);
+  });
+
   it('serves the audit score, not a live one, to a Pro key or when realtime scoring is off', async () => {
     const pro = await audited('pro', { realtimeScoring: true });
     expect((await get(pro.key, '/v1/score')).json().source).toBe('audit');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';

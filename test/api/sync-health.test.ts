@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startSimulator, type FaultAnswer, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type FaultAnswer, type Simulator } from '../../simulator/server.ts';
 import {
   BREAKER_THRESHOLD,
   FAILURE_ALERT_AFTER,

@@ -104,7 +104,7 @@ beforeAll(async () => {
     const subscriberId = await createSubscriber(t.db, `Subscriber ${name}`);
     for (const g of grants) {
       const id = await grantEntitlement(t.db, { validFrom: '2024-01-01', ...g, subscriberId });
-      if (name === 'revoked') await revokeEntitlement(t.db, id);
+      if (name === 'revoked') await revokeEntitlement(t.db, id, t.ctx.now());
     }
     keys[name] = (
       await createApiKey(t.db, { subscriberId }, { scopes: name === 'noRead' ? ['write'] : ['read'] })
@@ -296,7 +296,7 @@ describe('TACSI access cache', () => {
     expect(await licensed(subscriberId, addDays(TODAY, 1))).toBe(false);
 
     // Revocation and a rival's exclusive lock wait for the TTL; another subscriber loads its own rows.
-    await revokeEntitlement(t.db, grant);
+    await revokeEntitlement(t.db, grant, t.ctx.now());
     await grantEntitlement(t.db, {
       subscriberId: other,
       kind: 'sector_feed',

@@ -49,7 +49,7 @@ beforeAll(async () => {
     const subscriberId = await createSubscriber(t.db, `Subscriber ${name}`);
     for (const g of grants) {
       const id = await grantEntitlement(t.db, { validFrom: '2024-01-01', ...g, subscriberId });
-      if (name === 'revoked') await revokeEntitlement(t.db, id);
+      if (name === 'revoked') await revokeEntitlement(t.db, id, t.ctx.now());
     }
     const scopes = name === 'noRead' ? (['write'] as const) : (['read'] as const);
     keys[name] = (await createApiKey(t.db, { subscriberId }, { scopes: [...scopes] })).key;

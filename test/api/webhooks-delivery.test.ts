@@ -365,7 +365,6 @@ describe('deliverOnce', () => {
         timeoutMs: 300,
       });
       expect(outcome).toMatchObject({ ok: false, error: NO_RESPONSE, cause: 'timed out after 300 ms' });
-      expect(outcome.durationMs).toBeLessThan(2_000);
     } finally {
       silent.close();
     }

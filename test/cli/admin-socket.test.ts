@@ -41,19 +41,17 @@ async function cli(...args: string[]) {
 }
 
 async function cliWith(extraEnv: Record<string, string>, ...args: string[]) {
-  const started = performance.now();
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
       env: { ...env, ...extraEnv },
       timeout: 60_000,
     });
-    return { code: 0, stdout, stderr, ms: performance.now() - started };
+    return { code: 0, stdout, stderr };
   } catch (error: any) {
     return {
       code: error.code ?? 1,
       stdout: error.stdout ?? '',
       stderr: error.stderr ?? '',
-      ms: performance.now() - started,
     };
   }
 }
@@ -91,10 +89,6 @@ describe('the admin CLI through the running service', () => {
     );
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(new RegExp(`^${workspace.id}\\s+Live\\s+pro`, 'm'));
-    // Timing (reported, bounded generously for a shared 2-core machine): node start-up plus one
-    // round trip; the direct path opens and migrates the database (3-7 s).
-    console.info(`brandhealth workspace list through the service: ${list.ms.toFixed(0)} ms`);
-    expect(list.ms).toBeLessThan(2_500);
   });
 
   it('gives the same errors and exit codes as a direct run', async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
 import { runDemo } from '../../src/sandbox/demo.ts';
 import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 

@@ -11,7 +11,7 @@ import type { DB } from '../../src/infra/db/types.ts';
 import type { JobDefinition } from '../../src/infra/jobs/define.ts';
 import { syncJob, syncTickJob } from '../../src/ingest/sync-worker.ts';
 import { createService, type Service } from '../../src/service.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { tacsiPublicationJobs } from '../../src/tacsi/jobs.ts';
 import { seedMetrics } from '../api/audits.fixtures.ts';
 import { seedM2Fixture } from '../api/tacsi-m2-fixture.ts';

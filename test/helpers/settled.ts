@@ -1,14 +1,15 @@
-import { expect } from 'vitest';
-
 /**
- * Reads until `done` holds, and fails when that took `boundMs` or more: how a cache invalidated by
- * NOTIFY is read back. With `firstReadOnly` (PGlite, where the notification is handled during the
- * writing query) the first read is returned as it is, for the caller to check.
+ * Reads until `done` holds or 10 s have passed, and returns the last value for the caller to check:
+ * how a cache invalidated by NOTIFY is read back. The caches under test keep an answer for a minute,
+ * so a changed answer within the 10 s can only come from the notification. How fast a notification
+ * crosses instances is a latency, not a behaviour: no wall-clock bound here. With `firstReadOnly`
+ * (PGlite, where the notification is handled during the writing query) the first read is returned as it
+ * is.
  */
 export async function settled<T>(
   read: () => Promise<T>,
   done: (value: T) => boolean,
-  options: { boundMs: number; firstReadOnly?: boolean },
+  options: { firstReadOnly?: boolean } = {},
 ): Promise<T> {
   const start = performance.now();
   let value = await read();
@@ -17,6 +18,5 @@ export async function settled<T>(
     await new Promise((resolve) => setTimeout(resolve, 5));
     value = await read();
   }
-  expect(performance.now() - start).toBeLessThan(options.boundMs);
   return value;
 }

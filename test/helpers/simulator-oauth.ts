@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../src/core/catalog.ts';
 import { runSyncJob, syncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { utcDay } from '../../src/core/days.ts';
 import { startTestService, type TestService } from './service.ts';
 

@@ -171,7 +171,7 @@ describe('auth plugin with the key cache on (verified headers answered from memo
     const t0 = Date.now();
     expect(await authenticator.authenticate(header, t0)).not.toBeNull();
     expect(authenticator.authenticateCached(header, t0 + 1)).not.toBeUndefined();
-    await revokeApiKey(database.db, revoked.id);
+    await revokeApiKey(database.db, revoked.id, new Date());
     // Within the TTL the cached verification stands (documented: revocation by another process
     // is seen within AUTH_CACHE_TTL_MS); after it, the key row is read again.
     expect(authenticator.authenticateCached(header, t0 + TTL_MS - 1)).not.toBeUndefined();
@@ -182,7 +182,7 @@ describe('auth plugin with the key cache on (verified headers answered from memo
     expect(
       (await cached.inject({ method: 'GET', url: '/read', headers: bearer(other.key) })).statusCode,
     ).toBe(200);
-    await revokeApiKey(database.db, other.id);
+    await revokeApiKey(database.db, other.id, new Date());
     authenticator.forget(other.id);
     expect(
       (await cached.inject({ method: 'GET', url: '/read', headers: bearer(other.key) })).statusCode,

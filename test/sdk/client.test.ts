@@ -320,9 +320,7 @@ describe('retries and audit waits (the audit stays processing: no workers)', () 
     const controller = new AbortController();
     const waiting = bh.waitForAudit(auditId, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error('user gave up')), 100);
-    const started = performance.now();
     await expect(waiting).rejects.toThrow('user gave up');
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('waitForAudit: an unknown audit is a 404 problem, not a wait', async () => {

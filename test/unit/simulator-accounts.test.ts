@@ -1,5 +1,5 @@
 /**
- * The simulator's synthetic accounts are steady, typical accounts (src/simulator/accounts.ts): their
+ * The simulator's synthetic accounts are steady, typical accounts (simulator/accounts.ts): their
  * own days, gathered into snapshots the way the connectors gather a platform's answers (DayBook:
  * counts per day, each comment and mention classified by the default sentiment model, audience
  * rebuilt from daily changes), score in formula v2's moderate band. Read through their platform's
@@ -9,8 +9,8 @@
  * (docs/scoring.md, "Engagement dated on the post day").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SyntheticAccount } from '../../src/simulator/accounts.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { SyntheticAccount } from '../../simulator/accounts.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { ApiClient, CONNECTORS } from '../../src/ingest/connectors/index.ts';
 import { DayBook } from '../../src/ingest/connectors/daybook.ts';
 import { platformEndpoints } from '../../src/platforms/oauth-config.ts';

@@ -222,10 +222,8 @@ describe('safe media fetch', () => {
       res.write(mp4PrefixWithHugeMdat(0xffffffff));
       sent = streamForever(res, Buffer.alloc(16 * 1024));
     });
-    const started = Date.now();
     const error = await failure(fetchMedia(server.origin, new Mp4Probe(), { ...local, maxBytes: cap }));
     expect(error.kind).toBe('content_too_large');
-    expect(Date.now() - started).toBeLessThan(1500);
     // The server notices the hang-up; what it sent is bounded by socket buffers, not the stream.
     expect(await sent).toBeLessThan(64 * 1024 * 1024);
   });
@@ -262,7 +260,6 @@ describe('safe media fetch', () => {
     const server = await serve(() => {
       /* never answers */
     });
-    const started = Date.now();
     const error = await failure(
       fetchMedia(server.origin, new Collect(), {
         allowLoopback: true,
@@ -270,8 +267,8 @@ describe('safe media fetch', () => {
       }),
     );
     expect(error.kind).toBe('media_unreachable');
+    // The headers timeout ended it, not the total one.
     expect(error.detail).toContain('timed out after 200 ms waiting for response headers');
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('gives up on a DNS lookup that never answers', async () => {

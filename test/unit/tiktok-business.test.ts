@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, CONNECTORS, ConnectorError } from '../../src/ingest/connectors/index.ts';
-import { startSimulator, type Simulator } from '../../src/simulator/server.ts';
+import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { platformEndpoints, REAL_OAUTH } from '../../src/platforms/oauth-config.ts';
 import * as tiktokBusiness from '../../src/platforms/tiktok-business-oauth.ts';
 import { loadConfig } from '../../src/infra/config.ts';

@@ -8,12 +8,14 @@ import type {
 import type {
   AccountType,
   BillingPeriod,
+  CampaignStatus,
   EventType,
   OrgType,
   Pillar,
   Plan,
   Platform,
   Scope,
+  SyncErrorClass,
 } from '../../core/catalog.ts';
 
 /** Kysely's view of the schema in migrations/; test/db/schema-types.test.ts fails when the two disagree. */
@@ -142,9 +144,7 @@ export interface StoredSyncFailure {
   at: string;
 }
 
-/** Classes of a failed sync, as stored and shown in GET /v1/platforms. */
-export type SyncErrorClass =
-  'rate_limited' | 'platform_unavailable' | 'platform_error' | 'reauth_required' | 'invalid_response';
+export type { SyncErrorClass };
 
 /** Pending OAuth authorisations (single-use, 10 minutes). */
 export interface OauthStatesTable {
@@ -262,7 +262,7 @@ export interface DailyScoreRecomputesTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
-export type CampaignStatus = 'draft' | 'active' | 'completed' | 'cancelled';
+export type { CampaignStatus };
 
 export interface CampaignsTable {
   id: string;

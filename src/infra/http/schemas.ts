@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { PILLARS, PLATFORMS } from '../../core/catalog.ts';
+import { COMPOSITE_GRADES, PILLARS, PLATFORMS } from '../../core/catalog.ts';
 
 /**
  * How route schemas become the OpenAPI document (@fastify/swagger reads them; the same schemas
@@ -239,7 +239,7 @@ export const PlatformName = Type.Enum(PLATFORMS);
 export const PillarName = Type.Enum(PILLARS);
 
 /** The composite grade of a Brand Credit Score (docs/scoring.md). */
-export const Grade = Type.Enum(['elite', 'strong', 'moderate', 'weak', 'critical'], {
+export const Grade = Type.Enum([...COMPOSITE_GRADES], {
   description: 'composite grade: elite, strong, moderate, weak or critical',
 });
 

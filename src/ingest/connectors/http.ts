@@ -1,5 +1,6 @@
 import type { Platform } from '../../core/catalog.ts';
 import { utcDay } from '../../core/days.ts';
+import { wallClockMs } from '../../infra/wall-clock.ts';
 
 /**
  * What a platform's error means for the service, whatever signal the platform used to say it (an HTTP
@@ -83,7 +84,7 @@ export class ConnectorError extends Error {
     return this.kind === 'token_refused';
   }
   /** Seconds until the platform's own retry signal, else null. */
-  retryAfterSeconds(now = Date.now()): number | null {
+  retryAfterSeconds(now = wallClockMs()): number | null {
     return this.retryAt ? Math.max(0, Math.ceil((this.retryAt.getTime() - now) / 1000)) : null;
   }
 }
@@ -139,7 +140,7 @@ export async function partial<T>(
 }
 
 /** Retry-After as delay-seconds or an HTTP date (RFC 9110 10.2.3); null when absent or unreadable. */
-export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+export function retryAfterSeconds(value: string | null, now = wallClockMs()): number | null {
   if (value === null) return null;
   const text = value.trim();
   if (/^\d{1,9}$/.test(text)) return Number(text);
@@ -258,7 +259,7 @@ export class ApiClient {
       headers: res.headers,
       json,
       path: call,
-      now: Date.now(),
+      now: wallClockMs(),
     };
     const fault = (this.#o.readFault ?? httpFault)(answer) ?? (res.ok ? null : httpFault(answer));
     if (fault) {

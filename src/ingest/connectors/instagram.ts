@@ -10,7 +10,7 @@ import {
 } from './graph.ts';
 import { ConnectorError, partial, type ApiClient } from './http.ts';
 import type { PartialFailure, PlatformConnector } from './types.ts';
-import { addDays, utcDay } from '../../core/days.ts';
+import { addDays } from '../../core/days.ts';
 
 interface IgUser {
   id: string;
@@ -79,8 +79,9 @@ export const instagramConnector: PlatformConnector = {
     const book = new DayBook(range);
     const insightsPath = `/${user.id}/insights`;
 
-    // Days Graph can give: from the platform's today - 29 (its Date header; ours when it sent none).
-    const today = api.platformToday ?? utcDay(new Date());
+    // Days Graph can give: from the platform's today - 29 (its Date header; when it sent none, the last
+    // day asked for, which a scheduled sync sets to the service's today).
+    const today = api.platformToday ?? range.until;
     const floor = addDays(today, -(IG_INSIGHTS_WINDOW_DAYS - 1));
     const from = range.since > floor ? range.since : floor;
     // Nothing is asked for days the platform has not reached yet.

@@ -9,6 +9,7 @@ import {
 } from './http.ts';
 import type { PlatformConnector } from './types.ts';
 import { addDays } from '../../core/days.ts';
+import { wallClockMs } from '../../infra/wall-clock.ts';
 
 interface XUser {
   data?: {
@@ -135,7 +136,10 @@ export const twitterConnector: PlatformConnector = {
     }
     const book = new DayBook(range);
     const start = Date.parse(`${range.since}T00:00:00Z`);
-    const end = Math.min(Date.parse(`${addDays(range.until, 1)}T00:00:00Z`), Date.now() - END_TIME_MARGIN_MS);
+    const end = Math.min(
+      Date.parse(`${addDays(range.until, 1)}T00:00:00Z`),
+      wallClockMs() - END_TIME_MARGIN_MS,
+    );
     if (end > start) {
       const window = {
         start_time: xTime(start),

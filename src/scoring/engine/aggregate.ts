@@ -9,7 +9,13 @@ export const COVERAGE_PENALTY = 0.25;
 export const EVEN_SHARE = 0.2;
 
 /** Pillars of a workspace with no measured platform: nothing to credit, sentiment and momentum neutral. */
-const UNMEASURED: Readonly<PillarScores> = { presence: 0, reach: 0, impact: 0, sentiment: 50, momentum: 50 };
+export const UNMEASURED: Readonly<PillarScores> = {
+  presence: 0,
+  reach: 0,
+  impact: 0,
+  sentiment: 50,
+  momentum: 50,
+};
 
 /** Multiplier on workspace presence: 1 at full coverage, 1 - COVERAGE_PENALTY with none. */
 export function coverageFactor(coverage: number): number {

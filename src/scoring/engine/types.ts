@@ -1,5 +1,5 @@
 /** Shared types and constants of the IMPRS scoring engine (formula v1). */
-import type { Pillar, PillarScores, Platform } from '../../core/catalog.ts';
+import type { CompositeGrade, Pillar, PillarScores, Platform } from '../../core/catalog.ts';
 
 export const FORMULA_VERSION = 'v1';
 
@@ -33,4 +33,4 @@ export interface Recommendation {
 }
 
 export type PillarGrade = 'green' | 'yellow' | 'red';
-export type CompositeGrade = 'elite' | 'strong' | 'moderate' | 'weak' | 'critical';
+export type { CompositeGrade };

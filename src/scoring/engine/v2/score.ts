@@ -22,12 +22,19 @@ import type {
   WorkspaceScoreV2,
 } from './types.ts';
 import { FORMULA_VERSION_V2 } from './types.ts';
-import { coverageFactor } from '../aggregate.ts';
+import { coverageFactor, UNMEASURED } from '../aggregate.ts';
 import { clamp, round1 } from '../math.ts';
 import { PART1_PILLARS, PART2_PILLARS, PILLAR_WEIGHTS, weightedPillars } from '../pillars.ts';
 import type { CompositeGrade, PillarGrade, Recommendation } from '../types.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
-import { type Pillar, PILLARS, type PillarScores, type Platform, PLATFORMS } from '../../../core/catalog.ts';
+import {
+  COMPOSITE_GRADES,
+  type Pillar,
+  PILLARS,
+  type PillarScores,
+  type Platform,
+  PLATFORMS,
+} from '../../../core/catalog.ts';
 
 export { FOLLOWER_SPIKE_MARGIN } from './platform.ts';
 
@@ -59,7 +66,7 @@ export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.5, strong: 54.5, moderate:
  */
 export const PILLAR_GRADE_CUTOFFS_V2 = { green: 60, yellow: 40 } as const;
 
-const GRADES: readonly CompositeGrade[] = ['critical', 'weak', 'moderate', 'strong', 'elite'];
+const GRADES: readonly CompositeGrade[] = [...COMPOSITE_GRADES].reverse();
 
 export function compositeGradeV2(score: number): CompositeGrade {
   const x = round1(score);
@@ -123,8 +130,6 @@ interface Workspace {
   pillars: PillarScores;
   composite: number;
 }
-
-const UNMEASURED: Readonly<PillarScores> = { presence: 0, reach: 0, impact: 0, sentiment: 50, momentum: 50 };
 
 function compositeOf(p: PillarScores): number {
   let s = 0;

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addDays, DAY_MS, isCalendarDay, utcDay } from '../core/days.ts';
-import { PLATFORMS, type Platform } from '../core/catalog.ts';
-import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from './client.ts';
+import { addDays, DAY_MS, isCalendarDay, utcDay } from '../src/core/days.ts';
+import { PLATFORMS, type Platform } from '../src/core/catalog.ts';
+import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from '../src/platforms/simulator-client.ts';
 import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts';
 
 /**

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import { addDays, utcDay } from '../core/days.ts';
-import { loadConfig } from '../infra/config.ts';
-import { startSimulator } from '../simulator/server.ts';
+import { addDays, utcDay } from '../src/core/days.ts';
+import { loadConfig } from '../src/infra/config.ts';
+import { serve } from '../src/serve.ts';
+import { startSimulator } from './server.ts';
 import { connectThroughConsent } from './live-connect.ts';
 import { handOverToSimulator } from './live-history.ts';
 
@@ -10,9 +11,9 @@ import { handOverToSimulator } from './live-history.ts';
  * simulated day per minute, its clock starting DEMO_SIM_DAYS_BEHIND days ago so for an hour every
  * minute brings a day the service has not seen; then it follows the real clock), runs the service
  * pointed at it (syncs every minute), hands the sandbox Agency workspace's platforms over to the
- * simulator (their seeded days after the simulator's today go; src/sandbox/live-history.ts), then
+ * simulator (their seeded days after the simulator's today go; simulator/live-history.ts), then
  * connects them through the real consent flow over HTTP (connect -> the simulator's authorization
- * URL, which consents at once -> the service's callback -> first sync; src/sandbox/live-connect.ts).
+ * URL, which consents at once -> the service's callback -> first sync; simulator/live-connect.ts).
  * Watch GET /v1/platforms (last_sync, next_sync_at) and GET /v1/score (real-time: latest_data_day
  * moves a day a minute, `stale` until it is within 3 days of today) with the agency key in sandbox.json.
  */
@@ -25,24 +26,28 @@ const sim = await startSimulator({
   startDay: addDays(utcDay(new Date()), -DEMO_SIM_DAYS_BEHIND),
   capAtNow: true,
 });
-process.env.SIMULATOR_URL ??= sim.url;
-process.env.SYNC_INTERVAL_MINUTES ??= '1';
-process.env.SYNC_ON_DEMAND_COOLDOWN_SECONDS ??= '10';
-
 const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
   keys: { agency: string };
   workspaces: { agency: string };
 };
-const config = loadConfig();
-const { service } = await import('../main.ts');
+// The environment's configuration, pointed at this simulator and syncing every minute unless set.
+const service = await serve(() =>
+  loadConfig({
+    SIMULATOR_URL: sim.url,
+    SYNC_INTERVAL_MINUTES: '1',
+    SYNC_ON_DEMAND_COOLDOWN_SECONDS: '10',
+    ...process.env,
+  }),
+);
+const config = service.ctx.config;
 const { removed } = await handOverToSimulator(
-  service!.ctx.db,
+  service.ctx.db,
   manifest.workspaces.agency,
   sim.today(),
-  utcDay(service!.ctx.now()),
+  utcDay(service.ctx.now()),
 );
 
-// main.ts resolves once the service listens; the consent flow goes through its HTTP API.
+// serve resolves once the service listens; the consent flow goes through its HTTP API.
 const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
 const results = await connectThroughConsent({
   baseUrl: `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`,

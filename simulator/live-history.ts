@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../infra/db/types.ts';
-import { recomputeDailyScores } from '../scoring/daily-scores.ts';
-import { addDays } from '../core/days.ts';
+import type { DB } from '../src/infra/db/types.ts';
+import { recomputeDailyScores } from '../src/scoring/daily-scores.ts';
+import { addDays } from '../src/core/days.ts';
+import { holdsPlace } from '../src/platforms/connection-state.ts';
 
 /**
  * Hands a sandbox workspace's platforms over to the platform simulator before they are connected
@@ -28,7 +29,7 @@ export async function handOverToSimulator(
           .selectFrom('platform_connections')
           .select('platform')
           .where('workspace_id', '=', workspaceId)
-          .where('status', '<>', 'disconnected'),
+          .where(holdsPlace),
       )
       .executeTakeFirst();
     if (simulatorToday < today)

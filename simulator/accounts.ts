@@ -1,6 +1,6 @@
-import { addDays, dayNumber, formatDay } from '../core/days.ts';
-import { baselineV2 } from '../scoring/engine/v2/baselines.ts';
-import type { Platform } from '../core/catalog.ts';
+import { addDays, dayNumber, formatDay } from '../src/core/days.ts';
+import { baselineV2 } from '../src/scoring/engine/v2/baselines.ts';
+import type { Platform } from '../src/core/catalog.ts';
 
 /**
  * Deterministic synthetic accounts: every number is a pure function of (platform, handle, day), so

@@ -1,4 +1,4 @@
-import type { Platform } from '../core/catalog.ts';
+import type { Platform } from '../src/core/catalog.ts';
 
 /**
  * Connects a workspace's platforms the way a brand does, over HTTP against a running service:

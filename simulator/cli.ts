@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { isCalendarDay, utcDay } from '../core/days.ts';
+import { isCalendarDay, utcDay } from '../src/core/days.ts';
 import { startSimulator } from './server.ts';
 
 /**
