@@ -40,10 +40,18 @@ async function ready(url: string): Promise<boolean> {
  * 200 on /readyz (polled every 10 ms), then stops it with SIGTERM and waits for a clean exit, which a
  * PGlite folder needs before anyone opens it again.
  */
-export async function coldStart(store: { databaseUrl: string | null; dataDir: string }): Promise<ColdStart> {
+export async function coldStart(
+  store: { databaseUrl: string | null; dataDir: string },
+  options: {
+    /** The entry point, from the repository: the service, or the limit (bench/cold-start-limit.ts). */
+    entry?: string;
+    /** Node's compile cache folder (NODE_COMPILE_CACHE): an empty one measures a first start. */
+    compileCache?: string;
+  } = {},
+): Promise<ColdStart> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [...serviceNodeFlags(), 'src/main.ts'], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), options.entry ?? 'src/main.ts'], {
     cwd: REPO,
     env: {
       PATH: process.env.PATH,
@@ -54,6 +62,7 @@ export async function coldStart(store: { databaseUrl: string | null; dataDir: st
       LOG_LEVEL: 'warn',
       DATA_DIR: store.dataDir,
       ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
+      ...(options.compileCache ? { NODE_COMPILE_CACHE: options.compileCache } : {}),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

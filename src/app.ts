@@ -21,18 +21,23 @@ import { Problem } from './infra/http/schemas.ts';
 import { documentRoute, finishDocument } from './infra/http/openapi.ts';
 import { webhookDocuments } from './webhooks/events.ts';
 import { metricsPlugin } from './infra/observability/metrics.ts';
+import { stateSlot } from './infra/state.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
-// Request ids: a random per-process prefix plus a counter. Unique across instances and restarts
-// without drawing random bytes on every request (that showed up in profiles of the hot feeds).
-const PROCESS_PREFIX = randomBytes(6).toString('base64url');
-let requestCounter = 0;
-function nextRequestId(): string {
-  requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
-  // Fixed width: a response's length must not vary with the request id (uniform TACSI denials).
-  return `req_${PROCESS_PREFIX}${requestCounter.toString(36).padStart(11, '0')}`;
-}
+/**
+ * Request ids: a random per-service prefix plus a counter. Unique across services, instances and
+ * restarts without drawing random bytes on every request (the hot feeds serve many per second).
+ */
+const REQUEST_IDS = stateSlot('app.request-ids', () => {
+  const prefix = randomBytes(6).toString('base64url');
+  let counter = 0;
+  return (): string => {
+    counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+    // Fixed width: a response's length must not vary with the request id (uniform TACSI denials).
+    return `req_${prefix}${counter.toString(36).padStart(11, '0')}`;
+  };
+});
 
 /** The document's tags, in the order the reference lists them. */
 const API_TAGS = [
@@ -70,6 +75,7 @@ export interface AppOptions {
 
 /** Builds the HTTP application around an already opened context. Does not listen. */
 export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const nextRequestId = ctx.state.get(REQUEST_IDS);
   const app = Fastify({
     logger:
       ctx.config.logLevel === 'silent'

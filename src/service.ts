@@ -56,11 +56,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
       keys: config.encryptionKeys,
       dataDir: options.dataDir ?? config.dataDir,
     });
-    // Part of migrating (it needs the key ring, which a migration does not have): every stored key id
-    // must be in the ring, or nothing starts; then rows from before encryption are sealed and values
-    // sealed with their purpose only are bound to their row.
-    await assertKeysPresent(database.db, keyRing);
-    await sealUnbound(database.db, keyRing);
     jobs = new Jobs(database, { schedule: config.runWorkers, supervise: config.runWorkers });
     const ctx: AppContext = {
       config,
@@ -80,24 +75,31 @@ export async function createService(config: Config, options: ServiceOptions = {}
       now: options.now ?? (() => new Date()),
     };
     for (const domain of DOMAINS) for (const job of domain.jobs ?? []) job.register(ctx);
-    await jobs.start();
-    const app = await buildApp(ctx, { logStream: options.logStream });
+    // Three independent steps side by side: the stored secrets' check, pg-boss's start (both mostly
+    // waiting on the database) and building the app (on the CPU). All settle before a failure is
+    // thrown, so nothing is left running on a database about to close.
+    const [sealed, queues, built] = await Promise.allSettled([
+      // Part of migrating (it needs the key ring, which a migration does not have): every stored key
+      // id must be in the ring, or nothing starts; then rows from before encryption are sealed and
+      // values sealed with their purpose only are bound to their row.
+      assertKeysPresent(database.db, keyRing).then(() => sealUnbound(database.db, keyRing)),
+      jobs.start(),
+      readyApp(ctx, options),
+    ]);
+    const failed = [sealed, queues, built].find((r) => r.status === 'rejected');
+    if (failed) {
+      if (built.status === 'fulfilled') await built.value.close().catch(() => {});
+      throw failed.reason;
+    }
+    if (built.status === 'rejected') throw built.reason; // (narrows the type)
+    const app = built.value;
     jobs.onError = (error) => app.log.warn({ err: error }, 'job engine error');
     rateLimitHealth = (health, error) =>
       health === 'ok'
         ? app.log.info('rate limit store reachable again; limits shared across instances')
         : app.log.warn({ err: error }, 'rate limit store unavailable; each instance counts its own limits');
-    new Gauge({
-      name: 'rate_limit_store_degraded',
-      help: '1 while the shared rate-limit store (Redis) is unreachable and this instance counts alone',
-      registers: [ctx.metrics.registry],
-      collect() {
-        this.set(ctx.rateLimits.health?.() === 'degraded' ? 1 : 0);
-      },
-    });
     keyRing.onRefused = (error, at) =>
       app.log.error({ sealed: { place: at.place, row: at.row } }, `sealed value refused: ${error.message}`);
-    await app.ready();
 
     let stopped = false;
     let metricsListener: MetricsListener | null = null;
@@ -137,4 +139,19 @@ export async function createService(config: Config, options: ServiceOptions = {}
     await database.close().catch(() => {});
     throw error;
   }
+}
+
+/** The HTTP app, its routes' plugins loaded (`app.ready()`), with the service's own gauges. */
+async function readyApp(ctx: AppContext, options: ServiceOptions): Promise<FastifyInstance> {
+  const app = await buildApp(ctx, { logStream: options.logStream });
+  new Gauge({
+    name: 'rate_limit_store_degraded',
+    help: '1 while the shared rate-limit store (Redis) is unreachable and this instance counts alone',
+    registers: [ctx.metrics.registry],
+    collect() {
+      this.set(ctx.rateLimits.health?.() === 'degraded' ? 1 : 0);
+    },
+  });
+  await app.ready();
+  return app;
 }

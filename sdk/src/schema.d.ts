@@ -921,7 +921,7 @@ export interface components {
             audits_used: number;
             /** @description per calendar month; null: unlimited */
             audits_limit: number | null;
-            /** @description latest Brand Credit Score (0-100); null before the first audit */
+            /** @description the current Brand Credit Score (0-100), as GET /v1/score answers it; null when that has none */
             current_core_score: number | null;
             /** Format: date-time */
             created_at: string;
@@ -1154,6 +1154,13 @@ export interface components {
             language: string | null;
             /** @description Extension. Checks the platform would refuse or truncate the content on (over the character limit, too many hashtags on instagram, an unaccepted file type or size, a video over the limit). While any remains the score is at most 40. */
             blockers: string[];
+            /** @description Extension. Quality problems of a text that the format checks cannot see, each with a one-sentence detail and its fix: `junk` (no words, placeholder Latin, gibberish: score at most 10), `claims` (unsubstantiated health or finance claims: at most 30), `spam` ("DM for promo", "follow for follow", giveaway bait, link spam: at most 35), `hashtag_stuffing` (at most 40), `all_caps` and `repetition` (at most 50). The lowest cap of the flags applies. Empty for media. */
+            flags: {
+                /** @enum {unknown} */
+                check: "junk" | "claims" | "spam" | "all_caps" | "hashtag_stuffing" | "repetition";
+                detail: string;
+                suggestion: string;
+            }[];
             /** @description Extension. Checks left out of the score, and why: `language` (English-only checks on another language), `announcement` (tone, call to action, questions and emoji of a notice), `not_analysed` (what an image or video shows: only its format is read). The score is the share of the other checks. */
             not_judged: {
                 check: string;
@@ -5285,6 +5292,7 @@ export interface operations {
                      *       "mode_source": "detected",
                      *       "language": "en",
                      *       "blockers": [],
+                     *       "flags": [],
                      *       "not_judged": [],
                      *       "pillar_outlook": {
                      *         "presence": {
@@ -6998,7 +7006,7 @@ export interface operations {
                  */
                 workspace_id?: string;
                 /** @description default: active, completed and draft; cancelled campaigns are listed only with status=cancelled */
-                status?: "active" | "completed" | "draft" | "cancelled";
+                status?: "draft" | "active" | "completed" | "cancelled";
                 limit?: number;
                 offset?: number;
             };
@@ -12590,7 +12598,7 @@ export interface operations {
                         platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
                         handle: string;
                         /** @enum {unknown} */
-                        error_class: "rate_limited" | "platform_unavailable" | "platform_error" | "invalid_response";
+                        error_class: "rate_limited" | "platform_unavailable" | "platform_error" | "reauth_required" | "invalid_response";
                         /** Format: int32 */
                         consecutive_failures: number;
                         /** Format: date-time */

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { issueKey, keyPrefix } from '../infra/auth/api-keys.ts';
 import type { DB } from '../infra/db/types.ts';
-import { AdminError } from './workspaces.ts';
 import { type Scope, SCOPES } from '../core/catalog.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 
 export interface KeyOwner {
   workspaceId?: string;
@@ -24,17 +24,18 @@ export async function createApiKey(
   options: { scopes?: Scope[]; expiresAt?: Date | null; name?: string } = {},
 ): Promise<CreatedKey> {
   if (!!owner.workspaceId === !!owner.subscriberId)
-    throw new AdminError('a key needs exactly one owner: a workspace or a subscriber');
+    throw invalidParameter('owner', 'a key needs exactly one owner: a workspace or a subscriber');
   const scopes = options.scopes ?? ['read', 'write'];
   for (const s of scopes)
-    if (!SCOPES.includes(s)) throw new AdminError(`unknown scope "${s}" (use ${SCOPES.join(', ')})`);
+    if (!SCOPES.includes(s))
+      throw invalidParameter('scopes', `unknown scope "${s}" (use ${SCOPES.join(', ')})`);
   if (owner.workspaceId) {
     const ws = await db
       .selectFrom('workspaces')
       .select('id')
       .where('id', '=', owner.workspaceId)
       .executeTakeFirst();
-    if (!ws) throw new AdminError(`workspace ${owner.workspaceId} does not exist`);
+    if (!ws) throw new DomainError('not_found', `workspace ${owner.workspaceId} does not exist`);
   }
   if (owner.subscriberId) {
     const sub = await db
@@ -42,7 +43,7 @@ export async function createApiKey(
       .select('id')
       .where('id', '=', owner.subscriberId)
       .executeTakeFirst();
-    if (!sub) throw new AdminError(`subscriber ${owner.subscriberId} does not exist`);
+    if (!sub) throw new DomainError('not_found', `subscriber ${owner.subscriberId} does not exist`);
   }
   const issued = issueKey();
   await db
@@ -97,6 +98,6 @@ export async function revokeApiKey(db: Kysely<DB>, keyId: string, at: Date): Pro
     .executeTakeFirst();
   if (!result.numUpdatedRows) {
     const exists = await db.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst();
-    if (!exists) throw new AdminError(`key ${keyId} does not exist`);
+    if (!exists) throw new DomainError('not_found', `key ${keyId} does not exist`);
   }
 }

@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
-import { AdminError } from './workspaces.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
-import { DomainError } from '../core/errors.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { checkPlatformLimit, connectionsHoldingPlace } from '../platforms/queries.ts';
 import { holdsPlace } from '../platforms/connection-state.ts';
@@ -20,21 +19,23 @@ export async function connectPlatform(
   },
 ): Promise<string> {
   if (!PLATFORMS.includes(input.platform))
-    throw new AdminError(`unknown platform "${input.platform}" (use ${PLATFORMS.join(', ')})`);
+    throw new DomainError(
+      'invalid_platform',
+      `unknown platform "${input.platform}" (use ${PLATFORMS.join(', ')})`,
+      {
+        parameter: 'platform',
+      },
+    );
   const handle = input.handle.trim();
-  if (!handle || handle.length > 100) throw new AdminError('handle must be 1-100 characters');
+  if (!handle || handle.length > 100) throw invalidParameter('handle', 'must be 1-100 characters');
   return db.transaction().execute(async (trx) => {
     // Lock the workspace row so two concurrent connects cannot both pass the plan limit.
     const ws = await lockWorkspace(trx, input.workspaceId);
-    if (!ws) throw new AdminError(`workspace ${input.workspaceId} does not exist`);
+    if (!ws) throw new DomainError('not_found', `workspace ${input.workspaceId} does not exist`);
     const held = (await connectionsHoldingPlace(trx, ws.id)).map((r) => r.platform);
-    if (held.includes(input.platform)) throw new AdminError(`${input.platform} is already connected`);
-    try {
-      checkPlatformLimit(ws.plan, held, input.platform);
-    } catch (error) {
-      if (error instanceof DomainError) throw new AdminError(error.message);
-      throw error;
-    }
+    if (held.includes(input.platform))
+      throw new DomainError('platform_already_connected', `${input.platform} is already connected`);
+    checkPlatformLimit(ws.plan, held, input.platform);
     const id = newId('pc');
     await trx
       .insertInto('platform_connections')
@@ -75,5 +76,8 @@ export async function disconnectPlatform(
     .where(holdsPlace)
     .executeTakeFirst();
   if (!result.numUpdatedRows)
-    throw new AdminError(`${platform} is not connected to workspace ${workspaceId}`);
+    throw new DomainError(
+      'platform_not_connected',
+      `${platform} is not connected to workspace ${workspaceId}`,
+    );
 }

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB, EntitlementKind } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
+import { isCalendarDay, utcDay } from '../core/days.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
-import { AdminError } from './workspaces.ts';
 import { type Pillar, PILLARS } from '../core/catalog.ts';
 
 export async function createSubscriber(db: Kysely<DB>, name: string, id?: string): Promise<string> {
   const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 200) throw new AdminError('name must be 1-200 characters');
+  if (!trimmed || trimmed.length > 200) throw invalidParameter('name', 'must be 1-200 characters');
   const subscriberId = id ?? newId('sub');
   await db.insertInto('tacsi_subscribers').values({ id: subscriberId, name: trimmed }).execute();
   return subscriberId;
@@ -27,35 +28,36 @@ const KINDS: EntitlementKind[] = ['sector_feed', 'daily_addon', 'pillar_feed', '
 
 export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promise<string> {
   if (!KINDS.includes(input.kind))
-    throw new AdminError(`unknown entitlement "${input.kind}" (use ${KINDS.join(', ')})`);
+    throw invalidParameter('kind', `unknown entitlement "${input.kind}" (use ${KINDS.join(', ')})`);
   if (input.kind === 'full_database' && input.sector)
-    throw new AdminError('full_database covers every sector: give no sector');
-  if (input.kind !== 'full_database' && !input.sector) throw new AdminError(`${input.kind} needs a sector`);
+    throw invalidParameter('sector', 'full_database covers every sector: give no sector');
+  if (input.kind !== 'full_database' && !input.sector)
+    throw invalidParameter('sector', `${input.kind} needs a sector`);
   if ((input.kind === 'pillar_feed') !== !!input.pillar)
-    throw new AdminError('a pillar is given with pillar_feed and only then');
+    throw invalidParameter('pillar', 'a pillar is given with pillar_feed and only then');
   if (input.pillar && !PILLARS.includes(input.pillar))
-    throw new AdminError(`unknown pillar "${input.pillar}"`);
+    throw invalidParameter('pillar', `unknown pillar "${input.pillar}"`);
   if (input.exclusive && input.kind !== 'sector_feed')
-    throw new AdminError('only a sector_feed can be exclusive');
+    throw invalidParameter('exclusive', 'only a sector_feed can be exclusive');
   for (const [label, value] of [
     ['valid-from', input.validFrom],
     ['valid-until', input.validUntil],
   ] as const) {
-    if (value && !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new AdminError(`${label} must be YYYY-MM-DD`);
+    if (value && !isCalendarDay(value)) throw invalidParameter(label, 'must be a date YYYY-MM-DD');
   }
   const sub = await db
     .selectFrom('tacsi_subscribers')
     .select('id')
     .where('id', '=', input.subscriberId)
     .executeTakeFirst();
-  if (!sub) throw new AdminError(`subscriber ${input.subscriberId} does not exist`);
+  if (!sub) throw new DomainError('not_found', `subscriber ${input.subscriberId} does not exist`);
   if (input.sector) {
     const sector = await db
       .selectFrom('sectors')
       .select('slug')
       .where('slug', '=', input.sector)
       .executeTakeFirst();
-    if (!sector) throw new AdminError(`sector ${input.sector} does not exist`);
+    if (!sector) throw new DomainError('not_found', `sector ${input.sector} does not exist`);
   }
   const id = newId('ent');
   try {
@@ -74,7 +76,7 @@ export async function grantEntitlement(db: Kysely<DB>, input: GrantInput): Promi
       .execute();
   } catch (error) {
     if (isUniqueViolation(error, 'tacsi_entitlements_exclusive_uq'))
-      throw new AdminError(`sector ${input.sector} is already held exclusively`);
+      throw new DomainError('conflict', `sector ${input.sector} is already held exclusively`);
     throw error;
   }
   return id;
@@ -88,7 +90,7 @@ export async function revokeEntitlement(db: Kysely<DB>, entitlementId: string, a
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (!result.numUpdatedRows)
-    throw new AdminError(`entitlement ${entitlementId} does not exist or is already revoked`);
+    throw new DomainError('not_found', `entitlement ${entitlementId} does not exist or is already revoked`);
 }
 
 export interface NoticeInput {
@@ -103,16 +105,13 @@ export interface NoticeInput {
 export async function announceNotice(db: Kysely<DB>, input: NoticeInput, now: Date): Promise<string> {
   const title = input.title.trim();
   const detail = input.detail.trim();
-  if (!title || title.length > 200) throw new AdminError('title must be 1-200 characters');
-  if (!detail || detail.length > 4000) throw new AdminError('detail must be 1-4000 characters');
-  if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(input.effectiveOn) ||
-    Number.isNaN(Date.parse(`${input.effectiveOn}T00:00:00Z`))
-  )
-    throw new AdminError('effective day must be a date YYYY-MM-DD');
-  const today = now.toISOString().slice(0, 10);
+  if (!title || title.length > 200) throw invalidParameter('title', 'must be 1-200 characters');
+  if (!detail || detail.length > 4000) throw invalidParameter('detail', 'must be 1-4000 characters');
+  if (!isCalendarDay(input.effectiveOn)) throw invalidParameter('effective', 'must be a date YYYY-MM-DD');
+  const today = utcDay(now);
   if (input.effectiveOn <= today)
-    throw new AdminError(
+    throw invalidParameter(
+      'effective',
       `a notice must take effect after the day it is announced (${today}): got ${input.effectiveOn}`,
     );
   const id = newId('ntc');

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Workspace } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { DomainError, invalidParameter } from '../core/errors.ts';
+import { isCalendarDay } from '../core/days.ts';
 import type { AccountType, BillingPeriod, OrgType, Plan } from '../core/catalog.ts';
 import { firstChangeableDay, lockPublications, publishedPeriodFrom } from '../tacsi/ledger-store.ts';
 
@@ -19,20 +21,18 @@ export interface CreateWorkspaceInput {
   createdAt?: Date;
 }
 
-export class AdminError extends Error {}
-
 export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInput): Promise<Workspace> {
   const name = input.name.trim();
-  if (!name || name.length > 200) throw new AdminError('name must be 1-200 characters');
+  if (!name || name.length > 200) throw invalidParameter('name', 'must be 1-200 characters');
   if (input.parentId) {
     const parent = await db
       .selectFrom('workspaces')
       .select(['id', 'account_type'])
       .where('id', '=', input.parentId)
       .executeTakeFirst();
-    if (!parent) throw new AdminError(`parent workspace ${input.parentId} does not exist`);
+    if (!parent) throw new DomainError('not_found', `parent workspace ${input.parentId} does not exist`);
     if (parent.account_type !== 'agency')
-      throw new AdminError(`parent workspace ${input.parentId} is not an agency`);
+      throw invalidParameter('parent', `workspace ${input.parentId} is not an agency`);
   }
   if (input.sector) {
     const sector = await db
@@ -40,7 +40,7 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
       .select('slug')
       .where('slug', '=', input.sector)
       .executeTakeFirst();
-    if (!sector) throw new AdminError(`sector ${input.sector} does not exist`);
+    if (!sector) throw new DomainError('not_found', `sector ${input.sector} does not exist`);
   }
   return db
     .insertInto('workspaces')
@@ -104,14 +104,14 @@ export async function setParent(db: Kysely<DB>, workspaceId: string, parentId: s
       .where('id', '=', parentId)
       .executeTakeFirst();
     if (!parent || parent.account_type !== 'agency')
-      throw new AdminError(`${parentId} is not an agency workspace`);
+      throw invalidParameter('parent', `${parentId} is not an agency workspace`);
   }
   const result = await db
     .updateTable('workspaces')
     .set({ parent_id: parentId })
     .where('id', '=', workspaceId)
     .executeTakeFirst();
-  if (!result.numUpdatedRows) throw new AdminError(`workspace ${workspaceId} does not exist`);
+  if (!result.numUpdatedRows) throw new DomainError('not_found', `workspace ${workspaceId} does not exist`);
 }
 
 export async function createSector(
@@ -121,7 +121,8 @@ export async function createSector(
   isConsumer = true,
 ): Promise<void> {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) || slug === 'headline') {
-    throw new AdminError(
+    throw invalidParameter(
+      'slug',
       `sector slug "${slug}" must be lower-case words joined by hyphens (and not "headline")`,
     );
   }
@@ -146,8 +147,8 @@ export async function setSector(
   sector: string | null,
   effectiveDay: string,
 ): Promise<void> {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(effectiveDay) || Number.isNaN(Date.parse(`${effectiveDay}T00:00:00Z`)))
-    throw new AdminError(`effective day ${effectiveDay} must be a date YYYY-MM-DD`);
+  if (!isCalendarDay(effectiveDay))
+    throw invalidParameter('from', `effective day ${effectiveDay} must be a date YYYY-MM-DD`);
   await db.transaction().execute(async (trx) => {
     if (sector) {
       const row = await trx
@@ -155,7 +156,7 @@ export async function setSector(
         .select('slug')
         .where('slug', '=', sector)
         .executeTakeFirst();
-      if (!row) throw new AdminError(`sector ${sector} does not exist`);
+      if (!row) throw new DomainError('not_found', `sector ${sector} does not exist`);
     }
     // Under the publication lock, so no publication runs between the check and the change.
     await lockPublications(trx);
@@ -164,12 +165,13 @@ export async function setSector(
       .select('sector_slug')
       .where('id', '=', workspaceId)
       .executeTakeFirst();
-    if (!current) throw new AdminError(`workspace ${workspaceId} does not exist`);
+    if (!current) throw new DomainError('not_found', `workspace ${workspaceId} does not exist`);
     if (current.sector_slug === sector) return;
     const sectors = [current.sector_slug, sector].filter((s): s is string => s !== null);
     const published = await publishedPeriodFrom(trx, sectors, effectiveDay);
     if (published) {
-      throw new AdminError(
+      throw new DomainError(
+        'conflict',
         `cannot change the sector of ${workspaceId} from ${effectiveDay}: TACSI has already published ` +
           `${published.scope}'s ${published.cadence} period ending ${published.periodEnd}, released with the ` +
           `membership as it was; the change can take effect from ${firstChangeableDay(published)} at the earliest`,
@@ -182,6 +184,6 @@ export async function setSector(
       .set({ sector_slug: sector })
       .where('id', '=', workspaceId)
       .executeTakeFirst();
-    if (!result.numUpdatedRows) throw new AdminError(`workspace ${workspaceId} does not exist`);
+    if (!result.numUpdatedRows) throw new DomainError('not_found', `workspace ${workspaceId} does not exist`);
   });
 }

@@ -1,39 +1,20 @@
 import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import type { AuditList, AuditListItem, CompletedAudit, FailedAudit } from './schemas.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import type { AuditStatus, DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
-import type { AuthenticityFlag, Interval, Recommendation } from '../scoring/engine/index.ts';
-import { servedBenchmark, type IndustryBenchmark } from './benchmark.ts';
+import type { AuthenticityFlag, CompositeGrade, Recommendation } from '../scoring/engine/index.ts';
+import { servedBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
-import { PILLARS, type Platform } from '../core/catalog.ts';
+import { PILLARS } from '../core/catalog.ts';
 
-export interface CompletedAuditView {
-  audit_id: string;
-  status: 'completed';
-  completed_at: string;
-  workspace_id: string;
-  score: number;
-  grade: string;
-  formula_version: string;
-  /** Formula v2 extension fields; absent on v1 audits. */
-  interval?: Interval;
-  stale?: boolean;
-  latest_data_day?: string | null;
-  authenticity_flags?: AuthenticityFlag[];
-  pillars: Record<string, { score: number; change: string; grade: string; interval?: Interval }>;
-  recommendations: Recommendation[];
-  industry_benchmark: IndustryBenchmark;
-}
+/** The audit endpoints' answers: their response schemas' types, so the two cannot drift. */
+export type CompletedAuditView = Static<typeof CompletedAudit>;
 
-export interface FailedAuditView {
-  audit_id: string;
-  status: 'failed';
-  failed_at: string;
-  workspace_id: string;
-  failure_reason: string;
-}
+export type FailedAuditView = Static<typeof FailedAudit>;
 
 /**
  * An audit visible to the key (tenant check inside the query). Unknown and other tenants' ids
@@ -100,7 +81,8 @@ export async function readAudit(
     completed_at: audit.completed_at!.toISOString(),
     workspace_id: audit.workspace_id,
     score: audit.score!,
-    grade: audit.grade ?? '',
+    // Written with the score in the update that completes the audit (complete.ts); the column's CHECK is the enum.
+    grade: audit.grade as CompositeGrade,
     formula_version: audit.formula_version ?? '',
     ...v2,
     pillars,
@@ -109,28 +91,9 @@ export async function readAudit(
   };
 }
 
-export interface AuditListItemView {
-  audit_id: string;
-  status: AuditStatus;
-  workspace_id: string;
-  created_at: string;
-  platforms_included: Platform[];
-  lookback_days: number;
-  estimated_completion: string | null;
-  completed_at: string | null;
-  failed_at: string | null;
-  score: number | null;
-  grade: string | null;
-  formula_version: string | null;
-  failure_reason: string | null;
-}
+export type AuditListItemView = Static<typeof AuditListItem>;
 
-export interface AuditListView {
-  audits: AuditListItemView[];
-  total: number;
-  limit: number;
-  offset: number;
-}
+export type AuditListView = Static<typeof AuditList>;
 
 /**
  * The audits of one workspace the key may see, newest first. The tenant boundary is in the query:

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { PILLARS } from '../core/catalog.ts';
 import {
   Grade,
@@ -263,3 +263,86 @@ export const AuditList = Type.Object(
     ],
   },
 );
+
+const pillar = (score: number, change: string, grade: 'green' | 'yellow' | 'red') => ({
+  score,
+  change,
+  grade,
+});
+
+export const COMPLETED_AUDIT_EXAMPLE: Static<typeof CompletedAudit> = {
+  audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+  status: 'completed',
+  completed_at: '2026-11-20T09:13:02.000Z',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  score: 58.4,
+  grade: 'strong',
+  formula_version: 'v2',
+  pillars: {
+    presence: pillar(62, '+2.1', 'green'),
+    reach: pillar(57, '+1.4', 'yellow'),
+    impact: pillar(60, '+0.8', 'green'),
+    sentiment: pillar(52, '-0.6', 'yellow'),
+    momentum: pillar(50, '+0.3', 'yellow'),
+  },
+  interval: { low: 55.9, high: 60.8 },
+  stale: false,
+  latest_data_day: '2026-11-19',
+  authenticity_flags: [],
+  recommendations: [
+    {
+      priority: 1,
+      pillar: 'sentiment',
+      action: 'Reply to the most-discussed comments within a day to lift sentiment.',
+      expected_impact: '+2.5 points on sentiment',
+    },
+  ],
+  industry_benchmark: {
+    your_score: 58.4,
+    industry_average: 52.3,
+    percentile: 70,
+    basis: {
+      status: 'published',
+      reason:
+        'industry_average is the sector’s latest published TACSI weekly index; percentile is read from its latest published peer distribution.',
+      sector: 'food-and-beverage',
+      period_end: '2026-11-22',
+      methodology_version: 'tacsi-m2',
+      cohort_band: 'n >= 250',
+      margin_of_error: 2.22,
+      distribution_period_end: '2026-11-22',
+      percentile_interval: { low: 60, high: 80 },
+      percentile_granularity: 5,
+    },
+  },
+};
+
+export const AuditResult = Type.Union([CompletedAudit, FailedAudit], { $id: 'AuditResult' });
+
+export const AuditIdParam = Type.Object({
+  audit_id: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    examples: ['aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8'],
+  }),
+});
+
+export const AUDIT_START_EXAMPLE: Static<typeof AuditStart> = {
+  audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+  status: 'processing',
+  estimated_completion: '2026-11-20T09:13:30.000Z',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  platforms_included: ['instagram', 'tiktok'],
+  lookback_days: 90,
+};
+
+export const AUDIT_LIMIT_EXAMPLE = {
+  audits_used: 10,
+  audits_limit: 10,
+  resets_at: '2026-12-01T00:00:00.000Z',
+};
+
+export const TOO_EARLY_EXAMPLE = {
+  audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+  estimated_completion: '2026-11-20T09:13:30.000Z',
+};

@@ -1,4 +1,5 @@
 import { DAY_MS, dayStart } from '../core/days.ts';
+import { invalidParameter } from '../core/errors.ts';
 /**
  * Narrative Arc phase planning and the campaign calendar. Pure: no database, no clock.
  *
@@ -24,8 +25,6 @@ export interface LaidOutPhase extends PhasePlan {
   startWeek: number;
 }
 
-export class PhasePlanError extends Error {}
-
 /**
  * The standard Arc over `durationWeeks`: every phase gets floor(d/4) weeks and the remainder
  * goes one week each to the first phases (10 -> 3,3,2,2; 13 -> 4,3,3,3). Under four weeks the
@@ -40,33 +39,38 @@ export function defaultPhasePlan(durationWeeks: number): PhasePlan[] {
   );
 }
 
-/** Checks caller-supplied phases; throws PhasePlanError with a message fit for the caller. */
+/** Checks caller-supplied phases; throws invalid_parameter (`phases`) with a message fit for the caller. */
 export function customPhasePlan(phases: PhasePlan[], durationWeeks: number): PhasePlan[] {
   if (phases.length < 1 || phases.length > MAX_PHASES) {
-    throw new PhasePlanError(`phases must hold 1 to ${MAX_PHASES} phases, got ${phases.length}`);
+    throw invalidParameter('phases', `phases must hold 1 to ${MAX_PHASES} phases, got ${phases.length}`);
   }
   const seen = new Set<string>();
   const out: PhasePlan[] = [];
   phases.forEach((phase, i) => {
     const name = phase.name.trim();
     if (name.length < 1 || name.length > MAX_PHASE_NAME) {
-      throw new PhasePlanError(`phases[${i}].name must be 1-${MAX_PHASE_NAME} characters after trimming`);
+      throw invalidParameter(
+        'phases',
+        `phases[${i}].name must be 1-${MAX_PHASE_NAME} characters after trimming`,
+      );
     }
     // Phase names are reported lower-cased (current_phase), so they must differ beyond case.
     const key = name.toLowerCase();
     if (seen.has(key))
-      throw new PhasePlanError(
+      throw invalidParameter(
+        'phases',
         `phases[${i}].name "${name}" is used twice (names are compared ignoring case)`,
       );
     seen.add(key);
     if (!Number.isInteger(phase.weeks) || phase.weeks < 1) {
-      throw new PhasePlanError(`phases[${i}].weeks must be a whole number of at least 1`);
+      throw invalidParameter('phases', `phases[${i}].weeks must be a whole number of at least 1`);
     }
     out.push({ name, weeks: phase.weeks });
   });
   const total = out.reduce((sum, p) => sum + p.weeks, 0);
   if (total !== durationWeeks) {
-    throw new PhasePlanError(
+    throw invalidParameter(
+      'phases',
       `the phases' weeks add up to ${total} but duration_weeks is ${durationWeeks}; they must be equal`,
     );
   }

@@ -1,3 +1,4 @@
+import type { Static } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
@@ -8,18 +9,21 @@ import {
   customPhasePlan,
   defaultPhasePlan,
   layOut,
-  PhasePlanError,
   phaseProgress,
   weekNumbers,
   type PhasePlan,
 } from './phases.ts';
 import { insertCampaign, listCampaignRows, phasesOf, type CampaignRow, type PhaseRow } from './queries.ts';
 import { dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
+import {
+  MAX_NAME,
+  MAX_OBJECTIVE,
+  type Campaign,
+  type CampaignList,
+  type CampaignListItem as CampaignListItemSchema,
+} from './schemas.ts';
 import { currentCompositeScore } from '../scoring/current-score.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
-
-export const MAX_NAME = 200;
-export const MAX_OBJECTIVE = 2000;
 
 export interface CreateCampaignInput {
   workspaceId: string;
@@ -32,31 +36,10 @@ export interface CreateCampaignInput {
   phases?: PhasePlan[] | undefined;
 }
 
-export interface CampaignDetail {
-  id: string;
-  workspace_id: string;
-  name: string;
-  objective: string | null;
-  status: CampaignRow['status'];
-  start_date: string;
-  duration_weeks: number;
-  phases: Array<{ name: string; weeks: number[]; status: PhaseRow['status'] }>;
-  created_at: string;
-  cancelled_at?: string;
-}
+/** A campaign as the API answers it: the response schema's type. */
+export type CampaignDetail = Static<typeof Campaign>;
 
-export interface CampaignListItem {
-  id: string;
-  name: string;
-  status: CampaignRow['status'];
-  current_phase: string;
-  phase_progress: number;
-  score_at_start: number | null;
-  score_current: number | null;
-  score_delta: string | null;
-  start_date: string;
-  created_at: string;
-}
+export type CampaignListItem = Static<typeof CampaignListItemSchema>;
 
 function invalidDates(detail: string): DomainError<'invalid_dates'> {
   return new DomainError('invalid_dates', detail, { parameter: 'start_date' });
@@ -93,15 +76,9 @@ export async function createCampaign(ctx: AppContext, input: CreateCampaignInput
   }
   const now = ctx.now();
   const startDate = startDateFor(input.startDate, now);
-  let plan: PhasePlan[];
-  try {
-    plan = input.phases
-      ? customPhasePlan(input.phases, input.durationWeeks)
-      : defaultPhasePlan(input.durationWeeks);
-  } catch (error) {
-    if (error instanceof PhasePlanError) throw invalidParameter('phases', error.message);
-    throw error;
-  }
+  const plan: PhasePlan[] = input.phases
+    ? customPhasePlan(input.phases, input.durationWeeks)
+    : defaultPhasePlan(input.durationWeeks);
   const phases = layOut(plan);
   const created = await ctx.db.transaction().execute((trx) =>
     insertCampaign(
@@ -188,7 +165,7 @@ export async function listCampaigns(
   principal: WorkspacePrincipal,
   workspaceId: string,
   filter: { status: CampaignRow['status'] | undefined; limit: number; offset: number },
-): Promise<{ campaigns: CampaignListItem[]; total: number; limit: number; offset: number }> {
+): Promise<Static<typeof CampaignList>> {
   const now = ctx.now();
   const [{ rows, total }, scoreCurrent] = await Promise.all([
     listCampaignRows(ctx.db, workspaceId, filter),

@@ -1,20 +1,12 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/keys.ts';
 import { connectPlatform, disconnectPlatform } from '../admin/platforms.ts';
 import { createSubscriber, grantEntitlement, listEntitlements, revokeEntitlement } from '../admin/tacsi.ts';
-import {
-  AdminError,
-  createSector,
-  createWorkspace,
-  listWorkspaces,
-  setParent,
-  setSector,
-} from '../admin/workspaces.ts';
+import { createSector, createWorkspace, listWorkspaces, setParent, setSector } from '../admin/workspaces.ts';
 import type { AppContext } from '../context.ts';
-import { ConfigError, loadConfig } from '../infra/config.ts';
-import { generateKeyEntry, KeyRingError } from '../infra/crypto/keyring.ts';
+import { loadConfig } from '../infra/config.ts';
+import { generateKeyEntry } from '../infra/crypto/keyring.ts';
 import { resealAll, sealedCounts } from '../infra/crypto/sealed-columns.ts';
-import { DataDirLockedError } from '../infra/db/data-dir-lock.ts';
 import {
   ACCOUNT_TYPES,
   BILLING_PERIODS,
@@ -24,13 +16,13 @@ import {
   PLATFORMS,
   SCOPES,
 } from '../core/catalog.ts';
+import { utcDay } from '../core/days.ts';
 import { createService } from '../service.ts';
 import { runDemo } from '../sandbox/demo.ts';
-import { SandboxRefusedError } from '../sandbox/guard.ts';
 import { resetSandbox } from '../sandbox/reset.ts';
 import { CLI_EXTENSIONS } from './commands.ts';
-import type { CliIo, CliOutput, WithContext } from './registry.ts';
-import { utcDay } from '../core/days.ts';
+import { failureOf } from './failure.ts';
+import { dayOption, instantOption, type CliIo, type CliOutput, type WithContext } from './registry.ts';
 
 function oneOf<T extends string>(values: readonly T[], label: string) {
   return (value: string): T => {
@@ -43,20 +35,6 @@ function oneOf<T extends string>(values: readonly T[], label: string) {
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return Number(value);
-}
-
-function isoDate(value: string): Date {
-  const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) {
-    throw new InvalidArgumentError('must be an ISO 8601 date or date-time');
-  }
-  return date;
-}
-
-function ymd(value: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
-    throw new InvalidArgumentError('must be YYYY-MM-DD');
-  return value;
 }
 
 function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
@@ -164,11 +142,11 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     )
     .argument('<workspaceId>')
     .requiredOption('--sector <slug|none>', 'new sector')
-    .option('--from <YYYY-MM-DD>', 'day the change takes effect (default today, UTC)', ymd)
+    .option('--from <YYYY-MM-DD>', 'day the change takes effect (default today, UTC)', dayOption)
     .action(async (id, o) =>
       withContext(async (ctx) => {
         const sector = o.sector === 'none' ? null : o.sector;
-        const from = o.from ?? ctx.now().toISOString().slice(0, 10);
+        const from = o.from ?? utcDay(ctx.now());
         await setSector(ctx.db, id, sector, from);
         output.result(
           { id, sector_slug: sector, from },
@@ -205,7 +183,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .option('--workspace <workspaceId>', 'owner workspace')
     .option('--subscriber <subscriberId>', 'owner TACSI subscriber')
     .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, 'read,write')
-    .option('--expires <iso>', 'expiry (ISO 8601)', isoDate)
+    .option('--expires <iso>', 'expiry (ISO 8601)', instantOption)
     .option('--name <name>', 'label')
     .action(async (o) =>
       withContext(async (ctx) => {
@@ -319,8 +297,8 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .option('--sector <slug>')
     .option('--pillar <pillar>', `pillar (${PILLARS.join(', ')})`, oneOf(PILLARS, 'pillar'))
     .option('--exclusive', 'hold the sector exclusively (sector_feed only)')
-    .option('--valid-from <date>', 'YYYY-MM-DD (default today, UTC)', ymd)
-    .option('--valid-until <date>', 'YYYY-MM-DD', ymd)
+    .option('--valid-from <date>', 'YYYY-MM-DD (default today, UTC)', dayOption)
+    .option('--valid-until <date>', 'YYYY-MM-DD', dayOption)
     .action(async (o) =>
       withContext(async (ctx) => {
         const id = await grantEntitlement(ctx.db, {
@@ -477,21 +455,9 @@ export async function runCli(argv: readonly string[], io: CliIo, withContext: Wi
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
-    if (
-      error instanceof AdminError ||
-      error instanceof ConfigError ||
-      error instanceof KeyRingError ||
-      error instanceof SandboxRefusedError ||
-      error instanceof DataDirLockedError
-    ) {
-      io.err(`brandhealth: ${error.message}\n`);
-    } else if ((error as { code?: string })?.code?.startsWith?.('23')) {
-      io.err(`brandhealth: rejected by the database: ${(error as Error).message}\n`);
-    } else {
-      io.err(`brandhealth: ${(error as Error)?.stack ?? error}\n`);
-    }
-    return 1;
+    const failure = failureOf(error);
+    if (failure.line !== null) io.err(`brandhealth: ${failure.line}\n`);
+    return failure.code;
   }
 }
 

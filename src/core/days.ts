@@ -133,6 +133,8 @@ export interface ParsedIso {
   instant: Date;
   /** True when only a calendar date was given. */
   dateOnly: boolean;
+  /** True when the text named its zone (`Z` or an offset). */
+  zoned: boolean;
 }
 
 /**
@@ -149,7 +151,7 @@ export function parseIsoInstant(value: string): ParsedIso | null {
   const month = Number(m[2]);
   const day = Number(m[3]);
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  if (dateOnly) return { instant: utcInstant(year, month, day), dateOnly: true };
+  if (dateOnly) return { instant: utcInstant(year, month, day), dateOnly: true, zoned: false };
 
   const hour = Number(m[4]);
   const minute = Number(m[5]);
@@ -170,5 +172,5 @@ export function parseIsoInstant(value: string): ParsedIso | null {
   // An offset can carry 0001-01-01 into year 0 or 9999-12-31 into 10000: outside what a UTC day can name.
   const utcYear = instant.getUTCFullYear();
   if (utcYear < 1 || utcYear > 9999) return null;
-  return { instant, dateOnly: false };
+  return { instant, dateOnly: false, zoned: zone !== undefined };
 }

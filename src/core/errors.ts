@@ -25,6 +25,8 @@ export interface ErrorDetails {
   invalid_platform: FieldDetails;
   forbidden: undefined;
   not_found: undefined;
+  /** The request is well formed but contradicts what is stored (held exclusively, already published, a cap). */
+  conflict: undefined;
   // scoring
   no_data: undefined;
   no_score_available: undefined;
@@ -40,6 +42,12 @@ export interface ErrorDetails {
   platform_limit_reached: undefined;
   platform_not_connected: undefined;
   platform_unavailable: undefined;
+  /** The connection waits for re-authorisation. */
+  reauthorization_required: undefined;
+  /** The connection holds a handle only: there is no authorisation to sync with. */
+  not_connected_through_oauth: undefined;
+  /** An on-demand sync inside the connection's cooldown. */
+  sync_rate_limited: { retryAfterSeconds: number };
   invalid_state: FieldDetails;
   authorization_failed: FieldDetails | undefined;
   consent_denied: undefined;

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseKeyRing } from './crypto/keyring.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
+import { isCalendarDay } from '../core/days.ts';
 
 /** Runtime configuration, read once from the environment and validated before anything starts. */
 export interface Config {
@@ -114,8 +115,7 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 function date(env: Env, name: string, fallback: string): string {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  const valid = /^\d{4}-\d{2}-\d{2}$/.test(raw) && new Date(`${raw}T00:00:00Z`).toISOString().startsWith(raw);
-  if (!valid) throw new ConfigError(`${name} must be a date YYYY-MM-DD, got "${raw}"`);
+  if (!isCalendarDay(raw)) throw new ConfigError(`${name} must be a date YYYY-MM-DD, got "${raw}"`);
   return raw;
 }
 

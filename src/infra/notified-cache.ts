@@ -165,3 +165,29 @@ export class NotifiedCache {
     if (variants.size === 0) this.#byKey.delete(key);
   }
 }
+
+/**
+ * The answer for `variant` of `key` as JSON bytes: the kept bytes when this instance has them, else
+ * `load`'s, kept unless the key changed while `load` ran. A `load` that throws keeps nothing. The one
+ * way a route reads through a NotifiedCache, so the begin/get/set/abandon protocol lives only here.
+ */
+export async function cachedJson(
+  cache: NotifiedCache,
+  key: string,
+  variant: string,
+  load: () => Promise<Buffer>,
+): Promise<Buffer> {
+  if (!cache.enabled) return load();
+  const hit = cache.get(key, variant);
+  if (hit !== undefined) return hit;
+  const read = cache.begin(key);
+  let body: Buffer;
+  try {
+    body = await load();
+  } catch (error) {
+    cache.abandon(read);
+    throw error;
+  }
+  cache.set(read, variant, body);
+  return body;
+}

@@ -1,25 +1,19 @@
 // `brandhealth metrics import FILE` and `brandhealth metrics sync`: fill metric_snapshots.
 import { access, constants } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { AdminError } from '../admin/workspaces.ts';
-import type { CliExtension } from '../cli/registry.ts';
+import { dayOption, type CliExtension } from '../cli/registry.ts';
 import { ConnectorError } from './connectors/index.ts';
 import {
   formatOf,
-  ImportFileError,
   importMetricsFile,
+  invalidFile,
   type ImportFormat,
   type ImportReport,
 } from './import-file.ts';
 import { SyncError, syncPlatform, syncWorkspace, type SyncOptions } from './sync.ts';
-import { isCalendarDay } from '../core/days.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
 import { METRIC_COLUMNS } from '../core/metric-snapshot.ts';
-
-function day(value: string): string {
-  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
-}
+import { DomainError } from '../core/errors.ts';
 
 function baseUrl(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const m = /^([a-z]+(?:\.[a-z]+)?)=(https?:\/\/\S+)$/.exec(value);
@@ -82,24 +76,21 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
           format = formatOf(file, o.format);
           await access(file, constants.R_OK);
         } catch (error) {
-          if (error instanceof ImportFileError) throw new AdminError(error.message);
-          throw new AdminError(`cannot read ${file}: ${(error as Error).message}`);
+          if (error instanceof DomainError) throw error;
+          throw invalidFile(`cannot read ${file}: ${(error as Error).message}`);
         }
         return withContext(async (ctx) => {
           let report: ImportReport;
           try {
             report = await importMetricsFile(ctx, file, { ...o, format });
           } catch (error) {
-            if (error instanceof ImportFileError) throw new AdminError(error.message);
             if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-              throw new AdminError(`no such file: ${file}`);
+              throw invalidFile(`no such file: ${file}`);
             throw error;
           }
           output.result(report, () => describe(report, !!o.dryRun));
           if (report.rejected.length && !report.committed) {
-            throw new AdminError(
-              `${report.rejected.length} invalid row(s): fix them, or pass --skip-invalid`,
-            );
+            throw invalidFile(`${report.rejected.length} invalid row(s): fix them, or pass --skip-invalid`);
           }
         });
       },
@@ -114,8 +105,8 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
         ...PLATFORMS,
       ]),
     )
-    .option('--since <date>', 'first day (default: 2 days before the last sync, or 89 days ago)', day)
-    .option('--until <date>', 'last day (default: today)', day)
+    .option('--since <date>', 'first day (default: 2 days before the last sync, or 89 days ago)', dayOption)
+    .option('--until <date>', 'last day (default: today)', dayOption)
     .option('--base-url <platform=url>', 'API base URL override (repeatable)', baseUrl)
     .action(
       async (o: {
@@ -152,10 +143,16 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
                   )
                   .join('\n') || 'no connected platform',
             );
-            if (results.some((r) => 'error' in r)) throw new AdminError('some platforms failed to sync');
+            if (results.some((r) => 'error' in r))
+              throw new DomainError('platform_unavailable', 'some platforms failed to sync');
           } catch (error) {
-            if (error instanceof SyncError || error instanceof ConnectorError)
-              throw new AdminError(error.message);
+            // SyncError refuses the arguments (range, platform); ConnectorError is the platform's failure.
+            if (error instanceof SyncError)
+              throw new DomainError('invalid_parameter', error.message, {
+                parameter: 'sync',
+                message: error.message,
+              });
+            if (error instanceof ConnectorError) throw new DomainError('platform_unavailable', error.message);
             throw error;
           }
         }),

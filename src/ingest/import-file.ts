@@ -7,6 +7,7 @@ import { SentimentTally } from '../scoring/engine/index.ts';
 import { upsertSnapshots, type SnapshotRow } from './store.ts';
 import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
+import { DomainError } from '../core/errors.ts';
 import {
   METRIC_COLUMNS,
   METRIC_FIELDS,
@@ -45,7 +46,10 @@ export interface ImportReport {
   dailyScores: number;
 }
 
-export class ImportFileError extends Error {}
+/** A file that cannot be imported at all (as opposed to rejected rows): the argument at fault is the file. */
+export function invalidFile(detail: string): DomainError<'invalid_parameter'> {
+  return new DomainError('invalid_parameter', detail, { parameter: 'file', message: detail });
+}
 
 const COLUMNS = new Set<string>(['workspace_id', 'platform', 'day', ...METRIC_COLUMNS, 'text', 'texts']);
 /** The largest whole number each integer column type holds (bigint: as far as JS numbers are exact). */
@@ -73,21 +77,21 @@ function parseCsv(text: string): { records: RawRecord[]; rejected: Rejection[] }
     }) as never;
   } catch (error) {
     const e = error as { lines?: number; message: string };
-    throw new ImportFileError(`line ${e.lines ?? 1}: the CSV cannot be read: ${e.message}`);
+    throw invalidFile(`line ${e.lines ?? 1}: the CSV cannot be read: ${e.message}`);
   }
   const [header, ...data] = rows;
   if (!header) return { records: [], rejected: [] };
   const columns = header.record.map((c) => c.toLowerCase());
   const unknown = columns.filter((c) => !COLUMNS.has(c));
   if (unknown.length) {
-    throw new ImportFileError(
+    throw invalidFile(
       `line ${header.info.lines}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} ` +
         `(known: ${[...COLUMNS].join(', ')})`,
     );
   }
   const duplicated = columns.filter((c, i) => columns.indexOf(c) !== i);
   if (duplicated.length)
-    throw new ImportFileError(`line ${header.info.lines}: column ${duplicated[0]} appears twice`);
+    throw invalidFile(`line ${header.info.lines}: column ${duplicated[0]} appears twice`);
   const records: RawRecord[] = [];
   const rejected: Rejection[] = [];
   for (const { record, info } of data) {
@@ -239,7 +243,7 @@ export function formatOf(file: string, given?: ImportFormat): ImportFormat {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
-  throw new ImportFileError(
+  throw invalidFile(
     `cannot tell the format of ${path.basename(file)}: name it .csv or .jsonl, or pass --format`,
   );
 }

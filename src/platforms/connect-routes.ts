@@ -1,9 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import type { Static } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
-import { errorResponses, json, PlatformName, Timestamp, WorkspaceIdInput } from '../infra/http/schemas.ts';
-import { PlatformPath } from './routes.ts';
+import { errorResponses, json } from '../infra/http/schemas.ts';
+import {
+  Attempt,
+  ATTEMPT_EXAMPLE,
+  AttemptPath,
+  CallbackBody,
+  CallbackParams,
+  NoQuery,
+  PENDING_SELECTION_EXAMPLE,
+  PLATFORM_AUTHORIZATION_EXAMPLE,
+  PLATFORM_DISCONNECTED_EXAMPLE,
+  PlatformAuthorization,
+  PlatformDisconnected,
+  PlatformPath,
+  SelectAccountBody,
+  WorkspaceQuery,
+} from './schemas.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import type { Platform } from '../core/catalog.ts';
 import {
@@ -17,17 +32,7 @@ import {
   type ConnectAttempt,
 } from './connect.ts';
 
-const WorkspaceQuery = Type.Object(
-  { workspace_id: Type.Optional(WorkspaceIdInput) },
-  { additionalProperties: false },
-);
-const NoQuery = Type.Object({}, { additionalProperties: false });
 const invalidPlatform = { '/platform': 'invalid_platform' } as const;
-const AttemptPath = Type.Object({
-  platform: PlatformPath.properties.platform,
-  id: Type.String({ minLength: 1, maxLength: 64, examples: ['oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S'] }),
-});
-
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const loopbackPeer = (address: string | undefined) =>
   !!address && (address === '::1' || /^(::ffff:)?127\./.test(address));
@@ -55,63 +60,7 @@ function cookie(request: FastifyRequest, name: string): string | null {
   return null;
 }
 
-const Account = Type.Object({
-  account_id: Type.String({ description: "the platform's id of the account" }),
-  handle: Type.String(),
-  name: Type.String(),
-  followers: Type.Integer({ description: 'audience size (subscribers on youtube)' }),
-  connected_elsewhere: Type.Boolean({
-    description: 'connected to another workspace already: picking it needs `share: true`',
-  }),
-});
-
-const Attempt = Type.Object(
-  {
-    id: Type.String({ description: 'the connect attempt' }),
-    platform: PlatformName,
-    workspace_id: Type.String(),
-    status: Type.Enum(['pending', 'pending_selection', 'connected', 'denied', 'failed', 'expired'], {
-      description:
-        'pending: waiting for the account owner at the platform; pending_selection: the login gave several ' +
-        'accounts (or one connected elsewhere), pick one with POST …/connect/{id}/select; connected; denied ' +
-        '(consent refused); failed (see `error`); expired',
-    }),
-    expires_at: Timestamp,
-    handle: Type.Optional(Type.String({ description: 'connected: the account' })),
-    followers: Type.Optional(Type.Integer()),
-    reconnected: Type.Optional(
-      Type.Boolean({ description: 'a connection waiting for re-authorisation was restored' }),
-    ),
-    accounts: Type.Optional(
-      Type.Array(Account, { description: 'pending_selection: the accounts to pick from' }),
-    ),
-    granted_scopes: Type.Union([Type.Array(Type.String()), Type.Null()], {
-      description: 'what the platform granted (null: not known yet)',
-    }),
-    missing_scopes: Type.Array(Type.String(), {
-      description:
-        'requested but not granted: only optional ones (comment texts for sentiment); a declined required ' +
-        'scope refuses the connect with 403 Permissions Declined',
-    }),
-    error: Type.Optional(Type.String({ description: 'failed: what went wrong' })),
-  },
-  { $id: 'PlatformConnectAttempt' },
-);
-
-const attemptExample = {
-  id: 'oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S',
-  platform: 'instagram' as const,
-  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
-  status: 'connected' as const,
-  expires_at: '2026-11-22T10:15:00.000Z',
-  handle: 'bluebirdcoffee',
-  followers: 48210,
-  reconnected: false,
-  granted_scopes: ['instagram_basic', 'instagram_manage_insights', 'pages_show_list', 'business_management'],
-  missing_scopes: [],
-};
-
-function present(a: ConnectAttempt) {
+function present(a: ConnectAttempt): Static<typeof Attempt> {
   return {
     id: a.id,
     platform: a.platform,
@@ -141,30 +90,6 @@ function present(a: ConnectAttempt) {
     ...(a.error ? { error: a.error } : {}),
   };
 }
-
-const CallbackParams = Type.Object(
-  {
-    state: Type.Optional(Type.String({ maxLength: 512 })),
-    code: Type.Optional(Type.String({ maxLength: 2048 })),
-    error: Type.Optional(Type.String({ maxLength: 256 })),
-    error_description: Type.Optional(Type.String({ maxLength: 1024 })),
-    iss: Type.Optional(Type.String({ maxLength: 512 })),
-    scope: Type.Optional(Type.String({ maxLength: 2048 })),
-  },
-  { additionalProperties: true },
-);
-
-/** The redirect's query as a JSON body (POST callback). */
-const CallbackBody = Type.Object(CallbackParams.properties, {
-  additionalProperties: true,
-  examples: [
-    {
-      state: 'Zm9vYmFyYmF6cXV4',
-      code: 'AQD8sT2kq0x1yZ',
-      iss: 'https://www.facebook.com',
-    },
-  ],
-});
 
 function asParams(query: Record<string, unknown>): URLSearchParams {
   const params = new URLSearchParams();
@@ -202,23 +127,9 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         querystring: WorkspaceQuery,
         response: {
           200: json(
-            Type.Object(
-              {
-                platform: PlatformName,
-                id: Type.String({ description: 'the connect attempt' }),
-                authorization_url: Type.String({ format: 'uri' }),
-                expires_at: Timestamp,
-              },
-              { $id: 'PlatformAuthorization' },
-            ),
+            PlatformAuthorization,
             "The platform's authorization URL to send the account owner to",
-            {
-              platform: 'instagram',
-              id: 'oc_01JD8Z7B5V0Q3X8K2M4N6P9R1S',
-              authorization_url:
-                'https://www.facebook.com/v26.0/dialog/oauth?response_type=code&client_id=1234567890&redirect_uri=https%3A%2F%2Fapi.example%2Fv1%2Fplatforms%2Finstagram%2Fcallback&scope=instagram_basic%2Cinstagram_manage_insights%2Cinstagram_manage_comments%2Cpages_show_list%2Cpages_read_engagement%2Cbusiness_management&state=Zm9vYmFy&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&auth_type=rerequest',
-              expires_at: '2026-11-22T10:15:00.000Z',
-            },
+            PLATFORM_AUTHORIZATION_EXAMPLE,
           ),
           ...errorResponses(402, 403, 404, 409, 422, 503),
         },
@@ -261,7 +172,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
 
   // The GET (the browser's redirect) and the POST (an application's own page) answer alike.
   const callbackResponse = {
-    200: json(Attempt, 'The account is connected, or the login gave several to pick from', attemptExample),
+    200: json(Attempt, 'The account is connected, or the login gave several to pick from', ATTEMPT_EXAMPLE),
     ...errorResponses(400, 403, 404, 409, 422, 502, 503),
   };
 
@@ -340,31 +251,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         params: AttemptPath,
         querystring: NoQuery,
         response: {
-          200: json(Attempt, 'The connect attempt', {
-            id: attemptExample.id,
-            platform: attemptExample.platform,
-            workspace_id: attemptExample.workspace_id,
-            status: 'pending_selection',
-            expires_at: attemptExample.expires_at,
-            accounts: [
-              {
-                account_id: '17841400000000001',
-                handle: 'bluebirdcoffee',
-                name: 'Bluebird Coffee',
-                followers: 48210,
-                connected_elsewhere: false,
-              },
-              {
-                account_id: '17841400000000002',
-                handle: 'bluebirdroastery',
-                name: 'Bluebird Roastery',
-                followers: 9120,
-                connected_elsewhere: false,
-              },
-            ],
-            granted_scopes: attemptExample.granted_scopes,
-            missing_scopes: [],
-          }),
+          200: json(Attempt, 'The connect attempt', PENDING_SELECTION_EXAMPLE),
           ...errorResponses(403, 404, 422),
         },
       },
@@ -393,20 +280,9 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
           'one it offered; the plan limit and "already connected" are checked again.',
         params: AttemptPath,
         querystring: NoQuery,
-        body: Type.Object(
-          {
-            account_id: Type.String({ minLength: 1, maxLength: 200 }),
-            share: Type.Optional(
-              Type.Boolean({
-                description: 'connect an account that another workspace has connected too',
-                default: false,
-              }),
-            ),
-          },
-          { additionalProperties: false, examples: [{ account_id: '17841400000000002', share: false }] },
-        ),
+        body: SelectAccountBody,
         response: {
-          200: json(Attempt, 'The account is connected', attemptExample),
+          200: json(Attempt, 'The account is connected', ATTEMPT_EXAMPLE),
           ...errorResponses(400, 403, 404, 409, 402, 422, 502),
         },
       },
@@ -441,18 +317,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         params: PlatformPath,
         querystring: WorkspaceQuery,
         response: {
-          200: json(
-            Type.Object(
-              {
-                platform: PlatformName,
-                status: Type.Literal('disconnected'),
-                revoked: Type.Boolean({ description: 'the platform confirmed the revocation' }),
-              },
-              { $id: 'PlatformDisconnected' },
-            ),
-            'The platform is disconnected',
-            { platform: 'tiktok', status: 'disconnected', revoked: true },
-          ),
+          200: json(PlatformDisconnected, 'The platform is disconnected', PLATFORM_DISCONNECTED_EXAMPLE),
           ...errorResponses(403, 404, 422),
         },
       },

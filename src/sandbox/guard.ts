@@ -1,10 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
+import { DomainError } from '../core/errors.ts';
 import { SANDBOX_ULID_PREFIX } from './ids.ts';
-
-export class SandboxRefusedError extends Error {
-  override name = 'SandboxRefusedError';
-}
 
 /**
  * What in the database is not sandbox data: workspaces and subscribers whose ids are not sandbox
@@ -35,7 +32,8 @@ export async function assertSandboxOnly(db: Kysely<DB>): Promise<void> {
     found.liveKeys && `${found.liveKeys} live API key${found.liveKeys === 1 ? '' : 's'}`,
   ].filter(Boolean);
   if (parts.length === 0) return;
-  throw new SandboxRefusedError(
+  throw new DomainError(
+    'conflict',
     `this database holds data that is not the sandbox's (${parts.join(', ')}); ` +
       'seeding it would add sandbox keys and synthetic brands beside real ones. ' +
       'Use an empty database (another DATA_DIR or DATABASE_URL), or pass --force if you really mean it.',

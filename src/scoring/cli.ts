@@ -1,14 +1,7 @@
 // `brandhealth scores recompute`: stored daily scores under the current formula (recompute.ts).
-import { InvalidArgumentError, type Command } from 'commander';
-import { AdminError } from '../admin/workspaces.ts';
-import type { CliExtension } from '../cli/registry.ts';
-import { RecomputeError, recomputeScores } from './recompute.ts';
-import { isCalendarDay } from '../core/days.ts';
-
-function day(value: string): string {
-  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
-}
+import type { Command } from 'commander';
+import { dayOption, type CliExtension } from '../cli/registry.ts';
+import { recomputeScores } from './recompute.ts';
 
 export const scoringCli: CliExtension = (program: Command, withContext, output) => {
   const scores = program.command('scores').description('stored Brand Credit Scores');
@@ -21,30 +14,25 @@ export const scoringCli: CliExtension = (program: Command, withContext, output) 
     .option(
       '--from <day>',
       "first day to recompute, YYYY-MM-DD (default: each workspace's first metrics day)",
-      day,
+      dayOption,
     )
     .option('--restart', 'ignore the progress of an earlier run with the same arguments')
     .action(async (o: { workspace?: string; from?: string; restart?: boolean }) =>
       withContext(async (ctx) => {
         const lines: string[] = [];
-        try {
-          const report = await recomputeScores(ctx, {
-            ...(o.workspace !== undefined ? { workspaceId: o.workspace } : {}),
-            ...(o.from !== undefined ? { fromDay: o.from } : {}),
-            restart: o.restart === true,
-            log: (line) => lines.push(line),
-          });
-          output.result(report, () =>
-            [
-              ...lines,
-              `${report.days} daily scores for ${report.workspaces} workspace(s) under ${report.formulaVersion} ` +
-                `in ${report.batches} batch(es); ${report.skipped} already done by an earlier run ("${report.runKey}")`,
-            ].join('\n'),
-          );
-        } catch (error) {
-          if (error instanceof RecomputeError) throw new AdminError(error.message);
-          throw error;
-        }
+        const report = await recomputeScores(ctx, {
+          ...(o.workspace !== undefined ? { workspaceId: o.workspace } : {}),
+          ...(o.from !== undefined ? { fromDay: o.from } : {}),
+          restart: o.restart === true,
+          log: (line) => lines.push(line),
+        });
+        output.result(report, () =>
+          [
+            ...lines,
+            `${report.days} daily scores for ${report.workspaces} workspace(s) under ${report.formulaVersion} ` +
+              `in ${report.batches} batch(es); ${report.skipped} already done by an earlier run ("${report.runKey}")`,
+          ].join('\n'),
+        );
       }),
     );
 };

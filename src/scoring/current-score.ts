@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Static } from 'typebox';
+import type { Score } from './schemas.ts';
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
@@ -19,22 +21,8 @@ import { type Pillar, PILLARS, type PillarScores, type Plan, planAtLeast } from 
 import type { CompositeGrade } from './engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
 
-export interface ScoreView {
-  score: number;
-  pillars?: PillarScores;
-  grade: CompositeGrade;
-  formula_version: string;
-  calculated_at: string;
-  workspace_id: string;
-  tier: Plan;
-  source: 'audit' | 'realtime';
-  /** Formula v2 extension fields (routes.ts V2ScoreFields); absent on a v1 audit's score. */
-  interval?: Interval;
-  pillar_intervals?: Record<Pillar, Interval>;
-  stale?: boolean;
-  latest_data_day?: string | null;
-  authenticity_flags?: AuthenticityFlag[];
-}
+/** GET /v1/score's answer: the route's response schema, so the two cannot drift. */
+export type ScoreView = Static<typeof Score>;
 
 /** What both sources give: the score and, under formula v2, its extension fields. */
 interface FoundScore {

@@ -3,7 +3,7 @@ import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { signedDelta } from './engine/index.ts';
-import { addDays, parseIsoInstant, utcDay } from '../core/days.ts';
+import { addDays, dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
 import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { CURRENT_FORMULA, type StoredFormula } from './daily-scores.ts';
@@ -106,7 +106,7 @@ export async function scoreHistory(
       : (() => {
           // Counted back from the end of the range, which may be a past end_date.
           const day = addDays(end.day, -DEFAULT_HISTORY_DAYS);
-          return { at: Date.parse(`${day}T00:00:00Z`), day };
+          return { at: dayStart(day).getTime(), day };
         })();
   if (!(start.at < end.at)) {
     throw new DomainError(

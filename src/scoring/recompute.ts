@@ -13,6 +13,7 @@ import {
 } from './daily-scores.ts';
 import { loadSnapshots } from './snapshots.ts';
 import { addDays, utcDay } from '../core/days.ts';
+import { DomainError } from '../core/errors.ts';
 
 /** Days per batch: one transaction each, so a crash loses at most one batch of work. */
 export const RECOMPUTE_BATCH_DAYS = 180;
@@ -38,8 +39,6 @@ export interface RecomputeReport {
   batches: number;
 }
 
-export class RecomputeError extends Error {}
-
 /** The progress key of a run: the formula and the arguments that define the work. */
 function runKeyOf(fromDay: string | undefined): string {
   return `${CURRENT_FORMULA} from ${fromDay ?? 'start'}`;
@@ -55,7 +54,7 @@ async function targets(ctx: AppContext, workspaceId: string | undefined) {
      GROUP BY w.id
      ORDER BY w.id`.execute(ctx.db);
   if (workspaceId !== undefined && rows.length === 0)
-    throw new RecomputeError(`no workspace "${workspaceId}"`);
+    throw new DomainError('not_found', `no workspace "${workspaceId}"`);
   return rows.filter((r) => r.first !== null && r.last !== null) as {
     id: string;
     first: string;
@@ -70,7 +69,9 @@ export async function recomputeScores(
   const today = utcDay(ctx.now());
   const runKey = runKeyOf(options.fromDay);
   if (options.fromDay !== undefined && options.fromDay > today)
-    throw new RecomputeError(`--from ${options.fromDay} is after today (${today})`);
+    throw new DomainError('invalid_date_range', `--from ${options.fromDay} is after today (${today})`, {
+      parameter: 'from',
+    });
   const report: RecomputeReport = {
     formulaVersion: CURRENT_FORMULA,
     runKey,

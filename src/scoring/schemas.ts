@@ -1,5 +1,10 @@
-// TypeBox schemas of the formula v2 extension fields, shared by the score and audit responses.
-import { Type } from 'typebox';
+// TypeBox schemas of the score endpoints, with their OpenAPI examples, and of the formula v2 extension
+// fields shared by the score and audit responses.
+import { Type, type Static } from 'typebox';
+import { PLANS } from '../core/catalog.ts';
+import { DateOnly, Grade, Timestamp, withDefault, WorkspaceIdInput } from '../infra/http/schemas.ts';
+import { GRANULARITIES } from './history.ts';
+import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
 
 export const ScoreInterval = Type.Object(
   {
@@ -56,4 +61,146 @@ export const V2ScoreFields = {
   stale: Type.Optional(Stale),
   latest_data_day: Type.Optional(LatestDataDay),
   authenticity_flags: Type.Optional(AuthenticityFlags),
+};
+
+const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
+
+export const Pillars = Type.Object(
+  {
+    presence: PillarScore,
+    reach: PillarScore,
+    impact: PillarScore,
+    sentiment: PillarScore,
+    momentum: PillarScore,
+  },
+  { $id: 'Pillars', description: 'pillar scores, 0-100' },
+);
+
+export const Score = Type.Object(
+  {
+    score: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: 'composite Brand Credit Score (IMPRS), 0-100',
+    }),
+    pillars: Type.Optional(Pillars),
+    grade: Grade,
+    formula_version: Type.String({
+      maxLength: 20,
+      pattern: '^v\\d+$',
+      description: 'v2 for new scores; the latest audit keeps the formula it was scored with (v1 or v2)',
+    }),
+    calculated_at: Timestamp,
+    workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
+    tier: Type.Enum([...PLANS], { description: "the workspace's plan" }),
+    source: Type.Enum(['audit', 'realtime'], {
+      description: 'audit (latest completed audit) or realtime (live calculation)',
+    }),
+    ...V2ScoreFields,
+  },
+  { $id: 'Score' },
+);
+
+export const ScoreHistory = Type.Object(
+  {
+    workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
+    granularity: Type.Enum([...GRANULARITIES]),
+    formula_version: Type.Enum([...FORMULA_VERSIONS], {
+      description: 'extension: the formula of every point (a series never mixes formulas)',
+    }),
+    data: Type.Array(
+      Type.Object({ date: DateOnly, score: PillarScore, pillars: Pillars }, { $id: 'ScorePoint' }),
+      { maxItems: 3700, description: 'oldest first' },
+    ),
+    delta: Type.Object({
+      score: Type.String({
+        maxLength: 12,
+        pattern: '^[+-]\\d+\\.\\d$',
+        description: 'last point minus first, signed, e.g. "+4.2"',
+      }),
+      period: Type.String({
+        maxLength: 30,
+        pattern: '^(\\d{4}-\\d{2}-\\d{2} to \\d{4}-\\d{2}-\\d{2})?$',
+        description: '"FIRST to LAST" (YYYY-MM-DD)',
+      }),
+    }),
+  },
+  { $id: 'ScoreHistory' },
+);
+
+const PILLARS_EXAMPLE = { presence: 62.1, reach: 56.8, impact: 60.2, sentiment: 51.9, momentum: 50.3 };
+
+const WorkspaceId = Type.Optional(WorkspaceIdInput);
+
+export const ScoreQuery = Type.Object(
+  {
+    workspace_id: WorkspaceId,
+    include_pillars: withDefault(
+      Type.Boolean({ default: true, description: 'include the five pillar scores' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ScoreHistoryQuery = Type.Object(
+  {
+    workspace_id: WorkspaceId,
+    start_date: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        pattern: '^\\d{4}-\\d{2}-\\d{2}',
+        description: 'ISO 8601 date or date-time; default 90 days before end_date',
+        examples: ['2026-08-23'],
+      }),
+    ),
+    end_date: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        pattern: '^\\d{4}-\\d{2}-\\d{2}',
+        description: 'ISO 8601 date or date-time; default today',
+        examples: ['2026-11-22'],
+      }),
+    ),
+    granularity: withDefault(Type.Enum([...GRANULARITIES], { default: 'weekly' })),
+    formula_version: Type.Optional(
+      Type.Enum([...FORMULA_VERSIONS], {
+        description: `extension: the formula whose stored scores to return; default ${CURRENT_FORMULA} (the current one). Stored v1 scores stay readable with v1.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SCORE_EXAMPLE: Static<typeof Score> = {
+  score: 58.4,
+  pillars: PILLARS_EXAMPLE,
+  grade: 'strong',
+  formula_version: 'v2',
+  calculated_at: '2026-11-20T09:12:41.000Z',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  tier: 'pro',
+  source: 'audit',
+  interval: { low: 55.9, high: 60.8 },
+  pillar_intervals: {
+    presence: { low: 58.7, high: 65.2 },
+    reach: { low: 53.1, high: 60.4 },
+    impact: { low: 56.0, high: 63.9 },
+    sentiment: { low: 47.5, high: 56.2 },
+    momentum: { low: 45.8, high: 54.1 },
+  },
+  stale: false,
+  latest_data_day: '2026-11-19',
+  authenticity_flags: [],
+};
+
+export const SCORE_HISTORY_EXAMPLE: Static<typeof ScoreHistory> = {
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  granularity: 'weekly',
+  formula_version: 'v2',
+  data: [
+    { date: '2026-11-08', score: 66.9, pillars: { ...PILLARS_EXAMPLE, reach: 64.0 } },
+    { date: '2026-11-15', score: 67.6, pillars: { ...PILLARS_EXAMPLE, reach: 65.3 } },
+    { date: '2026-11-22', score: 68.2, pillars: PILLARS_EXAMPLE },
+  ],
+  delta: { score: '+1.3', period: '2026-11-08 to 2026-11-22' },
 };

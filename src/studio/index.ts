@@ -6,7 +6,8 @@ export { StudioError } from './errors.ts';
 export type { StudioErrorKind } from './errors.ts';
 export { DEFAULT_MAX_MEDIA_BYTES, DEFAULT_TIMEOUTS, DEFAULT_MAX_REDIRECTS } from './safe-fetch.ts';
 export type { FetchTimeouts } from './safe-fetch.ts';
-export { CONTENT_TYPES, FORMATS, STUDIO_MODES } from './types.ts';
+export { CONTENT_TYPES, FORMATS, QUALITY_CHECKS, STUDIO_MODES } from './types.ts';
+export { QUALITY_CAPS } from './text-quality.ts';
 export type {
   ContentScoreInput,
   ContentScoreResult,
@@ -15,5 +16,6 @@ export type {
   Format,
   NotJudged,
   PillarOutlook,
+  QualityFlag,
   StudioMode,
 } from './types.ts';

@@ -1,9 +1,6 @@
-import http from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import type { Socket } from 'node:net';
-import { checkDestination, pinnedLookup, RefusedDestinationError } from '../infra/net/destination.ts';
+import { checkDestination, RefusedDestinationError } from '../infra/net/destination.ts';
+import { isTlsFailure, outboundUrlProblem, pinnedRequest } from '../infra/net/pinned-request.ts';
 import { StudioError } from './errors.ts';
 
 /**
@@ -129,10 +126,11 @@ async function checkTarget(
   timeouts: FetchTimeouts,
   signal: AbortSignal,
 ): Promise<Target> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const problem = outboundUrlProblem(url, ['http:', 'https:']);
+  if (problem === 'scheme')
     throw refused(`only http and https URLs are fetched, got ${url.protocol.replace(/:$/, '')}`);
-  }
-  if (url.username || url.password) throw refused('URLs with credentials are not fetched');
+  if (problem === 'credentials') throw refused('URLs with credentials are not fetched');
+  if (problem === 'host') throw refused('the URL has no host');
   try {
     const checked = await raceAbort(
       checkDestination(url.hostname, {
@@ -165,29 +163,29 @@ function requestHop(
   range: string | null,
 ): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
-    const { url, hostname, address } = target;
-    const secure = url.protocol === 'https:';
-    const port = url.port ? Number(url.port) : secure ? 443 : 80;
-    const request = (secure ? https : http).request({
-      method: 'GET',
-      host: hostname,
-      port,
-      path: `${url.pathname}${url.search}`,
-      headers: {
-        host: url.host,
-        'user-agent': 'brand-health-studio/1 (+content scoring)',
-        accept: 'image/*, video/*;q=0.9, */*;q=0.1',
-        'accept-encoding': 'identity',
-        ...(range ? { range } : {}),
+    const { url } = target;
+    const request = pinnedRequest(
+      url,
+      target,
+      {
+        method: 'GET',
+        headers: {
+          'user-agent': 'brand-health-studio/1 (+content scoring)',
+          accept: 'image/*, video/*;q=0.9, */*;q=0.1',
+          'accept-encoding': 'identity',
+          ...(range ? { range } : {}),
+        },
+        ca: options.ca,
       },
-      lookup: pinnedLookup(address),
-      family: isIP(address),
-      // A fresh agent per hop: no pooled socket can carry us to a previously resolved address,
-      // and no environment proxy is used.
-      agent: false,
-      ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
-      ...(secure && options.ca ? { ca: options.ca } : {}),
-    });
+      (samePeer) => {
+        if (!samePeer) {
+          fail(refused('connected to an address other than the checked one'));
+          return;
+        }
+        phase = 'headers';
+        arm(timeouts.headersMs, `response headers from ${url.host}`);
+      },
+    );
     let phase: 'connect' | 'headers' | 'body' = 'connect';
     let timer: NodeJS.Timeout | undefined;
     const arm = (ms: number, what: string) => {
@@ -207,19 +205,6 @@ function requestHop(
     signal.addEventListener('abort', onAbort, { once: true });
     arm(timeouts.connectMs, `a connection to ${url.host}`);
 
-    request.on('socket', (socket: Socket) => {
-      const connected = () => {
-        // The pin makes this unreachable; kept so a regression cannot silently reach another host.
-        const peer = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '');
-        if (peer !== undefined && peer !== address.replace(/^::ffff:(?=\d+\.)/, '')) {
-          fail(refused('connected to an address other than the checked one'));
-          return;
-        }
-        phase = 'headers';
-        arm(timeouts.headersMs, `response headers from ${url.host}`);
-      };
-      socket.once(secure ? 'secureConnect' : 'connect', connected);
-    });
     request.on('response', (response) => {
       phase = 'body';
       clearTimeout(timer);
@@ -228,9 +213,8 @@ function requestHop(
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (phase === 'body') return; // reported by the body reader
       // The class of failure, not the socket's own words: those would describe the remote end.
-      const tls = /CERT|SSL|TLS|SELF_SIGNED|ALTNAME|UNABLE_TO/i.test(error.code ?? '');
       fail(
-        tls
+        isTlsFailure(error)
           ? unreachable(`the TLS certificate of ${url.host} could not be verified`)
           : phase === 'connect'
             ? unreachable(`could not connect to ${url.host}`)

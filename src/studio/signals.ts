@@ -4,6 +4,7 @@ import type {
   Format,
   NotJudged,
   PillarOutlook,
+  QualityCheck,
   StudioMode,
 } from './types.ts';
 import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
@@ -38,6 +39,10 @@ export interface Signal {
   outlook?: number;
   /** The platform refuses or breaks the content while this check fails (see BLOCKER_CAP). */
   blocker?: boolean;
+  /** Highest score while this check fails (quality below 1): junk, spam or a harmful claim. */
+  cap?: number;
+  /** A quality problem shown in the result's `flags`, with a one-sentence detail. */
+  flag?: { check: QualityCheck; detail: string };
 }
 
 /**
@@ -67,13 +72,19 @@ export function signed(value: number, decimals: number): string {
   return `${value < 0 && !isZero ? '-' : '+'}${fixed}`;
 }
 
-/** Weighted share of quality, 0-100 unrounded, capped at BLOCKER_CAP while a blocker fails. */
+/**
+ * Weighted share of quality, 0-100 unrounded, capped at BLOCKER_CAP while a blocker fails and at
+ * each failing check's own cap.
+ */
 function exactScore(signals: readonly Signal[]): number {
   const total = signals.reduce((sum, s) => sum + s.weight, 0);
   if (total === 0) return 0;
   const earned = signals.reduce((sum, s) => sum + s.weight * clamp01(s.quality), 0);
-  const score = (100 * earned) / total;
-  return signals.some((s) => s.blocker) ? Math.min(BLOCKER_CAP, score) : score;
+  const caps = signals.flatMap((s) => [
+    ...(s.blocker ? [BLOCKER_CAP] : []),
+    ...(s.cap !== undefined && s.quality < 1 ? [s.cap] : []),
+  ]);
+  return Math.min((100 * earned) / total, ...caps);
 }
 
 export function scoreOf(signals: readonly Signal[]): number {
@@ -175,6 +186,9 @@ export function summarise(
     mode_source: judgement.modeSource,
     language: judgement.language,
     blockers: signals.filter((s) => s.blocker).map((s) => s.id),
+    flags: signals.flatMap((s) =>
+      s.flag && s.suggestion !== undefined ? [{ ...s.flag, suggestion: s.suggestion }] : [],
+    ),
     not_judged: judgement.notJudged,
     pillar_outlook: outlookOf(pillar_predictions),
   };

@@ -6,6 +6,14 @@ import { TEXT_RULES, textSweetSpot } from './platform-rules.ts';
 import { clamp01 } from './signals.ts';
 import type { Signal } from './signals.ts';
 import { characterCount, extractEntities, proseOf } from './text-entities.ts';
+import {
+  isStuffing,
+  measureQuality,
+  QUALITY_CAPS,
+  qualitySignals,
+  STUFFING_DETAIL,
+  type QualityFinding,
+} from './text-quality.ts';
 import type { Format, NotJudged } from './types.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -48,6 +56,8 @@ export interface TextMeasurements {
   complexWords: string[];
   /** The wording of a recall, apology, outage or safety notice (ANNOUNCEMENT). */
   announcement: boolean;
+  /** Junk, claims, spam, shouting, stuffing and repetition found (text-quality.ts). */
+  quality: QualityFinding[];
 }
 
 /**
@@ -147,6 +157,7 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     .sort((a, b) => a.stats.fres - b.stats.fres);
   const firstLine = text.trim().split(/\r?\n/u)[0]?.trim() ?? '';
   const entities = extractEntities(text);
+  const language = detectLanguage(prose).language;
   // wink reports normalised spellings ("organisational" -> "organizational"); quote only
   // words the author actually wrote.
   const lowerText = text.toLowerCase();
@@ -184,13 +195,14 @@ export async function measureText(text: string): Promise<TextMeasurements> {
     negativeSentences: negative.length,
     toneSentences: tones.length,
     mostNegativeSentence: negative[0]?.sentence ?? null,
-    language: detectLanguage(prose).language,
+    language,
     readingEase: stats.fres,
     hardSentences: hard.map((h) => h.sentence),
     words: stats.numOfWords,
     sentences: stats.numOfSentences,
     complexWords,
     announcement: ANNOUNCEMENT.test(text.replace(/’/gu, "'")),
+    quality: measureQuality(text, prose, entities.links, language),
   };
 }
 
@@ -311,8 +323,16 @@ function hashtagSignal(m: TextMeasurements, platform: Platform): Signal {
     };
   }
   if (count > norm.max) {
+    // Stuffing caps the score as a quality flag; cutting the hashtags lifts the cap too.
+    const stuffed = isStuffing(count, m.words)
+      ? {
+          cap: QUALITY_CAPS.hashtag_stuffing,
+          flag: { check: 'hashtag_stuffing' as const, detail: STUFFING_DETAIL(count, m.words) },
+        }
+      : {};
     return {
       ...base,
+      ...stuffed,
       quality: Math.max(0.2, 1 - 0.15 * (count - norm.max)),
       suggestion: `Cut the hashtags to ${norm.max} or fewer (${range}): it has ${count}`,
     };
@@ -483,7 +503,7 @@ export function textSignals(
 ): Signal[] {
   const skipped = new Set(notJudgedChecks(m, announcement).map((c) => c.check));
   const room = format === 'thread' ? Infinity : TEXT_RULES[platform].limit - m.characters;
-  return allTextSignals(m, platform, format, announcement)
+  return [...allTextSignals(m, platform, format, announcement), ...qualitySignals(m.quality)]
     .filter((s) => !skipped.has(s.id))
     .map((s) => {
       // Advice to add text that would push it over the hard limit is withheld: following it

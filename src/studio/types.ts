@@ -10,6 +10,17 @@ export const FORMATS = ['post', 'story', 'reel', 'short', 'thread'] as const;
  */
 export const STUDIO_MODES = ['standard', 'announcement'] as const;
 
+/** Quality checks of a text that cap its score while they fail (text-quality.ts). */
+export const QUALITY_CHECKS = [
+  'junk',
+  'claims',
+  'spam',
+  'all_caps',
+  'hashtag_stuffing',
+  'repetition',
+] as const;
+export type QualityCheck = (typeof QUALITY_CHECKS)[number];
+
 export type ContentType = (typeof CONTENT_TYPES)[number];
 export type Format = (typeof FORMATS)[number];
 export type StudioMode = (typeof STUDIO_MODES)[number];
@@ -40,6 +51,15 @@ export interface PillarOutlook {
   high: string;
 }
 
+/** A quality problem of a text, for people (extension). */
+export interface QualityFlag {
+  check: QualityCheck;
+  /** One sentence on what was found. */
+  detail: string;
+  /** The fix; following it lifts this flag's cap. */
+  suggestion: string;
+}
+
 /** A check left out of the score, and why (extension). */
 export interface NotJudged {
   check: string;
@@ -63,6 +83,11 @@ export interface ContentScoreResult {
   language: string | null;
   /** Extension: checks that publishing would fail (over a hard limit, refused file); they cap the score at 40. */
   blockers: string[];
+  /**
+   * Extension: quality problems the format checklist cannot see (junk, claims, spam, all caps,
+   * hashtag stuffing, repetition); each caps the score while it remains.
+   */
+  flags: QualityFlag[];
   /** Extension: checks left out of the score. */
   not_judged: NotJudged[];
   /** Extension: pillar predictions as a direction and a range, since they are not calibrated. */

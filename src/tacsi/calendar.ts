@@ -3,7 +3,7 @@
 // methodology notices announced ahead of their effective date. Nothing here reads a score or a cell.
 import type { Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
-import { addDays } from '../core/days.ts';
+import { addDays, utcDay } from '../core/days.ts';
 import { HEADLINE } from './cohorts.ts';
 import type { LicensedSector } from './entitlements.ts';
 import { TACSI_SCHEDULES } from './jobs.ts';
@@ -24,7 +24,7 @@ function runOf(cron: string): { hour: number; minute: number; isoWeekday: number
 /** The first run of `cron` strictly after `now` (UTC). */
 export function nextRun(cron: string, now: Date): Date {
   const { hour, minute, isoWeekday } = runOf(cron);
-  const day = now.toISOString().slice(0, 10);
+  const day = utcDay(now);
   for (let i = 0; i <= 7; i++) {
     const d = addDays(day, i);
     const at = new Date(`${d}T${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}:00Z`);
@@ -57,7 +57,7 @@ export function calendarFeed(now: Date, licensed: readonly LicensedSector[]) {
   const weekly = nextRun(TACSI_SCHEDULES.weekly, now);
   const entry = (feed: Feed): CalendarEntry => {
     const at = feed === 'daily' ? daily : weekly;
-    return { feed, nextPublication: at.toISOString(), periodEnd: addDays(at.toISOString().slice(0, 10), -1) };
+    return { feed, nextPublication: at.toISOString(), periodEnd: addDays(utcDay(at), -1) };
   };
   return {
     lagPolicy: { ...LAG_POLICY },

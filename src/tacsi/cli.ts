@@ -1,22 +1,16 @@
 // `brandhealth tacsi publish|backfill|notice|correct`: manual publication, archive backfill,
 // methodology notices and corrections (a new vintage of a published cell, with its reason).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { AdminError } from '../admin/workspaces.ts';
 import { announceNotice } from '../admin/tacsi.ts';
-import type { CliExtension } from '../cli/registry.ts';
-import { PublicationError, backfill, publishCells, type PublicationOutcome } from './publish.ts';
-import { isCalendarDay } from '../core/days.ts';
+import { dayOption, type CliExtension } from '../cli/registry.ts';
+import { backfill, publishCells, type PublicationOutcome } from './publish.ts';
+import { publicationRefused } from './outcome.ts';
 import { correctCell, type Correction } from './correct.ts';
 
 function count(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 3660)
     throw new InvalidArgumentError('must be a whole number up to 3660');
   return Number(value);
-}
-
-function date(value: string): string {
-  if (!isCalendarDay(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
 }
 
 function summary(outcomes: readonly PublicationOutcome[]): string {
@@ -33,7 +27,7 @@ function summary(outcomes: readonly PublicationOutcome[]): string {
 function failOnClosed(outcomes: readonly PublicationOutcome[]): void {
   const closed = outcomes.find((o) => o.status === 'closed');
   if (closed) {
-    throw new AdminError(
+    throw publicationRefused(
       `the ${closed.cadence} period ending ${closed.periodEnd} is before the tacsi-m2 cut-over: tacsi-m1 is ` +
         'closed from the cut-over day on and its archive is final (docs/privacy.md)',
     );
@@ -44,7 +38,7 @@ function failOnClosed(outcomes: readonly PublicationOutcome[]): void {
 function failOnRefusal(outcomes: readonly PublicationOutcome[]): void {
   const refused = outcomes.filter((o) => o.status === 'cap_exceeded');
   if (refused.length) {
-    throw new AdminError(
+    throw publicationRefused(
       `${refused.length} cell(s) refused: publishing them would exceed the annual privacy cap`,
     );
   }
@@ -62,15 +56,6 @@ function correctionSummary(corrections: readonly Correction[]): string {
     .join('\n');
 }
 
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof PublicationError) throw new AdminError(error.message);
-    throw error;
-  }
-}
-
 export const tacsiCli: CliExtension = (program: Command, withContext, output) => {
   const tacsi = program.command('tacsi').description('publish the TACSI sector index');
   tacsi
@@ -80,12 +65,14 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .addOption(
       new Option('--cadence <cadence>', 'weekly or daily').choices(['weekly', 'daily']).makeOptionMandatory(),
     )
-    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', date)
+    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', dayOption)
     .action(async (o) =>
       withContext(async (ctx) => {
-        const outcomes = await guarded(() =>
-          publishCells(ctx, { cadence: o.cadence, periodEnds: [o.periodEnd], sectors: [o.sector] }),
-        );
+        const outcomes = await publishCells(ctx, {
+          cadence: o.cadence,
+          periodEnds: [o.periodEnd],
+          sectors: [o.sector],
+        });
         failOnClosed(outcomes);
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
@@ -94,7 +81,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
   tacsi
     .command('notice')
     .description('announce a methodology notice to subscribers, ahead of the day it takes effect')
-    .requiredOption('--effective <date>', 'the day it takes effect (after today), YYYY-MM-DD', date)
+    .requiredOption('--effective <date>', 'the day it takes effect (after today), YYYY-MM-DD', dayOption)
     .requiredOption('--title <text>', 'one line')
     .requiredOption('--detail <text>', 'what changes and why')
     .option('--methodology <version>', 'the methodology it concerns, e.g. tacsi-m3')
@@ -122,18 +109,16 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .addOption(
       new Option('--cadence <cadence>', 'weekly or daily').choices(['weekly', 'daily']).default('weekly'),
     )
-    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', date)
+    .requiredOption('--period-end <date>', 'end of the period (a Sunday for weekly), YYYY-MM-DD', dayOption)
     .requiredOption('--reason <text>', 'why the cell is corrected (published in the corrections feed)')
     .action(async (o) =>
       withContext(async (ctx) => {
-        const corrections = await guarded(() =>
-          correctCell(ctx, {
-            sector: o.sector,
-            cadence: o.cadence,
-            periodEnd: o.periodEnd,
-            reason: o.reason,
-          }),
-        );
+        const corrections = await correctCell(ctx, {
+          sector: o.sector,
+          cadence: o.cadence,
+          periodEnd: o.periodEnd,
+          reason: o.reason,
+        });
         output.result(corrections, () => correctionSummary(corrections));
       }),
     );
@@ -145,9 +130,7 @@ export const tacsiCli: CliExtension = (program: Command, withContext, output) =>
     .option('--sector <slug>', 'one consumer sector (or headline); default all and the headline')
     .action(async (o) =>
       withContext(async (ctx) => {
-        const outcomes = await guarded(() =>
-          backfill(ctx, { weeks: o.weeks, days: o.days, sector: o.sector ?? null }),
-        );
+        const outcomes = await backfill(ctx, { weeks: o.weeks, days: o.days, sector: o.sector ?? null });
         output.result(outcomes, () => summary(outcomes));
         failOnRefusal(outcomes);
       }),

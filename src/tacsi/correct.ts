@@ -17,7 +17,7 @@ import { RhoCapGuard } from './cap-guard.ts';
 import { HEADLINE, loadMemberCohortRows } from './cohorts.ts';
 import { notePublication } from './feed-cache.ts';
 import { storedCutOver } from './ledger-store.ts';
-import { PublicationError } from './outcome.ts';
+import { publicationRefused } from './outcome.ts';
 import { isPeriodEnd, periodStart, weekEndOf } from './periods.ts';
 import { lockAndListSectors } from './publication-store.ts';
 import {
@@ -76,18 +76,22 @@ type Ctx = Pick<AppContext, 'db' | 'now' | 'state'>;
 export async function correctCell(ctx: Ctx, request: CorrectionRequest): Promise<Correction[]> {
   const reason = request.reason.trim();
   if (reason.length === 0)
-    throw new PublicationError('a correction needs a reason: it is published in the corrections feed');
+    throw publicationRefused(
+      'a correction needs a reason: it is published in the corrections feed',
+      'reason',
+    );
   if (reason.length > CORRECTION_REASON_MAX)
-    throw new PublicationError(`the reason must be at most ${CORRECTION_REASON_MAX} characters`);
+    throw publicationRefused(`the reason must be at most ${CORRECTION_REASON_MAX} characters`, 'reason');
   const { sector, cadence, periodEnd } = request;
   if (!isPeriodEnd(cadence, periodEnd))
-    throw new PublicationError(
+    throw publicationRefused(
       cadence === 'weekly'
         ? `${periodEnd} is not a Sunday (weekly periods end on Sundays)`
         : `${periodEnd} is not a date`,
+      'period_end',
     );
   if (sector === HEADLINE && cadence === 'daily')
-    throw new PublicationError('tacsi-m2 publishes no daily headline: there is nothing to correct');
+    throw publicationRefused('tacsi-m2 publishes no daily headline: there is nothing to correct', 'cadence');
   const rng = request.rng ?? cryptoRandomSource();
   assertPublicationRandomSource(rng);
   const m = request.methodology ?? TACSI_M2;
@@ -97,10 +101,10 @@ export async function correctCell(ctx: Ctx, request: CorrectionRequest): Promise
   const stored = await ctx.db.transaction().execute(async (trx) => {
     const allSectors = await lockAndListSectors(trx);
     if (sector !== HEADLINE && !allSectors.includes(sector))
-      throw new PublicationError(`${sector} is not a consumer sector`);
+      throw publicationRefused(`${sector} is not a consumer sector`, 'sector');
     const cut = await storedCutOver(trx);
     if (cut !== null && periodEnd < cut)
-      throw new PublicationError(
+      throw publicationRefused(
         `the ${cadence} period ending ${periodEnd} is before the tacsi-m2 cut-over ${cut}: tacsi-m1 is closed and ` +
           'its archive is final; its cells are never corrected (docs/privacy.md)',
       );
@@ -108,7 +112,7 @@ export async function correctCell(ctx: Ctx, request: CorrectionRequest): Promise
     const state = await loadM2State(trx, m, periodStart('weekly', week), week, today);
     const target = (cadence === 'daily' ? state.daily : state.weekly).get(key(sector, periodEnd));
     if (!target)
-      throw new PublicationError(
+      throw publicationRefused(
         `the ${cadence} cell ${sector} ${periodEnd} is not published: only a published cell can be corrected`,
       );
     const run = new CorrectionRun(trx, m, rng, state, reason);
@@ -187,14 +191,14 @@ class CorrectionRun {
     const entities = groupRows(rows).get(key(sector, periodEnd)) ?? [];
     const start = periodStart(cadence, periodEnd);
     const belowMinimum = () =>
-      new PublicationError(
+      publicationRefused(
         `the ${cadence} cell ${sector} ${periodEnd} cannot be corrected: its cohort is now below the minimum ` +
           `of ${min} brands`,
       );
     if (entities.length < min) throw belowMinimum();
     const admitted = this.#guard.admit(sector, cadence, start, periodEnd, entities, true);
     if (admitted.status === 'cap_exceeded')
-      throw new PublicationError(
+      throw publicationRefused(
         `refused: correcting the ${cadence} cell ${sector} ${periodEnd} would take its entities to rho ` +
           `${admitted.rhoAfter.toFixed(4)} in a rolling ${ROLLING_WINDOW_DAYS} days, over the annual cap ` +
           `${this.m.annualRhoCap.numerator / this.m.annualRhoCap.denominator}; nothing was stored or charged`,
@@ -227,7 +231,7 @@ class CorrectionRun {
       .filter((c): c is StoredCell => c !== undefined);
     const cell = deriveHeadline(parts, this.m);
     if (!cell)
-      throw new PublicationError(
+      throw publicationRefused(
         `the headline of ${week} cannot be derived again: no sector cell of that week may be part of it now`,
       );
     const vintage = (previous.vintage ?? 1) + 1;

@@ -3,6 +3,7 @@
 // when, never a value: the values are in the feeds, which serve the latest vintage.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
+import { isCalendarDay, parseIsoInstant } from '../core/days.ts';
 
 export const CORRECTIONS_PAGE_MAX = 100;
 
@@ -34,11 +35,12 @@ export function decodeCursor(raw: string): CorrectionsCursor | null {
     const v: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString());
     if (!Array.isArray(v) || v.length !== 4) return null;
     const [publishedAt, feed, periodEnd, vintage] = v as unknown[];
-    if (typeof publishedAt !== 'string' || Number.isNaN(Date.parse(publishedAt))) return null;
+    const published = typeof publishedAt === 'string' ? parseIsoInstant(publishedAt) : null;
+    if (published === null) return null;
     if (feed !== 'weekly' && feed !== 'daily') return null;
-    if (typeof periodEnd !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(periodEnd)) return null;
+    if (typeof periodEnd !== 'string' || !isCalendarDay(periodEnd)) return null;
     if (typeof vintage !== 'number' || !Number.isInteger(vintage) || vintage < 2) return null;
-    return { publishedAt, feed, periodEnd, vintage };
+    return { publishedAt: published.instant.toISOString(), feed, periodEnd, vintage };
   } catch {
     return null;
   }

@@ -2,6 +2,8 @@
 // ETag stay valid until a new cell lands. A publication through this service bumps its cache's
 // generation and drops everything at once; one in another process (a CLI run, another instance) is seen within the
 // TTL. Only published data is cached: entitlement checks run on every request, before the cache.
+// Not a NotifiedCache: published data is global and changes only on publication, so an instance-local
+// generation plus a TTL is enough (docs/architecture.md "State lives in the context").
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { stateSlot } from '../infra/state.ts';

@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { addDays } from '../core/days.ts';
-import { PublicationError } from './outcome.ts';
+import { publicationRefused } from './outcome.ts';
 
 // All publications, and every sector change, serialise on one advisory lock, so two publishers
 // cannot both pass the cap check on the same ledger state and no membership changes mid-publication.
@@ -41,7 +41,7 @@ export async function fixCutOver(trx: Kysely<DB>, configured: string, isDefault 
   const stored = await storedCutOver(trx);
   if (stored !== null) {
     if (stored !== configured && !isDefault)
-      throw new PublicationError(
+      throw publicationRefused(
         `TACSI_M2_FROM is ${configured} but the tacsi-m2 cut-over was fixed at ${stored} by the first ` +
           `publication and cannot change: set TACSI_M2_FROM=${stored}`,
       );
@@ -56,7 +56,7 @@ export async function fixCutOver(trx: Kysely<DB>, configured: string, isDefault 
   `.execute(trx);
   const c = clash.rows[0];
   if (c)
-    throw new PublicationError(
+    throw publicationRefused(
       `TACSI_M2_FROM ${configured} disagrees with the published archive (a ${c.methodology_version} ` +
         `cell ends ${c.period_end}); the cut-over cannot be fixed there`,
     );

@@ -1,6 +1,7 @@
 // What one publication request did with one (scope, cadence, period): shared by the tacsi-m1 and
 // tacsi-m2 publishers, the jobs and the CLI.
 import type { Cadence } from './privacy/index.ts';
+import { DomainError } from '../core/errors.ts';
 
 export type PublicationStatus =
   /** Perturbed and stored now. */
@@ -34,5 +35,12 @@ export interface PublicationOutcome {
   excluded?: number;
 }
 
-/** A publication request that cannot be carried out as asked (the CLI reports it as an error). */
-export class PublicationError extends Error {}
+/**
+ * A publication request that cannot be carried out as asked: `invalid_parameter` naming the argument
+ * at fault, or, without one, `conflict` with what is published or stored.
+ */
+export function publicationRefused(detail: string, parameter?: string): DomainError {
+  return parameter === undefined
+    ? new DomainError('conflict', detail)
+    : new DomainError('invalid_parameter', detail, { parameter, message: detail });
+}

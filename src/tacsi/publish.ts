@@ -37,7 +37,7 @@ import {
   type Methodology,
   type RandomSource,
 } from './privacy/index.ts';
-import { PublicationError, type PublicationOutcome } from './outcome.ts';
+import { publicationRefused, type PublicationOutcome } from './outcome.ts';
 import { fixCutOver, lockPublications } from './ledger-store.ts';
 import { publishM2 } from './publish-m2.ts';
 import { utcDay } from '../core/days.ts';
@@ -65,8 +65,6 @@ export interface PublishRequest extends PublishOptions {
   sectors?: readonly string[] | null;
 }
 
-export { PublicationError };
-
 type Ctx = Pick<AppContext, 'db' | 'now' | 'state'> & { config?: Pick<AppContext['config'], 'tacsiM2From'> };
 
 const isGaussian = (m: Methodology | GaussianMethodology): m is GaussianMethodology =>
@@ -90,13 +88,15 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
   const periodEnds = [...new Set(request.periodEnds)].sort();
   for (const end of periodEnds) {
     if (!isPeriodEnd(cadence, end)) {
-      throw new PublicationError(
+      throw publicationRefused(
         cadence === 'weekly'
           ? `${end} is not a Sunday (weekly periods end on Sundays)`
           : `${end} is not a date`,
+        'period_end',
       );
     }
-    if (end >= today) throw new PublicationError(`the ${cadence} period ending ${end} is not over yet`);
+    if (end >= today)
+      throw publicationRefused(`the ${cadence} period ending ${end} is not over yet`, 'period_end');
   }
   if (periodEnds.length === 0) return [];
   const log = request.log ?? ((message: string) => console.warn(message));
@@ -123,7 +123,7 @@ export async function publishCells(ctx: Ctx, request: PublishRequest): Promise<P
       for (const sector of scopes) outcomes.push({ sector, cadence, periodEnd, status: 'closed' });
   } else if (m1Ends.length > 0) {
     if (!m1.cadences.includes(cadence)) {
-      throw new PublicationError(`methodology ${m1.version} has no ${cadence} cells`);
+      throw publicationRefused(`methodology ${m1.version} has no ${cadence} cells`);
     }
     outcomes.push(...(await publishM1(ctx, request, m1, m1Ends, rng, log, publishedAt)));
   }
@@ -256,7 +256,7 @@ function resolveScopes(requested: readonly string[] | null, allSectors: readonly
   const known = new Set(allSectors);
   const scopes: string[] = [];
   for (const s of new Set(requested)) {
-    if (s !== HEADLINE && !known.has(s)) throw new PublicationError(`${s} is not a consumer sector`);
+    if (s !== HEADLINE && !known.has(s)) throw publicationRefused(`${s} is not a consumer sector`, 'sector');
     scopes.push(s);
   }
   return scopes.sort((a, b) => (a === HEADLINE ? 1 : b === HEADLINE ? -1 : a.localeCompare(b)));

@@ -14,6 +14,7 @@ import {
   type FeedRequest,
 } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
+import { sendJsonBytes } from '../infra/http/json-bytes.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed, notices } from './calendar.ts';
@@ -21,58 +22,20 @@ import { PARQUET_CONTENT_TYPE, archiveFeed, archiveParquet, coverageFeed } from 
 import { CORRECTIONS_PAGE_MAX, correctionsFeed, decodeCursor } from './corrections.ts';
 import { Readable } from 'node:stream';
 import { storedCutOver } from './ledger-store.ts';
-import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
+import type { TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
-import { isCalendarDay, utcDay } from '../core/days.ts';
+import {
+  CALENDAR_EXAMPLE,
+  CELL,
+  COVERAGE_EXAMPLE,
+  earlier,
+  HISTORY_EXAMPLE,
+  METHODOLOGY_EXAMPLE,
+} from './schemas.ts';
+import { isCalendarDay, parseIsoInstant, utcDay } from '../core/days.ts';
 
 const AUTH = { audience: 'tacsi', scope: 'read' } as const;
 const CONFIG = { auth: AUTH, conditional: true } as const;
-
-const CELL = {
-  periodEnd: '2026-11-22',
-  indexValue: 63.4,
-  delta: 0.8,
-  pillars: { impact: 61.2, momentum: 58.9, presence: 70.3, reach: 62.7, sentiment: 64.1 },
-  cohortBand: 'n >= 100',
-  methodologyVersion: 'tacsi-m1',
-  marginOfError: { indexValue: 0.9, pillars: 1.4 },
-  publishedAt: '2026-11-23T03:30:00.000Z',
-  vintage: 1,
-};
-// Computed, not typed in: the example is what the endpoint answers before the cut-over.
-const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<typeof S.MethodologyFeed>;
-// Computed, as the endpoint answers it on a Wednesday for a Sector Feed with the Daily add-on.
-const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
-  {
-    slug: 'food-and-beverage',
-    feeds: ['weekly', 'history', 'pillars', 'daily'],
-    pillars: [...TACSI_PILLARS],
-  },
-]) as Static<typeof S.CalendarFeed>;
-const COVERAGE_EXAMPLE = {
-  sectors: [
-    {
-      slug: 'food-and-beverage',
-      weekly: { first: '2024-11-24', last: '2026-11-22', count: 105 },
-      daily: { first: '2026-11-23', last: '2026-11-24', count: 2 },
-      bands: [
-        { cohortBand: 'n >= 100', from: '2024-11-24', to: '2025-06-29' },
-        { cohortBand: 'n >= 250', from: '2025-07-06', to: '2026-11-22' },
-      ],
-    },
-  ],
-};
-const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
-const HISTORY_EXAMPLE = {
-  sector: 'food-and-beverage',
-  from: null,
-  to: null,
-  count: 2,
-  pageMax: 260,
-  hasMore: true,
-  nextBefore: '2026-11-15',
-  rows: [CELL, earlier('2026-11-15', 62.6)],
-};
 
 // Built only when thrown: an error object (with its stack) per request would cost ~4% of the CPU.
 const notPublished = (what: string) =>
@@ -122,14 +85,12 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     const etag = csv ? `${cached.etag.slice(0, -1)}-csv"` : cached.etag;
     reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-    if (!csv) return reply.type('application/json; charset=utf-8').send(cached.bytes);
+    if (!csv) return sendJsonBytes(reply, cached.bytes);
     const body = JSON.parse(cached.bytes.toString()) as HistoryPage;
     const next = csvFeed.next(body);
     if (next !== null) reply.header('Link', `<${next}>; rel="next"`);
     return sendCsv(reply, HISTORY_CSV, csvFeed.rows(body));
   }
-
-  const sectorQuery = Type.Object({ sector: S.SectorParam }, { additionalProperties: false });
 
   app.get(
     '/v1/tacsi/weekly',
@@ -141,7 +102,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Latest weekly sector index with 12 trailing weeks and the forward signal',
         description:
           "The sector's latest published weekly cell, the 12 weeks before it and the forward signal. Conditional: send If-None-Match with the ETag.",
-        querystring: sectorQuery,
+        querystring: S.SectorQuery,
         response: {
           ...ok(S.WeeklyFeed, 'The latest week and its history', {
             sector: 'food-and-beverage',
@@ -220,12 +181,13 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
       if (from && to && from > to) {
         throw new DomainError('invalid_date_range', 'from must not be after to.', { parameter: 'from' });
       }
-      const instant = asOf === undefined ? undefined : new Date(asOf);
-      if (instant !== undefined && (Number.isNaN(instant.getTime()) || !/(Z|[+-]\d{2}:\d{2})$/i.test(asOf!)))
+      const parsed = asOf === undefined ? undefined : parseIsoInstant(asOf);
+      if (parsed !== undefined && !parsed?.zoned)
         throw invalidParameter(
           'asOf',
           'must be an ISO 8601 instant with its offset, e.g. 2026-11-23T03:30:00Z',
         );
+      const instant = parsed?.instant;
       if (instant !== undefined && instant.getTime() > app.ctx.now().getTime())
         throw invalidParameter('asOf', 'must not be in the future');
       return serve(
@@ -308,7 +270,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['tacsi'],
         summary: 'The last 30 published daily cells (Daily add-on or Full Database)',
         description: 'The 30 latest daily cells of the sector, newest first.',
-        querystring: sectorQuery,
+        querystring: S.SectorQuery,
         response: {
           ...ok(S.DailyFeed, 'The latest daily cells', {
             sector: 'food-and-beverage',

@@ -1,5 +1,8 @@
 // TypeBox schemas of the TACSI feeds (documentation in OpenAPI; bodies are pre-serialized).
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { methodologyFeed } from './methodology-feed.ts';
+import { calendarFeed } from './calendar.ts';
+import { TACSI_PILLARS } from './privacy/index.ts';
 import { PILLARS } from '../core/catalog.ts';
 import { DateOnly } from '../infra/http/schemas.ts';
 
@@ -416,3 +419,55 @@ export const LicensedSectors = Type.Object(
     ],
   },
 );
+
+export const SectorQuery = Type.Object({ sector: SectorParam }, { additionalProperties: false });
+
+// OpenAPI examples shared by several feeds.
+
+export const CELL = {
+  periodEnd: '2026-11-22',
+  indexValue: 63.4,
+  delta: 0.8,
+  pillars: { impact: 61.2, momentum: 58.9, presence: 70.3, reach: 62.7, sentiment: 64.1 },
+  cohortBand: 'n >= 100',
+  methodologyVersion: 'tacsi-m1',
+  marginOfError: { indexValue: 0.9, pillars: 1.4 },
+  publishedAt: '2026-11-23T03:30:00.000Z',
+  vintage: 1,
+};
+// Computed, not typed in: the example is what the endpoint answers before the cut-over.
+export const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<
+  typeof MethodologyFeed
+>;
+// Computed, as the endpoint answers it on a Wednesday for a Sector Feed with the Daily add-on.
+export const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
+  {
+    slug: 'food-and-beverage',
+    feeds: ['weekly', 'history', 'pillars', 'daily'],
+    pillars: [...TACSI_PILLARS],
+  },
+]) as Static<typeof CalendarFeed>;
+export const COVERAGE_EXAMPLE = {
+  sectors: [
+    {
+      slug: 'food-and-beverage',
+      weekly: { first: '2024-11-24', last: '2026-11-22', count: 105 },
+      daily: { first: '2026-11-23', last: '2026-11-24', count: 2 },
+      bands: [
+        { cohortBand: 'n >= 100', from: '2024-11-24', to: '2025-06-29' },
+        { cohortBand: 'n >= 250', from: '2025-07-06', to: '2026-11-22' },
+      ],
+    },
+  ],
+};
+export const earlier = (periodEnd: string, indexValue: number) => ({ ...CELL, periodEnd, indexValue });
+export const HISTORY_EXAMPLE = {
+  sector: 'food-and-beverage',
+  from: null,
+  to: null,
+  count: 2,
+  pageMax: 260,
+  hasMore: true,
+  nextBefore: '2026-11-15',
+  rows: [CELL, earlier('2026-11-15', 62.6)],
+};

@@ -1,14 +1,12 @@
-import https from 'node:https';
-import { isIP, type Socket } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
 import { DomainError } from '../core/errors.ts';
 import {
   checkDestination,
-  pinnedLookup,
   RefusedDestinationError,
   type CheckedDestination,
   type Resolver,
 } from '../infra/net/destination.ts';
+import { isTlsFailure, pinnedRequest } from '../infra/net/pinned-request.ts';
 import { signatureHeader } from './secrets.ts';
 import { ATTEMPT_TIMEOUT_MS } from './settings.ts';
 import { checkWebhookPort, parseWebhookUrl } from './url-policy.ts';
@@ -63,11 +61,11 @@ export const NO_RESPONSE = 'no response from the endpoint (connection, TLS or ti
 
 function describeSocketError(error: NodeJS.ErrnoException): string {
   const code = error.code ?? 'unknown error';
-  if (/CERT|SSL|TLS|SELF_SIGNED|ALTNAME|UNABLE_TO/i.test(code)) return `TLS handshake failed (${code})`;
+  if (isTlsFailure(error)) return `TLS handshake failed (${code})`;
   return `connection failed (${code})`;
 }
 
-/** One HTTPS POST to the checked address, pinned; resolves when the status line arrives. */
+/** One HTTPS POST to the checked address (pinnedRequest); resolves when the status line arrives. */
 function post(
   url: URL,
   destination: CheckedDestination,
@@ -84,35 +82,20 @@ function post(
       settled = true;
       resolve(result);
     };
-    const request = https.request({
-      method: 'POST',
-      host: destination.hostname,
-      port: url.port ? Number(url.port) : 443,
-      path: `${url.pathname}${url.search}`,
-      headers: { ...headers, host: url.host, 'content-length': String(Buffer.byteLength(body)) },
-      // Connect to the address that was checked, never to a second DNS answer; the TLS
-      // certificate is still verified against the host name (SNI and identity check).
-      lookup: pinnedLookup(destination.address),
-      family: isIP(destination.address),
-      ...(isIP(destination.hostname) ? {} : { servername: destination.hostname }),
-      // A fresh connection per attempt: no pooled socket to an earlier address, no env proxy.
-      agent: false,
-      ...(ca ? { ca } : {}),
-    });
+    const request = pinnedRequest(
+      url,
+      destination,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, ca },
+      (samePeer) => {
+        if (samePeer) return;
+        finish({ error: 'connected to an address other than the checked one' });
+        request.destroy();
+      },
+    );
     const deadline = setTimeout(() => {
       finish({ error: `timed out after ${timeoutLabel} ms` });
       request.destroy();
     }, timeoutMs);
-    request.on('socket', (socket: Socket) => {
-      socket.once('secureConnect', () => {
-        // The pinned lookup makes this impossible; kept so a regression cannot reach another host.
-        const peer = socket.remoteAddress?.replace(/^::ffff:(?=\d+\.)/, '');
-        if (peer !== undefined && peer !== destination.address.replace(/^::ffff:(?=\d+\.)/, '')) {
-          finish({ error: 'connected to an address other than the checked one' });
-          request.destroy();
-        }
-      });
-    });
     request.on('response', (response) => {
       finish({ statusCode: response.statusCode ?? 0 });
       // The body is not used; read a little so a small answer completes cleanly, then hang up.

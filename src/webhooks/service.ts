@@ -1,8 +1,10 @@
+import type { Static } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
 import * as q from './queries.ts';
+import type { CreatedWebhook, DeliveryList, Webhook } from './schemas.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { generateSecret, validateSecret } from './secrets.ts';
@@ -10,15 +12,7 @@ import { MAX_WEBHOOKS_PER_WORKSPACE, webhookSettings } from './settings.ts';
 import { parseWebhookUrl, validateWebhookUrl } from './url-policy.ts';
 import { EVENT_TYPES, type EventType } from '../core/catalog.ts';
 
-export interface WebhookResource {
-  id: string;
-  url: string;
-  events: EventType[];
-  status: 'active' | 'disabled';
-  /** Our extension: why a webhook was disabled (410 Gone, deliveries failing). */
-  disabled_reason: string | null;
-  created_at: string;
-}
+export type WebhookResource = Static<typeof Webhook>;
 
 type WebhookRow = {
   id: string;
@@ -75,7 +69,7 @@ export async function createWebhook(
   ctx: AppContext,
   principal: WorkspacePrincipal,
   input: CreateWebhookInput,
-): Promise<WebhookResource & { secret: string }> {
+): Promise<Static<typeof CreatedWebhook>> {
   // Cheap checks first, in the spec's order of statuses: 400 URL, 422 events, then the rest.
   parseWebhookUrl(input.url);
   const events = parseEvents(input.events);
@@ -129,25 +123,12 @@ export async function deleteWebhook(
   if (!deleted) throw notFound(id);
 }
 
-export interface DeliveryResource {
-  id: string;
-  event_id: string;
-  event_type: EventType;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  last_attempt_at: string | null;
-  delivered_at: string | null;
-}
-
 export async function listDeliveries(
   ctx: AppContext,
   principal: WorkspacePrincipal,
   webhookId: string,
   page: { limit: number; offset: number },
-): Promise<{ deliveries: DeliveryResource[]; total: number; limit: number; offset: number }> {
+): Promise<Static<typeof DeliveryList>> {
   const webhook = await q.findLiveWebhook(ctx.db, principal.workspaceId, webhookId);
   if (!webhook) throw notFound(webhookId);
   const { rows, total } = await q.listDeliveries(ctx.db, webhook.id, page.limit, page.offset);

@@ -1,5 +1,6 @@
 import { DomainError } from '../core/errors.ts';
 import { checkDestination, RefusedDestinationError, type Resolver } from '../infra/net/destination.ts';
+import { outboundUrlProblem } from '../infra/net/pinned-request.ts';
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -23,12 +24,12 @@ export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
   } catch {
     throw invalid(`${parameter} is not a valid absolute URL.`, parameter);
   }
-  if (url.protocol !== 'https:') {
+  const problem = outboundUrlProblem(url, ['https:']);
+  if (problem === 'scheme')
     throw invalid(`${parameter} must use https, not ${url.protocol.replace(/:$/, '')}.`, parameter);
-  }
-  if (url.username || url.password)
+  if (problem === 'credentials')
     throw invalid(`${parameter} must not contain credentials (user:password@).`, parameter);
-  if (!url.hostname) throw invalid(`${parameter} has no host.`, parameter);
+  if (problem === 'host') throw invalid(`${parameter} has no host.`, parameter);
   return url;
 }
 

@@ -4,12 +4,12 @@ import {
   customPhasePlan,
   defaultPhasePlan,
   layOut,
-  PhasePlanError,
   phaseProgress,
   stageAt,
   stageStartsAt,
   weekNumbers,
 } from '../../src/campaigns/phases.ts';
+import { DomainError } from '../../src/core/errors.ts';
 import { parseIsoInstant } from '../../src/core/days.ts';
 
 /** The phase planner and calendar behind POST /v1/campaigns and the lifecycle job (pure). */
@@ -65,7 +65,7 @@ describe('custom phases', () => {
         if (skew === 0) {
           expect(customPhasePlan(list, total)).toEqual(list);
         } else {
-          expect(() => customPhasePlan(list, total + skew)).toThrow(PhasePlanError);
+          expect(() => customPhasePlan(list, total + skew)).toThrow(DomainError);
         }
       }),
     );

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
-import { ImportFileError, importMetrics } from '../../src/ingest/import-file.ts';
+import { importMetrics } from '../../src/ingest/import-file.ts';
 import { syncPlatform, syncWorkspace } from '../../src/ingest/sync.ts';
 import { GRAPH_API_VERSION } from '../../src/ingest/connectors/index.ts';
 import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
@@ -201,7 +201,10 @@ describe('metrics import', () => {
 
   it('refuses files with unknown CSV columns, and dry runs write nothing', async () => {
     const ws = await createWorkspace(t.db, { name: 'Dry', plan: 'pro' });
-    await expect(importMetrics(t.ctx, `${HEADER},folowers\n`, 'csv')).rejects.toThrow(ImportFileError);
+    await expect(importMetrics(t.ctx, `${HEADER},folowers\n`, 'csv')).rejects.toMatchObject({
+      kind: 'invalid_parameter',
+      details: { parameter: 'file' },
+    });
     await expect(importMetrics(t.ctx, `${HEADER},folowers\n`, 'csv')).rejects.toThrow(
       /line 1: unknown column folowers/,
     );

@@ -11,7 +11,6 @@ import type { EntitlementKind } from '../../src/infra/db/types.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { addDays } from '../../src/core/days.ts';
 import { correctCell } from '../../src/tacsi/correct.ts';
-import { PublicationError } from '../../src/tacsi/outcome.ts';
 import { defineGaussianMethodology } from '../../src/tacsi/privacy/index.ts';
 import { publishCells } from '../../src/tacsi/publish.ts';
 import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
@@ -376,7 +375,7 @@ describe('refusals', () => {
       reason: REASON_1,
       methodology: tight,
     });
-    await expect(attempt).rejects.toThrow(PublicationError);
+    await expect(attempt).rejects.toMatchObject({ kind: 'conflict' });
     await expect(attempt).rejects.toThrow(
       /would take its entities to rho [\d.]+ .*over the annual cap 0\.01/,
     );

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminError, setSector } from '../../src/admin/workspaces.ts';
+import { setSector } from '../../src/admin/workspaces.ts';
+import { DomainError } from '../../src/core/errors.ts';
 import { addDays } from '../../src/core/days.ts';
 import { runScheduledPublication } from '../../src/tacsi/jobs.ts';
 import { lastCompletedPeriodEnd } from '../../src/tacsi/periods.ts';
@@ -113,7 +114,7 @@ async function apply(o: Op): Promise<void> {
         await setSector(t.db, MOVABLE[o.brand]!, TARGETS[o.target]!, addDays(today(), -o.back));
       } catch (error) {
         // Refused: the change would rewrite a published period.
-        if (!(error instanceof AdminError)) throw error;
+        if (!(error instanceof DomainError) || error.kind !== 'conflict') throw error;
         expect(error.message).toContain('TACSI has already published');
       }
       return;

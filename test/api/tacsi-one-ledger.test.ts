@@ -9,7 +9,7 @@ import { setSector } from '../../src/admin/workspaces.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { DEFAULT_TACSI_M2_FROM } from '../../src/infra/config.ts';
 import { runScheduledPublication } from '../../src/tacsi/jobs.ts';
-import { PublicationError, backfill, publishCells } from '../../src/tacsi/publish.ts';
+import { backfill, publishCells } from '../../src/tacsi/publish.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { brandId, seedM2Fixture } from './tacsi-m2-fixture.ts';
 
@@ -121,7 +121,7 @@ describe('tacsi-m1 is closed from the cut-over day on, on every path', () => {
     for (const moved of ['2025-03-01', '2025-01-13']) {
       const ctx = { ...t.ctx, config: { ...t.ctx.config, tacsiM2From: moved } };
       const attempt = publishCells(ctx, { cadence: 'weekly', periodEnds: ['2025-02-09'], log: () => {} });
-      await expect(attempt).rejects.toThrow(PublicationError);
+      await expect(attempt).rejects.toMatchObject({ kind: 'conflict' });
       await expect(attempt).rejects.toThrow(`fixed at ${CUT}`);
     }
     const methodology = await t.db.selectFrom('tacsi_cutover').selectAll().execute();

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminError } from '../../src/admin/workspaces.ts';
 import { consumerSectors, loadCohortRows } from '../../src/tacsi/cohorts.ts';
 import { tacsiCli } from '../../src/tacsi/cli.ts';
 import { TACSI_QUEUES, runScheduledPublication } from '../../src/tacsi/jobs.ts';
@@ -11,7 +10,7 @@ import {
   type Methodology,
   type RandomSource,
 } from '../../src/tacsi/privacy/index.ts';
-import { PublicationError, publishCells, publishWeeklyPeriod } from '../../src/tacsi/publish.ts';
+import { publishCells, publishWeeklyPeriod } from '../../src/tacsi/publish.ts';
 import { tacsiSandbox } from '../../src/tacsi/sandbox.ts';
 import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -133,7 +132,10 @@ describe('TACSI publication', () => {
     await expect(
       publishCells(t.ctx, { cadence: 'weekly', periodEnds: ['2025-01-12'], rng: seededRandomSource('x') }),
     ).rejects.toThrow(/cryptographic/);
-    await expect(publishWeeklyPeriod(t.ctx, '2025-01-13')).rejects.toThrow(PublicationError);
+    await expect(publishWeeklyPeriod(t.ctx, '2025-01-13')).rejects.toMatchObject({
+      kind: 'invalid_parameter',
+      details: { parameter: 'period_end' },
+    });
     await expect(publishCells(t.ctx, { cadence: 'daily', periodEnds: ['2025-03-17'] })).rejects.toThrow(
       /not over/,
     );
@@ -269,7 +271,10 @@ describe('TACSI publication', () => {
           from: 'user',
         },
       ),
-    ).rejects.toThrow(AdminError);
+    ).rejects.toMatchObject({
+      kind: 'invalid_parameter',
+      detail: '2025-02-10 is not a Sunday (weekly periods end on Sundays)',
+    });
   });
 
   it('refuses a cell that would exceed the annual cap, logs it, and stores nothing for it', async () => {

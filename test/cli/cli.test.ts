@@ -137,4 +137,65 @@ describe('brandhealth CLI', () => {
     expect(reset.code).toBe(0);
     expect(reset.stdout).toMatch(/no sandbox in this database/);
   }, 120_000);
+
+  it('refuses a date that does not exist with one line and exit 2, before it reaches the database', async () => {
+    const created = await cli('--json', 'workspace', 'create', '--name', 'Dated', '--plan', 'pro');
+    const id = JSON.parse(created.stdout).id as string;
+    // 2030-02-30 is not a day: it must not roll over to March 2 (nor fail inside PostgreSQL).
+    const moved = await cli('workspace', 'set-sector', id, '--sector', 'none', '--from', '2030-02-30');
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toMatch(
+      /'--from <YYYY-MM-DD>' argument '2030-02-30' is invalid\. must be a date YYYY-MM-DD/,
+    );
+    expect(moved.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const expiring = await cli('key', 'create', '--workspace', id, '--expires', '2030-02-30T00:00:00Z');
+    expect(expiring.code).toBe(2);
+    expect(expiring.stderr).toContain('must be an ISO 8601 date (YYYY-MM-DD) or date-time');
+    const keys = JSON.parse((await cli('--json', 'key', 'list', '--workspace', id)).stdout);
+    expect(keys).toEqual([]);
+  }, 120_000);
+  it('reports every refused command as one line "brandhealth: <detail>" and exit 1', async () => {
+    const agency = JSON.parse(
+      (await cli('--json', 'workspace', 'create', '--name', 'Refusals', '--plan', 'free')).stdout,
+    );
+    const cases: Array<[string[], RegExp]> = [
+      // invalid_parameter, raised by the admin functions themselves
+      [
+        ['workspace', 'create', '--name', ' ', '--plan', 'pro'],
+        /^brandhealth: name: must be 1-200 characters\n$/,
+      ],
+      // not_found
+      [
+        ['workspace', 'move', 'ws_nope', '--parent', 'none'],
+        /^brandhealth: workspace ws_nope does not exist\n$/,
+      ],
+      // platform_limit_reached (Free allows one platform)
+      [
+        ['platform', 'connect', '--workspace', agency.id, '--platform', 'youtube', '--handle', '@two'],
+        /^brandhealth: The free plan allows 1 connected platform; disconnect one or upgrade\.\n$/,
+      ],
+      // invalid_date_range, raised by the scoring domain
+      [
+        ['scores', 'recompute', '--from', '2999-01-01'],
+        /^brandhealth: --from 2999-01-01 is after today \(\d{4}-\d{2}-\d{2}\)\n$/,
+      ],
+      // invalid_parameter, raised by the TACSI domain
+      [
+        ['tacsi', 'publish', '--sector', 'headline', '--cadence', 'weekly', '--period-end', '2025-02-10'],
+        /^brandhealth: 2025-02-10 is not a Sunday \(weekly periods end on Sundays\)\n$/,
+      ],
+    ];
+    expect(
+      (await cli('platform', 'connect', '--workspace', agency.id, '--platform', 'tiktok', '--handle', '@one'))
+        .code,
+    ).toBe(0);
+    for (const [args, message] of cases) {
+      const result = await cli(...args);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: expect.stringMatching(message),
+      });
+    }
+  }, 180_000);
 });

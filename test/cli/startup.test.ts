@@ -21,20 +21,25 @@ function tempDir(): string {
   return dir;
 }
 
+/** The environment of a started entry point: a free port and a data folder of its own unless `env` says. */
+function entryEnv(env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: tempDir(),
+    ...env,
+  };
+}
+
 function start(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ENTRY], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        LOG_LEVEL: 'warn',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DATA_DIR: tempDir(),
-        ...env,
-      },
+      env: entryEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -123,4 +128,51 @@ describe('start-up failures of node src/main.ts', () => {
     // The failed start released its lock.
     expect(fs.existsSync(path.join(dir, 'brandhealth.lock'))).toBe(false);
   });
+
+  it(
+    'shuts down cleanly on a SIGTERM sent at the first 200 on /readyz, and starts again on the same data',
+    { timeout: 180_000 },
+    async () => {
+      const dir = tempDir();
+      for (let run = 0; run < 2; run++) {
+        const port = await freePort();
+        const child = spawn(process.execPath, [ENTRY], {
+          env: entryEnv({ PORT: String(port), METRICS_PORT: '0', SHUTDOWN_DRAIN_MS: '0', DATA_DIR: dir }),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (c) => (stderr += c));
+        const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+          child.once('exit', (code, signal) => resolve({ code, signal })),
+        );
+        const deadline = Date.now() + 120_000;
+        while (!(await readyz(port))) {
+          if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready: ${stderr}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        // The start-up steps after listening (workers, metrics, admin socket) may still be running.
+        child.kill('SIGTERM');
+        expect(await exited, stderr).toEqual({ code: 0, signal: null });
+      }
+      expect(fs.existsSync(path.join(dir, 'brandhealth.lock'))).toBe(false);
+    },
+  );
 });
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function readyz(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}

@@ -168,6 +168,8 @@ export function follow(d: Draft, suggestion: string): Draft {
     const max = number(suggestion, /about ([\d,]+) characters/);
     while (proseLength(next) > max && next.more.length + next.body.length)
       if (!next.more.pop()) next.body.pop();
+  } else if (suggestion.startsWith('Write the caption')) {
+    next.more.push({ kind: 'plain', text: POOLS.plain[0]! });
   } else if (/^(Open with a hook|Shorten the opening line|Write an opening line)/.test(suggestion)) {
     next.hook = 'You will want this';
   } else if (suggestion.startsWith('Add ') && suggestion.includes('hashtag')) {

@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { utcDay } from '../../core/days.ts';
 
 /**
  * Secrets at rest: AES-256-GCM under a key ring. Each sealed value is stored as two columns, the
@@ -167,7 +168,7 @@ export function parseKeyRing(text: string, name = 'ENCRYPTION_KEYS'): KeyRing {
 
 /** A new key ring entry for ENCRYPTION_KEYS: a dated id and 32 random bytes. */
 export function generateKeyEntry(now = new Date()): string {
-  const id = `k${now.toISOString().slice(0, 10).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`;
+  const id = `k${utcDay(now).replace(/-/g, '')}-${randomBytes(3).toString('hex')}`;
   return `${id}:${randomBytes(32).toString('base64')}`;
 }
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
@@ -76,6 +76,8 @@ async function openPGlite(dataDir: string, image?: Blob): Promise<Database> {
   }
   let pglite: PGlite;
   try {
+    // Loaded here: a service on PostgreSQL never needs PGlite's 0.5 MB of JavaScript.
+    const { PGlite } = await import('@electric-sql/pglite');
     pglite = await PGlite.create(inMemory ? undefined : dataDir, {
       parsers,
       startParams: [...PGlite.defaultStartParams, ...PGLITE_MEMORY],
@@ -149,18 +151,39 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   };
 }
 
+/**
+ * Applies every pending migration. A database already at the latest migration (every restart) is
+ * recognised with one query and left alone; otherwise Kysely's migrator runs under its lock and
+ * refuses a database that executed migrations this version does not know.
+ */
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const executed = await executedMigrations(db);
+  const known = Object.keys(migrations);
+  if (executed?.length === known.length && executed.every((name, i) => name === known[i])) return [];
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/** True when every known migration has been applied. */
+/** True when every known migration has been applied (one query). */
 export async function migrationsApplied(db: Kysely<DB>): Promise<boolean> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const all = await migrator.getMigrations();
-  return all.every((m) => m.executedAt !== undefined);
+  const executed = new Set(await executedMigrations(db));
+  return Object.keys(migrations).every((name) => executed.has(name));
+}
+
+const UNDEFINED_TABLE = '42P01';
+
+/** The names of the executed migrations in order, or null before the first migration ran. */
+async function executedMigrations(db: Kysely<DB>): Promise<string[] | null> {
+  try {
+    // Byte order, as the names are compared with the known ones (Kysely runs them in that order).
+    const names = sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name COLLATE "C"`;
+    return (await names.execute(db)).rows.map((r) => r.name);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return null;
+    throw error;
+  }
 }
 
 export async function ping(db: Kysely<DB>): Promise<void> {

@@ -27,6 +27,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   invalid_platform: { status: 422, title: 'Invalid Platform', options: field },
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not Found' },
+  conflict: { status: 409, title: 'Conflict' },
 
   no_data: { status: 404, title: 'No Data' },
   no_score_available: { status: 404, title: 'No Score Available' },
@@ -55,6 +56,13 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   platform_limit_reached: { status: 402, title: 'Platform Limit Reached' },
   platform_not_connected: { status: 404, title: 'Platform Not Connected' },
   platform_unavailable: { status: 502, title: 'Platform Unavailable' },
+  reauthorization_required: { status: 409, title: 'Reauthorization Required' },
+  not_connected_through_oauth: { status: 409, title: 'Not Connected Through OAuth' },
+  sync_rate_limited: {
+    status: 429,
+    title: 'Sync Rate Limited',
+    options: ({ details: d }) => ({ headers: { 'Retry-After': String(d.retryAfterSeconds) } }),
+  },
   invalid_state: { status: 400, title: 'Invalid State', options: field },
   authorization_failed: { status: 400, title: 'Authorization Failed', options: field },
   consent_denied: { status: 403, title: 'Consent Denied' },

@@ -160,23 +160,25 @@ export class Jobs {
   async start(): Promise<void> {
     if (this.#started) return;
     await this.boss.start();
+    const existing = new Map((await this.boss.getQueues([...this.#queues.keys()])).map((q) => [q.name, q]));
+    // One at a time: creating a queue is DDL (its partition) under pg-boss's lock.
     for (const [name, options] of this.#queues) {
-      const existing = await this.boss.getQueue(name);
-      if (!existing) await this.boss.createQueue(name, options);
+      const queue = existing.get(name);
+      if (!queue) await this.boss.createQueue(name, options);
       else {
         // A database created by an older version keeps its queue settings until told otherwise.
         const { partition: _p, policy: _q, ...updatable } = options;
         const stale = Object.entries(updatable).some(
-          ([option, value]) => (existing as unknown as Record<string, unknown>)[option] !== value,
+          ([option, value]) => (queue as unknown as Record<string, unknown>)[option] !== value,
         );
         if (stale) await this.boss.updateQueue(name, updatable);
       }
-      // pg-boss caches queue metadata at start, before these queues existed, and fills a miss
-      // with a query on its own connection. On PGlite (one connection) that query inside a
-      // caller's transaction (enqueue with a trx) would wait for the transaction forever, so
-      // warm the cache for every declared queue now.
-      await this.boss.getJobById(name, NO_JOB);
     }
+    // pg-boss caches queue metadata at start, before these queues existed, and fills a miss
+    // with a query on its own connection. On PGlite (one connection) that query inside a
+    // caller's transaction (enqueue with a trx) would wait for the transaction forever, so
+    // warm the cache for every declared queue now.
+    await Promise.all([...this.#queues.keys()].map((name) => this.boss.getJobById(name, NO_JOB)));
     this.#started = true;
   }
 

@@ -1,6 +1,6 @@
 import { SentimentTally } from '../../scoring/engine/index.ts';
 import type { DayRange } from './types.ts';
-import { addDays, utcDay } from '../../core/days.ts';
+import { addDays, parseIsoInstant, utcDay } from '../../core/days.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
@@ -12,13 +12,22 @@ export function count(value: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0;
 }
 
-/** UTC day of an API timestamp ('2025-03-01T14:02:11+0000', ISO, or unix seconds); null when unreadable. */
+/**
+ * The instant of a platform API's timestamp; null when unreadable. Unix seconds (TikTok), or ISO 8601
+ * with `Z` or an offset, with or without its colon (Graph writes `2025-03-01T14:02:11+0000`), read by
+ * core/days.ts's strict parseIsoInstant: a timestamp that names no real instant is unreadable.
+ */
+export function platformInstant(value: unknown): Date | null {
+  if (typeof value === 'string') return parseIsoInstant(value)?.instant ?? null;
+  if (typeof value !== 'number') return null;
+  const at = new Date(value * 1000);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** UTC day of a platform API's timestamp (platformInstant); null when unreadable. */
 export function dayOf(value: unknown): string | null {
-  let t: number;
-  if (typeof value === 'number') t = value * 1000;
-  else if (typeof value === 'string') t = Date.parse(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
-  else return null;
-  return Number.isFinite(t) ? utcDay(new Date(t)) : null;
+  const at = platformInstant(value);
+  return at ? utcDay(at) : null;
 }
 
 /** Share of profile fields that are filled in, 0..1. */

@@ -1,6 +1,6 @@
 import { count, dayOf } from './daybook.ts';
 import { errorMessage, httpFault, type PlatformAnswer, type PlatformFault } from './http.ts';
-import { addDays } from '../../core/days.ts';
+import { addDays, dayStart } from '../../core/days.ts';
 
 /**
  * The Graph API version every Meta URL names: the OAuth dialog and token endpoint
@@ -17,7 +17,7 @@ export const GRAPH_TOKEN_URL = `${GRAPH_BASE_URL}/oauth/access_token`;
 
 /** Unix seconds of a day's start (Graph `since` / `until`). */
 export function unixDay(day: string): number {
-  return Date.parse(`${day}T00:00:00Z`) / 1000;
+  return dayStart(day).getTime() / 1000;
 }
 
 /**
