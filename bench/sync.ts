@@ -3,7 +3,7 @@
 // through the real claim and job handler (each sync brings one new day), next to the raw
 // fetch-and-upsert of the same data; the round's time at two sizes shows how it grows.
 import { CONNECTORS, ApiClient } from '../src/ingest/connectors/index.ts';
-import { claimDueConnections, runSyncJob, syncQueue, type SyncJob } from '../src/ingest/schedule.ts';
+import { claimDueConnections, runSyncJob, syncJob, type SyncJob } from '../src/ingest/sync-worker.ts';
 import { snapshotRow, upsertSnapshots } from '../src/ingest/store.ts';
 import { FIRST_SYNC_DAYS, RESYNC_OVERLAP_DAYS } from '../src/ingest/sync.ts';
 import type { CompositeGrade } from '../src/scoring/engine/index.ts';
@@ -163,7 +163,7 @@ async function round1(service: Service): Promise<{ seconds: number; synced: numb
   const jobs: SyncJob[] = [];
   for (const platform of PLATFORMS) {
     for (;;) {
-      const got = await service.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 1000 });
+      const got = await service.ctx.jobs.boss.fetch<SyncJob>(syncJob(platform).queue, { batchSize: 1000 });
       if (!got?.length) break;
       jobs.push(...got.map((j) => j.data));
     }

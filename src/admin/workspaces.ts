@@ -68,7 +68,7 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
     .executeTakeFirstOrThrow();
 }
 
-/** What an operator sees of a workspace: its own fields, not bookkeeping such as `sync_version`. */
+/** What an operator sees of a workspace: its own fields, not bookkeeping columns. */
 const LISTED_COLUMNS = [
   'id',
   'name',

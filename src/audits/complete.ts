@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.ts';
-import { emitEvent } from '../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import {
   computeDailyScores,
   DAILY_WINDOW_DAYS,
@@ -17,7 +17,7 @@ import {
   type Recommendation,
   type WorkspaceScoreV2,
 } from '../scoring/engine/index.ts';
-import { isScoreChange, type ComparableScore } from '../scoring/score-change.ts';
+import { isScoreChange, scoreChangedData, type ComparableScore } from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
 import { latestCompletedAudit } from './latest.ts';
@@ -246,16 +246,13 @@ export async function completeAudit(
         await emitEvent(ctx, trx, {
           workspaceId: ws.id,
           type: 'score.changed',
-          data: {
-            workspace_id: ws.id,
-            audit_id: audit.id,
-            score: result.score,
-            previous_score: before.score,
-            change: signedDelta(result.score, before.score),
-            grade: result.grade,
-            previous_grade: before.grade,
-            changed_at: completedAt,
-          },
+          data: scoreChangedData({
+            workspaceId: ws.id,
+            before,
+            after: next,
+            changedAt: now,
+            cause: { auditId: audit.id },
+          }),
         });
       }
     }

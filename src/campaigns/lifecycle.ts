@@ -9,7 +9,7 @@
  */
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { emitEvent } from '../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import type { DB } from '../infra/db/types.ts';
 import { stageAt, stageStartsAt, type LaidOutPhase } from './phases.ts';
 import { lifecycleCandidates, type PhaseRow } from './queries.ts';

@@ -1,6 +1,6 @@
 import type { DomainModule } from '../domain-module.ts';
 import { metricsCli } from './cli.ts';
-import { syncJobs, syncTickJob } from './schedule.ts';
+import { syncJobs, syncTickJob } from './sync-worker.ts';
 
 /**
  * Metric ingestion: file imports and connector syncs from the CLI, and the scheduled sync of

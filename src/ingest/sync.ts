@@ -1,30 +1,20 @@
 import { sql, type Expression, type Transaction } from 'kysely';
-import type { DB } from '../infra/db/types.ts';
+import type { DB, StoredSyncFailure } from '../infra/db/types.ts';
 import type { AppContext } from '../context.ts';
-import { emitEvent, eventRow, scheduleDelivery } from '../events/emit.ts';
-import { round1, signedDelta, type CompositeGrade } from '../scoring/engine/index.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import {
   computeDailyScores,
-  CURRENT_FORMULA,
-  DAILY_SCORE_BATCH,
   DAILY_WINDOW_DAYS,
+  latestDailyScore,
   storedGradeBefore,
-  upsertDailyScoresQuery,
-  type DailyScoreRow,
+  writeDailyScores,
 } from '../scoring/daily-scores.ts';
-import { isScoreChange, type ComparableScore } from '../scoring/score-change.ts';
-import {
-  loadSnapshotsForScoring,
-  packedSnapshotRow,
-  packedSnapshotsSql,
-  unpackSnapshots,
-  type PackedSnapshot,
-} from '../scoring/snapshots.ts';
-import type { DailySnapshot } from '../core/metric-snapshot.ts';
+import { isScoreChange, scoreChangedData } from '../scoring/score-change.ts';
+import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import type { PartialFailure } from './connectors/types.ts';
-import type { StoredSyncFailure } from '../infra/db/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
+import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -119,21 +109,16 @@ export interface SyncTarget {
   workspace_id: string;
   platform: Platform;
   handle: string;
-  /** The platform's own id of the account, stored at connect (null: connected before ids were stored, or by handle). */
+  /** The platform's own id of the account, stored at connect (null: none looked up at connect, as for a connection made by handle). */
   account_id?: string | null;
   last_sync_at: Date | null;
-  /** The last day with activity held for it (lastActiveDaySql), when the caller read it already. */
-  held_day?: string | null;
-  /** The score before and scoring window read with the claim (scoringReadSql), kept if still current. */
-  prefetched?: PrefetchedScoring;
 }
 
 /**
- * The last day a platform reported activity for, as a scalar subquery (so a sync job reads it in the
- * statement that claims the connection). Not simply the last row: connectors write a row for every
- * day of the range up to the platform's today (audience only on days it has nothing for yet), so a
- * platform whose data lags (insights a day or two late) would otherwise never be re-read for the days
- * it fills in later.
+ * The last day a platform reported activity for, as a scalar subquery. Not simply the last row:
+ * connectors write a row for every day of the range up to the platform's today (audience only on
+ * days it has nothing for yet), so a platform whose data lags (insights a day or two late) would
+ * otherwise never be re-read for the days it fills in later.
  */
 export function lastActiveDaySql(
   workspaceId: Expression<string> | string,
@@ -171,19 +156,12 @@ export async function syncPlatform(
 }
 
 /**
- * Syncs one live connection (see syncPlatform). In the same transaction, under a lock on the
- * workspace row (two platforms of one workspace syncing at once compare against each other's
- * result, not the same stale one), it clears the connection's error state and fires
- * `score.changed` when the workspace's latest daily score moved beyond its 90% interval (isScoreChange,
- * the audits' rule; docs/adr/0076-score-changed-from-a-sync.md).
- *
- * Database round trips are most of what a sync costs beyond its fetch (docs/performance.md "Sync
- * scenario"), so the transaction holds two statements: (1) lock the workspace (bumping its
- * sync_version), upsert the snapshots, record the sync and check that the score before and the
- * scoring window the claim read (`connection.prefetched`, scoringReadSql) still hold; (2) write the
- * rescored days, with the score.changed event row when there is one (its delivery job is one more).
- * When the claim's read does not hold (or there is none: the CLI), the score and window are read
- * under the lock in between, as before. The score after is taken from the rows just written.
+ * Syncs one live connection: the one sync of the job and CLI paths (syncPlatform, runSyncJob). It
+ * fetches outside any transaction, then writes everything in one transaction under a lock on the
+ * workspace row, so two syncs of one workspace do not compare against the
+ * same stale score: it records the sync on the connection, upserts the snapshots, rescores the days
+ * they feed into, and fires `score.changed` when the workspace's latest daily score moved beyond its
+ * 90% interval (isScoreChange, the audits' rule; docs/adr/0076-score-changed-from-a-sync.md).
  */
 export async function syncConnection(
   ctx: AppContext,
@@ -194,14 +172,11 @@ export async function syncConnection(
   const platform = connection.platform;
   const now = ctx.now();
   const today = utcDay(now);
-  const held =
-    connection.held_day !== undefined
-      ? connection.held_day
-      : (
-          await sql<{
-            day: string | null;
-          }>`SELECT ${lastActiveDaySql(workspaceId, platform)} AS day`.execute(ctx.db)
-        ).rows[0]!.day;
+  const { held } = await sql<{
+    held: string | null;
+  }>`SELECT ${lastActiveDaySql(workspaceId, platform)} AS held`
+    .execute(ctx.db)
+    .then((r) => r.rows[0]!);
   const range = rangeFor(options, today, connection.last_sync_at, held);
 
   const connector = CONNECTORS[platform];
@@ -236,148 +211,75 @@ export async function syncConnection(
     .map((s) => snapshotRow(workspaceId, s, 'connector'));
   const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
   const to = lastAffected < today ? lastAffected : today;
-  // What the claim read, usable only on the day it was read (its window ends on that today).
-  const prefetched = connection.prefetched?.today === today ? connection.prefetched : undefined;
   const failures = distinctFailures(result.failures ?? []);
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
-    // (1) The main query reads the locked workspace row first (the UPDATE bumping its sync_version is
-    // the lock); the upsert and the update run in the same statement (data-modifying CTEs always run
-    // to completion). `fresh`: what the claim read still holds (see scoringReadSql).
-    const written = await trx
-      .with('ws', (qc) =>
-        qc
-          .updateTable('workspaces')
-          .set({ sync_version: sql<string>`sync_version + 1` })
-          .where('id', '=', workspaceId)
-          .returning(['id', 'sync_version']),
-      )
-      // The connection's partial failures before this sync (the statement's snapshot: the old row).
-      .with('prev', (qc) =>
-        qc.selectFrom('platform_connections').select('sync_failures').where('id', '=', connection.id),
-      )
-      .with('conn', (qc) =>
-        qc
-          .updateTable('platform_connections')
-          .set({
-            followers: result.followers,
-            last_sync_at: now,
-            ...SYNC_STATE_CLEAN,
-            sync_failures: failuresSql(failures, now),
-            // An id the connector looked up (a connection made before ids were stored) is kept.
-            ...(result.accountId && !connection.account_id ? { account_id: result.accountId } : {}),
-          })
-          .where('id', '=', connection.id)
-          .where('status', '=', 'connected')
-          .returning('id'),
-      )
-      .with('up', (qc) =>
-        rows.length
-          ? upsertSnapshotsQuery(qc, rows, {
-              keepFollowersThrough: result.followersEstimatedThrough ?? null,
-            }).returning(packedSnapshotRow('metric_snapshots').as('packed'))
-          : qc
-              .selectFrom('metric_snapshots')
-              .select(['workspace_id', 'day', packedSnapshotRow('metric_snapshots').as('packed')])
-              .where(sql<boolean>`false`),
-      )
-      .selectFrom('ws')
-      .select([
-        sql<string | null>`(SELECT min(up.day)::text FROM up)`.as('first_changed'),
-        sql<PackedSnapshot[] | null>`(SELECT json_agg(up.packed) FROM up)`.as('changed'),
-        sql<number>`(SELECT count(*) FROM conn)::int`.as('recorded'),
-        sql<StoredSyncFailure[] | null>`(SELECT prev.sync_failures FROM prev)`.as('previous_failures'),
-        (prefetched
-          ? sql<boolean>`(ws.sync_version = ${prefetched.version}::bigint + 1
-              AND ${scoringReadSql(workspaceId, today).fingerprint} = ${prefetched.fingerprint})`
-          : sql<boolean>`false`
-        ).as('fresh'),
-      ])
-      .executeTakeFirst();
-    const firstChanged = written?.first_changed ?? undefined;
-    if (written?.recorded)
-      await reportMissingPermissions(ctx, trx, connection, failures, written.previous_failures);
+    await lockWorkspace(trx, workspaceId);
+    await recordSync(ctx, trx, connection, { ...result, failures });
+    const changed = rows.length
+      ? await upsertSnapshotsQuery(trx, rows, {
+          keepFollowersThrough: result.followersEstimatedThrough ?? null,
+        }).execute()
+      : [];
+    const firstChanged = changed.length
+      ? changed.map((r) => String(r.day)).reduce((a, b) => (a < b ? a : b))
+      : undefined;
 
-    // (2) The score before (under the lock, before anything is rescored) and a scoring window: the
-    // claim's, with this sync's changed rows laid over it, when nothing else wrote since; else read
-    // now, for the likely first day to rescore (the first changed one, else today).
-    let beforeRow: BeforeTuple | null;
-    let held: { from: string; to: string; snapshots: DailySnapshot[] };
-    if (prefetched && written?.fresh) {
-      beforeRow = prefetched.before;
-      const byKey = new Map<string, DailySnapshot>();
-      for (const s of unpackSnapshots(prefetched.window)) byKey.set(`${s.platform} ${s.day}`, s);
-      for (const s of unpackSnapshots(written.changed)) byKey.set(`${s.platform} ${s.day}`, s);
-      held = { ...claimWindow(today), snapshots: [...byKey.values()] };
-    } else {
-      const from = addDays(firstChanged ?? today, -(DAILY_WINDOW_DAYS - 1));
-      const read = await trx
-        .selectNoFrom([
-          scoringReadSql(workspaceId, today).before.as('before'),
-          packedSnapshotsSql(workspaceId, { from, to }).as('window'),
-        ])
-        .executeTakeFirstOrThrow();
-      beforeRow = read.before;
-      held = { from, to, snapshots: unpackSnapshots(read.window) };
-    }
-    const before: (ComparableScore & { day: string }) | null = beforeRow
-      ? {
-          score: beforeRow[0],
-          day: beforeRow[1],
-          grade: beforeRow[2],
-          formulaVersion: CURRENT_FORMULA,
-          interval:
-            beforeRow[3] !== null && beforeRow[4] !== null ? { low: beforeRow[3], high: beforeRow[4] } : null,
-        }
-      : null;
+    // The score before, read under the lock and before anything is rescored.
+    const before = await latestDailyScore(trx, workspaceId, today);
     const fromDay = firstDayToScore(firstChanged, before?.day ?? null, range.since, today);
-    let scored: DailyScoreRow[] = [];
-    if (fromDay !== null && fromDay <= to) {
-      const windowFrom = addDays(fromDay, -(DAILY_WINDOW_DAYS - 1));
-      // Days not scored before the window held (a lagging history) need a wider one: read it.
-      const snapshots =
-        windowFrom >= held.from && to <= held.to
-          ? held.snapshots.filter((s) => s.day >= windowFrom && s.day <= to)
-          : await loadSnapshotsForScoring(trx, workspaceId, { from: windowFrom, to });
-      // Grade hysteresis carries over from the stored day before fromDay: the latest one when the
-      // rescore starts after it (a daily sync), else one more read.
-      const previousGrade =
-        before && before.day < fromDay ? before.grade : await storedGradeBefore(trx, workspaceId, fromDay);
-      scored = computeDailyScores(workspaceId, snapshots, fromDay, to, {
-        previousGrade: (previousGrade as CompositeGrade | null) ?? null,
-      });
-    }
-    const after = latestAfterWrite(before, scored);
+    if (fromDay === null || fromDay > to) return false;
+    const snapshots = await loadSnapshotsForScoring(trx, workspaceId, {
+      from: addDays(fromDay, -(DAILY_WINDOW_DAYS - 1)),
+      to,
+    });
+    // Grade hysteresis carries over from the stored day before fromDay.
+    const previousGrade =
+      before && before.day < fromDay ? before.grade : await storedGradeBefore(trx, workspaceId, fromDay);
+    await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, { previousGrade }));
+    const after = await latestDailyScore(trx, workspaceId, today);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
-    const event =
-      before && after && isScoreChange(after, before)
-        ? eventRow(ctx, {
-            workspaceId,
-            type: 'score.changed',
-            data: {
-              workspace_id: workspaceId,
-              score: round1(after.score),
-              previous_score: round1(before.score),
-              change: signedDelta(after.score, before.score),
-              grade: after.grade,
-              previous_grade: before.grade,
-              changed_at: now.toISOString(),
-              source: 'sync',
-              platform,
-            },
-          })
-        : null;
-    // (3) The rescored days, with the event row (if any) in the same statement.
-    for (let i = 0; i < scored.length; i += DAILY_SCORE_BATCH) {
-      const last = i + DAILY_SCORE_BATCH >= scored.length;
-      const qc = event && last ? trx.with('ev', (q) => q.insertInto('events').values(event)) : trx;
-      await upsertDailyScoresQuery(qc, scored.slice(i, i + DAILY_SCORE_BATCH)).execute();
-    }
-    if (!event) return false;
-    if (!scored.length) await trx.insertInto('events').values(event).execute();
-    await scheduleDelivery(ctx, trx, event.id);
+    if (!before || !after || !isScoreChange(after, before)) return false;
+    await emitEvent(ctx, trx, {
+      workspaceId,
+      type: 'score.changed',
+      data: scoreChangedData({ workspaceId, before, after, changedAt: now, cause: { platform } }),
+    });
     return true;
   });
   return { platform, ...range, snapshots: rows.length, followers: result.followers, scoreChanged, failures };
+}
+
+/**
+ * Records a sync on a still-connected connection: its followers, last_sync_at, a clean error state
+ * and this sync's partial failures (with platform.connection_degraded for a newly missing permission).
+ */
+async function recordSync(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  connection: SyncTarget,
+  result: { followers: number; accountId?: string | null; failures: readonly PartialFailure[] },
+): Promise<void> {
+  const now = ctx.now();
+  const previous = await trx
+    .selectFrom('platform_connections')
+    .select('sync_failures')
+    .where('id', '=', connection.id)
+    .executeTakeFirst();
+  const recorded = await trx
+    .updateTable('platform_connections')
+    .set({
+      followers: result.followers,
+      last_sync_at: now,
+      ...SYNC_STATE_CLEAN,
+      sync_failures: failuresSql(result.failures, now),
+      // An id the connector looked up (none was stored at connect) is kept.
+      ...(result.accountId && !connection.account_id ? { account_id: result.accountId } : {}),
+    })
+    .where('id', '=', connection.id)
+    .where('status', '=', 'connected')
+    .executeTakeFirst();
+  if (recorded.numUpdatedRows > 0n)
+    await reportMissingPermissions(ctx, trx, connection, result.failures, previous?.sync_failures ?? null);
 }
 
 /** One failure per call and metric (the first), so the recorded list names each once. */
@@ -447,95 +349,6 @@ async function reportMissingPermissions(
       degraded_at: ctx.now().toISOString(),
     },
   });
-}
-
-/** The latest stored score as scoringReadSql packs it: score, day, grade, interval low and high. */
-type BeforeTuple = [number, string, CompositeGrade | null, number | null, number | null];
-
-/** What a sync's claim reads ahead (scoringReadSql) and hands to syncConnection. */
-export interface PrefetchedScoring {
-  /** The day it was read for (its window ends then). */
-  today: string;
-  version: string;
-  fingerprint: string;
-  before: BeforeTuple | null;
-  window: PackedSnapshot[] | null;
-}
-
-/**
- * The scoring window a claim reads: a daily sync re-reads from RESYNC_OVERLAP_DAYS before yesterday,
- * so it rescores from at most that day, whose window starts DAILY_WINDOW_DAYS - 1 days earlier.
- */
-function claimWindow(today: string): { from: string; to: string } {
-  return { from: addDays(today, -(DAILY_WINDOW_DAYS - 1) - (RESYNC_OVERLAP_DAYS + 1)), to: today };
-}
-
-/**
- * What a sync reads to rescore, as scalar subqueries on a workspace (an outer column in the claim):
- * the latest stored score on or before today (`before`), the claim's scoring window, the
- * workspace's sync_version, and a fingerprint of those rows (their xmins: any insert, update or
- * delete since gives a different one). The sync's lock statement keeps the claim's read only when
- * sync_version moved by exactly its own bump (the UPDATE that takes the lock sees the row's latest
- * version even when it waited, so no other sync committed in between) and the fingerprint, taken in
- * that statement's snapshot, is unchanged (no other writer committed before it); else it reads again
- * under the lock, as it always did. A writer committing during that one statement is the same race
- * the read after the lock has with writers that do not take the workspace lock.
- */
-export function scoringReadSql(workspaceId: Expression<string> | string, today: string) {
-  const window = claimWindow(today);
-  const latest = sql`FROM daily_scores d WHERE d.workspace_id = ${workspaceId}
-    AND d.formula_version = ${CURRENT_FORMULA} AND d.day <= ${today} ORDER BY d.day DESC LIMIT 1`;
-  return {
-    before: sql<BeforeTuple | null>`(SELECT json_build_array(d.score, d.day, d.grade, d.score_low, d.score_high) ${latest})`,
-    window: packedSnapshotsSql(workspaceId, window),
-    version: sql<string>`(SELECT w.sync_version::text FROM workspaces w WHERE w.id = ${workspaceId})`,
-    fingerprint: sql<string>`md5(concat_ws('|',
-      (SELECT string_agg(s.xmin::text, ',' ORDER BY s.platform, s.day) FROM metric_snapshots s
-        WHERE s.workspace_id = ${workspaceId} AND s.day >= ${window.from} AND s.day <= ${window.to}),
-      (SELECT d.xmin::text || ' ' || d.day::text ${latest})))`,
-  };
-}
-
-/**
- * A number as a `real` column gives it back: rounded to float4, then printed as PostgreSQL prints a
- * float4 (the shortest decimal that rounds to the same float4) and parsed again.
- */
-export function asStoredReal(x: number): number {
-  const f = Math.fround(x);
-  if (!Number.isFinite(f)) return f;
-  for (let digits = 1; digits < 9; digits++) {
-    const shortest = Number(f.toPrecision(digits));
-    if (Math.fround(shortest) === f) return shortest;
-  }
-  return Number(f.toPrecision(9));
-}
-
-/**
- * The workspace's latest daily score on or before today once `written` is stored (what
- * /v1/score/history ends with): written days are never after today and replace the stored ones.
- * Scores are stored as `real`: a written one is taken as reading it back would give it (asStoredReal).
- */
-function latestAfterWrite(
-  before: (ComparableScore & { day: string }) | null,
-  written: readonly DailyScoreRow[],
-): ComparableScore | null {
-  let latest: (ComparableScore & { day: string }) | null = before;
-  for (const r of written) {
-    const day = String(r.day);
-    if (!latest || day >= latest.day) {
-      latest = {
-        day,
-        score: asStoredReal(Number(r.score)),
-        grade: (r.grade as string | null | undefined) ?? null,
-        formulaVersion: CURRENT_FORMULA,
-        interval:
-          r.score_low != null && r.score_high != null
-            ? { low: asStoredReal(Number(r.score_low)), high: asStoredReal(Number(r.score_high)) }
-            : null,
-      };
-    }
-  }
-  return latest;
 }
 
 /**

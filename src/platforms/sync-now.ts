@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.ts';
 import { DomainError } from '../core/errors.ts';
 import type { Platform } from '../core/catalog.ts';
-import { enqueueManualSync } from '../ingest/schedule.ts';
+import { enqueueManualSync } from '../ingest/sync-worker.ts';
 import { holdsPlace } from './connection-state.ts';
 
 /**

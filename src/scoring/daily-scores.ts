@@ -10,6 +10,7 @@ import {
   type CompositeGrade,
   type WorkspaceScoreV2,
 } from './engine/index.ts';
+import type { ComparableScore } from './score-change.ts';
 import { loadSnapshots } from './snapshots.ts';
 import { addDays } from '../core/days.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
@@ -122,8 +123,7 @@ export async function writeDailyScores(db: Kysely<DB>, rows: readonly DailyScore
 }
 
 /**
- * One multi-row upsert of daily scores (at most DAILY_SCORE_BATCH rows). A query builder, so a caller
- * can prefix CTEs (a sync writes its score.changed event in the same statement).
+ * One multi-row upsert of daily scores (at most DAILY_SCORE_BATCH rows), as a query builder.
  */
 export function upsertDailyScoresQuery(db: QueryCreator<DB>, rows: readonly DailyScoreRow[]) {
   if (rows.length > DAILY_SCORE_BATCH)
@@ -171,6 +171,38 @@ export async function storedGradeBefore(
     .limit(1)
     .executeTakeFirst();
   return (row?.grade as CompositeGrade | null | undefined) ?? null;
+}
+
+/** A stored daily score as score.changed compares it (its day beside it). */
+export interface StoredDailyScore extends ComparableScore {
+  day: string;
+  grade: CompositeGrade | null;
+}
+
+/** The workspace's latest stored current-formula daily score on or before `day` (what /v1/score/history ends with). */
+export async function latestDailyScore(
+  db: Kysely<DB>,
+  workspaceId: string,
+  day: string,
+): Promise<StoredDailyScore | null> {
+  const row = await db
+    .selectFrom('daily_scores')
+    .select(['day', 'score', 'grade', 'score_low', 'score_high'])
+    .where('workspace_id', '=', workspaceId)
+    .where('formula_version', '=', CURRENT_FORMULA)
+    .where('day', '<=', day)
+    .orderBy('day', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    day: String(row.day),
+    score: row.score,
+    grade: row.grade as CompositeGrade | null,
+    formulaVersion: CURRENT_FORMULA,
+    interval:
+      row.score_low != null && row.score_high != null ? { low: row.score_low, high: row.score_high } : null,
+  };
 }
 
 /**

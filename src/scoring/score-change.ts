@@ -1,4 +1,13 @@
-import { changeExceedsInterval, round1, type Interval } from './engine/index.ts';
+import {
+  changeExceedsInterval,
+  compositeGradeV2,
+  round1,
+  signedDelta,
+  type CompositeGrade,
+  type Interval,
+} from './engine/index.ts';
+import type { EventData } from '../webhooks/events.ts';
+import type { Platform } from '../core/catalog.ts';
 
 /** The composite must move by at least this many points to emit score.changed (v1: or change grade). */
 export const SCORE_CHANGED_THRESHOLD = 1.0;
@@ -28,4 +37,39 @@ export function isScoreChange(next: ComparableScore, previous: ComparableScore |
     return moved && changeExceedsInterval({ score: previous.score, scoreInterval: previous.interval }, next);
   }
   return moved || next.grade !== previous.grade;
+}
+
+/** What moved the score: a completed audit, or a sync of one platform. */
+export type ScoreChangeCause = { auditId: string } | { platform: Platform };
+
+/**
+ * The `data` of `score.changed`, the one builder for audits and syncs. Scores are given to one
+ * decimal, and `change` is `score - previous_score` of those (docs/webhooks.md "score.changed"); a
+ * score stored without a grade is given the grade of its value.
+ */
+export function scoreChangedData(input: {
+  workspaceId: string;
+  before: ComparableScore;
+  after: ComparableScore;
+  changedAt: Date;
+  cause: ScoreChangeCause;
+}): EventData<'score.changed'> {
+  const { before, after, cause } = input;
+  const score = round1(after.score);
+  const previous = round1(before.score);
+  return {
+    workspace_id: input.workspaceId,
+    ...('auditId' in cause ? { audit_id: cause.auditId } : {}),
+    score,
+    previous_score: previous,
+    change: signedDelta(score, previous),
+    grade: gradeOf(after.grade, score),
+    previous_grade: gradeOf(before.grade, previous),
+    changed_at: input.changedAt.toISOString(),
+    ...('platform' in cause ? { source: 'sync' as const, platform: cause.platform } : {}),
+  };
+}
+
+function gradeOf(stored: string | null, score: number): CompositeGrade {
+  return (stored as CompositeGrade | null) ?? compositeGradeV2(score);
 }

@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import type { Platform } from '../core/catalog.ts';
 import {
@@ -68,23 +68,6 @@ export function packedSnapshotsQuery(
   if (options.from) q = q.where('day', '>=', options.from);
   if (options.to) q = q.where('day', '<=', options.to);
   return q;
-}
-
-/** One row packed as packedSnapshotsQuery packs it; `table` qualifies the columns (a RETURNING list). */
-export function packedSnapshotRow(table: string) {
-  return sql<PackedSnapshot>`json_build_array(${sql.join(COLUMNS.map((c) => sql.ref(`${table}.${c}`)))})`;
-}
-
-/**
- * packedSnapshotsQuery's rows of [from, to] as a scalar subquery whose workspace may be an outer
- * column (a sync's claim reads them in its UPDATE ... RETURNING).
- */
-export function packedSnapshotsSql(
-  workspaceId: Expression<string> | string,
-  range: { from: string; to: string },
-) {
-  return sql<PackedSnapshot[] | null>`(SELECT json_agg(${packedSnapshotRow('s')} ORDER BY s.platform, s.day)
-    FROM metric_snapshots s WHERE s.workspace_id = ${workspaceId} AND s.day >= ${range.from} AND s.day <= ${range.to})`;
 }
 
 export function unpackSnapshots(rows: PackedSnapshot[] | null): DailySnapshot[] {

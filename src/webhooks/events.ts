@@ -1,7 +1,7 @@
 // The events a webhook receives, as the OpenAPI 3.1 `webhooks` section documents them: one entry per
 // event type, the envelope every delivery has (src/webhooks/attempt.ts eventPayload) around the data
-// its emitter records (src/events/emit.ts callers), and the Standard Webhooks signature headers.
-import { Type, type TSchema } from 'typebox';
+// its emitter records (emitEvent callers, typed by EventData), and the Standard Webhooks signature headers.
+import { Type, type Static, type TSchema } from 'typebox';
 import { EVENT_TYPES, SYNC_ERROR_CLASSES, type EventType } from '../core/catalog.ts';
 import { Grade, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 
@@ -19,7 +19,13 @@ const Signed = Type.String({
 });
 const Handle = Type.String({ maxLength: 200 });
 
-const DATA: Record<EventType, { description: string; data: TSchema; example: Record<string, unknown> }> = {
+interface EventDoc {
+  description: string;
+  data: TSchema;
+  example: Record<string, unknown>;
+}
+
+const DATA = {
   'audit.completed': {
     description: "A Brand Audit completed (also sent to the audit's own `webhook_url`).",
     data: Type.Object({
@@ -187,7 +193,10 @@ const DATA: Record<EventType, { description: string; data: TSchema; example: Rec
       degraded_at: '2026-11-21T04:00:12.000Z',
     },
   },
-};
+} satisfies Record<EventType, EventDoc>;
+
+/** The `data` of an event of `type`, as its documented schema gives it: what emitEvent accepts. */
+export type EventData<T extends EventType> = Static<(typeof DATA)[T]['data']>;
 
 const SIGNATURE_HEADERS = [
   {

@@ -1,6 +1,5 @@
 import type { DomainModule } from '../domain-module.ts';
-import { webhookFanoutJob } from './fanout.ts';
-import { webhookDeliverJob } from './jobs.ts';
+import { webhookDeliverJob, webhookFanoutJob } from './jobs.ts';
 import { webhookRoutes } from './routes.ts';
 
 /** Webhook registration, event fan-out and signed delivery (docs/webhooks.md). */

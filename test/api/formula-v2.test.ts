@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { runCli } from '../../src/cli/program.ts';
-import { runSyncJob } from '../../src/ingest/schedule.ts';
+import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';

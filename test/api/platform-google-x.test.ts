@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X_PUBLIC_CLIENT_ID, type Simulator } from '../../simulator/server.ts';
-import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
+import { runSyncJob, syncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
 import { nextPacificMidnight } from '../../src/ingest/connectors/youtube.ts';
 import { oauthParties, platformEndpoints } from '../../src/platforms/oauth-config.ts';
 import { clientAuth, getAccessToken, oauthOptions } from '../../src/platforms/vault.ts';
@@ -61,7 +61,7 @@ const connectionOf = (workspaceId: string, platform: Platform) =>
 
 async function queuedFor(platform: Platform, connectionId: string) {
   const { rows } = await sql<{ data: SyncJob; start_after: Date }>`
-    SELECT data, start_after FROM pgboss.job WHERE name = ${syncQueue(platform)} AND state = 'created'`.execute(
+    SELECT data, start_after FROM pgboss.job WHERE name = ${syncJob(platform).queue} AND state = 'created'`.execute(
     t.db,
   );
   return rows.filter((r) => r.data.connectionId === connectionId);

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { newId } from '../../src/infra/ids.ts';
-import { claimDueConnections, syncQueue } from '../../src/ingest/schedule.ts';
+import { claimDueConnections, syncJob } from '../../src/ingest/sync-worker.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { usingPostgres } from '../helpers/database.ts';
@@ -97,12 +97,12 @@ describe.skipIf(!usingPostgres())('scheduled sync across instances', () => {
     expect(profile('tiktok', '/tiktok/business/business/get/')).toBe(WORKSPACES);
     const { rows: jobs } = await sql<{ name: string; state: string; n: string }>`
       SELECT name, state, count(*) AS n FROM pgboss.job
-      WHERE name IN (${syncQueue('instagram')}, ${syncQueue('tiktok')}) GROUP BY name, state ORDER BY name`.execute(
+      WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) GROUP BY name, state ORDER BY name`.execute(
       a.db,
     );
     expect(jobs.map((j) => [j.name, j.state, Number(j.n)])).toEqual([
-      [syncQueue('instagram'), 'completed', WORKSPACES],
-      [syncQueue('tiktok'), 'completed', WORKSPACES],
+      [syncJob('instagram').queue, 'completed', WORKSPACES],
+      [syncJob('tiktok').queue, 'completed', WORKSPACES],
     ]);
     const snapshots = await a.db
       .selectFrom('metric_snapshots')

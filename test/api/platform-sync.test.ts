@@ -7,9 +7,9 @@ import {
   FAILURE_ALERT_AFTER,
   nextSlot,
   runSyncJob,
-  syncQueue,
+  syncJob,
   type SyncJob,
-} from '../../src/ingest/schedule.ts';
+} from '../../src/ingest/sync-worker.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
 import { oauthConnection as oauthConnectionOf } from '../helpers/oauth-connection.ts';
 import type { Platform } from '../../src/core/catalog.ts';
@@ -38,13 +38,13 @@ const oauthConnection = (
 ) => oauthConnectionOf(t, NOW, workspaceId, platform, options);
 
 async function takeJobs(platform: Platform): Promise<SyncJob[]> {
-  const jobs = await t.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 1000 });
+  const jobs = await t.ctx.jobs.boss.fetch<SyncJob>(syncJob(platform).queue, { batchSize: 1000 });
   return (jobs ?? []).map((j) => j.data);
 }
 
 async function queued(platform: Platform) {
   const { rows } = await sql<{ data: SyncJob; start_after: Date }>`
-    SELECT data, start_after FROM pgboss.job WHERE name = ${syncQueue(platform)} AND state = 'created'`.execute(
+    SELECT data, start_after FROM pgboss.job WHERE name = ${syncJob(platform).queue} AND state = 'created'`.execute(
     t.db,
   );
   return rows;
@@ -298,7 +298,9 @@ describe('scheduled sync', () => {
 
 /** Drops the queued retries of a platform (their start_after lies in the future). */
 async function takeJobsAfterDelay(platform: Platform) {
-  await sql`DELETE FROM pgboss.job WHERE name = ${syncQueue(platform)} AND state = 'created'`.execute(t.db);
+  await sql`DELETE FROM pgboss.job WHERE name = ${syncJob(platform).queue} AND state = 'created'`.execute(
+    t.db,
+  );
 }
 
 describe('POST /v1/platforms/{platform}/sync', () => {
@@ -391,8 +393,9 @@ describe('tokens never leave the vault', () => {
       standIn.faults.instagram!.push({ status: 500 }, { status: 429, headers: { 'retry-after': '1' } });
       expect(await claimDueConnections(s.ctx)).toBe(2);
       for (const platform of ['instagram', 'tiktok'] as const) {
-        for (const job of (await s.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 10 })) ??
-          [])
+        for (const job of (await s.ctx.jobs.boss.fetch<SyncJob>(syncJob(platform).queue, {
+          batchSize: 10,
+        })) ?? [])
           await runSyncJob(s.ctx, job.data);
       }
       const answers = [

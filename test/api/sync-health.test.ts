@@ -6,11 +6,11 @@ import {
   FAILURE_ALERT_AFTER,
   MAX_SYNC_ATTEMPTS,
   runSyncJob,
-  syncQueue,
+  syncJob,
   TOKEN_WARNING_DAYS,
   warnExpiringTokens,
   type SyncJob,
-} from '../../src/ingest/schedule.ts';
+} from '../../src/ingest/sync-worker.ts';
 import { nextPacificMidnight } from '../../src/ingest/connectors/youtube.ts';
 import { utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';
@@ -61,7 +61,7 @@ async function connected(s: TestService, platform: Platform, login: string) {
   const w = await workspaceWithKey(s.db, { plan: 'agency' });
   const id = await connectThroughSimulator(s, { key: w.key, workspaceId: w.workspace.id, platform, login });
   // The connect flow's first sync is left queued: the tests run their own jobs.
-  await sql`DELETE FROM pgboss.job WHERE name = ${syncQueue(platform)}`.execute(s.db);
+  await sql`DELETE FROM pgboss.job WHERE name = ${syncJob(platform).queue}`.execute(s.db);
   return { ...w, id };
 }
 
@@ -105,7 +105,7 @@ async function listed(s: TestService, key: string, platform: Platform) {
 async function queued(s: TestService, platform: Platform, connectionId: string) {
   const { rows } = await sql<{ data: SyncJob; start_after: Date }>`
     SELECT data, start_after FROM pgboss.job
-    WHERE name = ${syncQueue(platform)} AND state = 'created'`.execute(s.db);
+    WHERE name = ${syncJob(platform).queue} AND state = 'created'`.execute(s.db);
   return rows.filter((r) => r.data.connectionId === connectionId);
 }
 
@@ -329,7 +329,7 @@ describe('one policy per error kind', () => {
     const before = apiCalls('youtube');
     expect(await runSyncJob(t.ctx, job(healthy.id))).toBe('deferred');
     expect(apiCalls('youtube')).toBe(before);
-    await sql`DELETE FROM pgboss.job WHERE name = ${syncQueue('youtube')}`.execute(t.db);
+    await sql`DELETE FROM pgboss.job WHERE name = ${syncJob('youtube').queue}`.execute(t.db);
   });
 
   it('a throttled sync waits for the reset the platform gives and never counts as a failure', async () => {
@@ -363,7 +363,7 @@ describe('one policy per error kind', () => {
         expect(delay).toBeGreaterThan(25_000);
         expect(delay).toBeLessThanOrEqual(31_000);
       } else expect(retry).toHaveLength(0);
-      await sql`DELETE FROM pgboss.job WHERE name = ${syncQueue('twitter')}`.execute(t.db);
+      await sql`DELETE FROM pgboss.job WHERE name = ${syncJob('twitter').queue}`.execute(t.db);
     }
     expect(await row(t, c.id)).toMatchObject({
       status: 'connected',

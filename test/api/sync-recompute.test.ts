@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { runSyncJob } from '../../src/ingest/schedule.ts';
-import { asStoredReal } from '../../src/ingest/sync.ts';
-import { recomputeDailyScores, writeDailyScores } from '../../src/scoring/daily-scores.ts';
+import { runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
@@ -95,36 +94,5 @@ describe('sync recompute', () => {
     const values = (rows: typeof first) => rows.map(({ xmin: _, ...r }) => r);
     expect(values(full)).toEqual(values(after));
     expect(full.every((r) => r.xmin !== xminBefore.get(r.day))).toBe(true);
-  });
-});
-
-describe('the score after a sync', () => {
-  it('is taken as the real column gives it back (asStoredReal matches a read-back)', async () => {
-    const { workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
-    // Scores with many digits, boundaries of one decimal, and round values.
-    const values = [0, 50, 63.45, 99.95, 12.345678, 100 / 3, 66.66666666666667, 41.05, 87.55, 0.05];
-    for (let i = 0; i < 40; i++) values.push(Math.round(Math.sin(i + 1) * 5e6 + 5e6) / 1e5);
-    const day0 = '2024-01-01';
-    await writeDailyScores(
-      t.db,
-      values.map((score, i) => ({
-        workspace_id: workspace.id,
-        day: addDays(day0, i),
-        score,
-        presence: 50,
-        reach: 50,
-        impact: 50,
-        sentiment: 50,
-        momentum: 50,
-        formula_version: 'v1',
-      })),
-    );
-    const stored = await t.db
-      .selectFrom('daily_scores')
-      .select(['day', 'score'])
-      .where('workspace_id', '=', workspace.id)
-      .orderBy('day')
-      .execute();
-    expect(stored.map((r) => r.score)).toEqual(values.map(asStoredReal));
   });
 });

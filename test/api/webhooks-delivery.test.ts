@@ -3,10 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { deliverOnce, NO_RESPONSE } from '../../src/webhooks/deliver-once.ts';
 import { sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
-import { fanOutEvent } from '../../src/webhooks/fanout.ts';
+import { fanOutEvent } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
-import { seedMetrics } from './audits.fixtures.ts';
+import { signedDelta } from '../../src/scoring/engine/index.ts';
+import { runJob, seedMetrics } from './audits.fixtures.ts';
 import { emit, eventually, startReceiver, type Receiver } from './webhooks-receiver.ts';
 
 let t: TestService;
@@ -260,6 +261,60 @@ describe('delivery', () => {
       .where('webhook_id', '=', strangerHook.id)
       .execute();
     expect(strangers).toHaveLength(0);
+  });
+
+  it('delivers score.changed from an audit with one-decimal scores and change = score - previous_score', async () => {
+    const { workspace, key } = await workspaceWithKey(
+      t.db,
+      { plan: 'agency', accountType: 'agency' },
+      { platforms: [{ platform: 'instagram' }] },
+    );
+    await seedMetrics(t.db, workspace.id, { platforms: ['instagram'] });
+    const hook = await register(key, '/score-changed', ['score.changed']);
+    // The previous audit's score as the real column may hold it (more digits than the API gives).
+    const at = new Date(Date.now() - 86_400_000);
+    await t.db
+      .insertInto('audits')
+      .values({
+        id: 'aud_previous_score_digits',
+        workspace_id: workspace.id,
+        status: 'completed',
+        platforms: ['instagram'],
+        lookback_days: 90,
+        estimated_completion: at,
+        created_at: at,
+        completed_at: at,
+        score: 20.04,
+        score_low: 19.94,
+        score_high: 20.14,
+        grade: 'critical',
+        formula_version: 'v2',
+        pillars: '{}',
+        recommendations: '[]',
+        industry_benchmark: '{}',
+      })
+      .execute();
+    const started = await t.request({ method: 'POST', url: '/v1/audit/run', key, payload: {} });
+    expect(started.statusCode).toBe(200);
+    await runJob(t.ctx, started.json().audit_id);
+
+    const request = await eventually(async () => rx.requestsTo('/score-changed')[0], 20_000, 'score.changed');
+    const { data } = new Webhook(hook.secret).verify(request.body, request.headers) as {
+      data: Record<string, unknown>;
+    };
+    const audit = (
+      await t.request({ method: 'GET', url: `/v1/audit/${started.json().audit_id}`, key })
+    ).json();
+    expect(data).toEqual({
+      workspace_id: workspace.id,
+      audit_id: audit.audit_id,
+      score: audit.score,
+      previous_score: 20,
+      change: signedDelta(audit.score, 20),
+      grade: audit.grade,
+      previous_grade: 'critical',
+      changed_at: audit.completed_at,
+    });
   });
 });
 

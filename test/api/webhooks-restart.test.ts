@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/infra/config.ts';
 import { createService, type Service } from '../../src/service.ts';
-import { fanOutEvent } from '../../src/webhooks/fanout.ts';
+import { fanOutEvent } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { createTestDatabase, usingPostgres } from '../helpers/database.ts';
 import { workspaceWithKey } from '../helpers/service.ts';

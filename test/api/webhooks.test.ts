@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptDelivery } from '../../src/webhooks/attempt.ts';
-import { fanOutEvent } from '../../src/webhooks/fanout.ts';
+import { fanOutEvent } from '../../src/webhooks/jobs.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { emit } from './webhooks-receiver.ts';

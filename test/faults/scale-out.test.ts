@@ -9,7 +9,7 @@ import { addDays, utcDay } from '../../src/core/days.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import type { DB } from '../../src/infra/db/types.ts';
 import type { JobDefinition } from '../../src/infra/jobs/define.ts';
-import { syncQueue, syncTickJob } from '../../src/ingest/schedule.ts';
+import { syncJob, syncTickJob } from '../../src/ingest/sync-worker.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { tacsiPublicationJobs } from '../../src/tacsi/jobs.ts';
@@ -514,7 +514,7 @@ describe.runIf(usingPostgres() && (HAPROXY || CI))('scale-out: three instances b
         SELECT data->>'connectionId' AS connection, data->>'round' AS round, data->>'attempt' AS attempt,
                state, count(*)::int AS n
           FROM pgboss.job
-         WHERE name IN (${syncQueue('instagram')}, ${syncQueue('youtube')})
+         WHERE name IN (${syncJob('instagram').queue}, ${syncJob('youtube').queue})
            AND data->>'connectionId' = ANY(${ids}::text[])
          GROUP BY 1, 2, 3, 4`.execute(db);
       return rows;

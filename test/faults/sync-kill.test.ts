@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { newId } from '../../src/infra/ids.ts';
-import { claimDueConnections, syncQueue } from '../../src/ingest/schedule.ts';
+import { claimDueConnections, syncJob } from '../../src/ingest/sync-worker.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';
@@ -89,7 +89,9 @@ describe.runIf(usingPostgres())('kill -9 during a sync round', () => {
     };
     const active = async () => {
       const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job
-        WHERE name IN (${syncQueue('instagram')}, ${syncQueue('tiktok')}) AND state = 'active'`.execute(db);
+        WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) AND state = 'active'`.execute(
+        db,
+      );
       return rows[0]!.n;
     };
     await until(
@@ -115,7 +117,9 @@ describe.runIf(usingPostgres())('kill -9 during a sync round', () => {
           state: string;
           n: number;
         }>`SELECT state, count(*)::int AS n FROM pgboss.job
-          WHERE name IN (${syncQueue('instagram')}, ${syncQueue('tiktok')}) GROUP BY state`.execute(db);
+          WHERE name IN (${syncJob('instagram').queue}, ${syncJob('tiktok').queue}) GROUP BY state`.execute(
+          db,
+        );
         return rows.length === 1 && rows[0]!.state === 'completed' ? rows[0]!.n : undefined;
       },
       { timeoutMs: 30_000, intervalMs: 250 },

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../src/core/catalog.ts';
-import { runSyncJob, syncQueue, type SyncJob } from '../../src/ingest/schedule.ts';
+import { runSyncJob, syncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { utcDay } from '../../src/core/days.ts';
 import { startTestService, type TestService } from './service.ts';
@@ -103,7 +103,7 @@ export async function connectThroughSimulatorOverHttp(
 export async function runQueuedSyncs(t: TestService, platforms: readonly Platform[]): Promise<string[]> {
   const outcomes: string[] = [];
   for (const platform of platforms) {
-    const jobs = (await t.ctx.jobs.boss.fetch<SyncJob>(syncQueue(platform), { batchSize: 100 })) ?? [];
+    const jobs = (await t.ctx.jobs.boss.fetch<SyncJob>(syncJob(platform).queue, { batchSize: 100 })) ?? [];
     for (const job of jobs) outcomes.push(await runSyncJob(t.ctx, job.data));
   }
   return outcomes;

@@ -47,8 +47,6 @@ export interface WorkspacesTable {
   realtime_scoring: Generated<boolean>;
   team_members: Generated<number>;
   created_at: CreatedAt;
-  /** Bumped by every sync under the workspace lock (migration 0064); bigint, compared in SQL only. */
-  sync_version: ColumnType<number, never, string>;
 }
 
 export interface TacsiSubscribersTable {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { runSyncJob } from '../../src/ingest/schedule.ts';
+import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { usingPostgres } from '../helpers/database.ts';
@@ -9,9 +8,8 @@ import { startTestService, workspaceWithKey, type TestService } from '../helpers
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 
 /**
- * A sync job reads the score before and the scoring window with its claim, before it fetches, and keeps
- * them only if nothing else wrote the workspace's scores or snapshots by the time it holds the workspace
- * lock (docs/performance.md "Sync scenario"). Here another writer commits in between, while the sync is
+ * A sync fetches outside its transaction, then reads the score before and the scoring window under the
+ * workspace lock (docs/ingestion.md "Scheduled sync"). Here another writer commits while the sync is
  * fetching: what the sync stores and the event it fires must rest on that write, as a full recompute does.
  */
 let sim: Simulator;
@@ -93,8 +91,8 @@ async function expectRecomputed(workspaceId: string, day: string) {
   expect(await scoreOf(workspaceId, day)).toEqual(stored);
 }
 
-describe('the scoring read taken with the claim', () => {
-  it('is not used when a score or snapshot was written after it (a writer without the workspace lock)', async () => {
+describe('a sync and other writers of its workspace', () => {
+  it('scores from a score or snapshot written while it fetched (a writer without the workspace lock)', async () => {
     const { workspaceId, connectionId } = await syncedWorkspace();
     const day = nextDay();
     const result = await sync(
@@ -137,7 +135,7 @@ describe('the scoring read taken with the claim', () => {
 
   // Needs two sessions at once (PGlite has one).
   it.runIf(usingPostgres())(
-    'is not used when the sync waited for the workspace lock of another sync that wrote',
+    'scores from what another sync wrote while this one waited for the workspace lock',
     async () => {
       const { workspaceId, connectionId } = await syncedWorkspace();
       const day = nextDay();
@@ -146,16 +144,16 @@ describe('the scoring read taken with the claim', () => {
       const result = await sync(
         connectionId,
         fetchWith(async () => {
-          // Another sync of the workspace: it holds the lock (its sync_version bump) and writes a
-          // snapshot, and commits only after this sync's lock statement began (and so its snapshot:
-          // the rows it compares cannot show the write, only the lock row's version can).
+          // Another sync of the workspace: it holds the lock and writes a snapshot, and commits only
+          // after this sync asked for the lock.
           let locked!: () => void;
           const hasLock = new Promise<void>((resolve) => (locked = resolve));
           holder = t.db.transaction().execute(async (trx) => {
             await trx
-              .updateTable('workspaces')
-              .set({ sync_version: sql<string>`sync_version + 1` })
+              .selectFrom('workspaces')
+              .select('id')
               .where('id', '=', workspaceId)
+              .forUpdate()
               .execute();
             await trx.insertInto('metric_snapshots').values(facebookSnapshot(workspaceId, day)).execute();
             locked();

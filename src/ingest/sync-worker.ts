@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { emitEvent } from '../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
+import type { EventData } from '../webhooks/events.ts';
 import type { DB, HealthReason, SyncErrorClass } from '../infra/db/types.ts';
 import { defineJob, type JobDefinition } from '../infra/jobs/define.ts';
 import { platformEndpoints } from '../platforms/oauth-config.ts';
@@ -12,20 +13,19 @@ import {
   TokenRefreshFailed,
 } from '../platforms/vault.ts';
 import { ConnectorError } from './connectors/index.ts';
-import { lastActiveDaySql, scoringReadSql, SyncError, syncConnection, type SyncOptions } from './sync.ts';
+import { SyncError, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
-import { utcDay } from '../core/days.ts';
 import { wallClockMs } from '../infra/wall-clock.ts';
 
 /**
- * Scheduled sync (docs/ingestion.md "Scheduled sync"). Every minute a tick claims the live
- * connections whose slot is due: in one transaction it moves each one's next_sync_at to its next
- * slot and enqueues one job per connection on that platform's queue. Rows are claimed with
+ * The sync worker (docs/ingestion.md "Scheduled sync"): the scheduled tick that claims due
+ * connections, the per-platform sync jobs that run one connection's sync (syncConnection) and
+ * record its failures, the circuit breaker, and token-expiry warnings. Every minute a tick claims
+ * the live connections whose slot is due: in one transaction it moves each one's next_sync_at to
+ * its next slot and enqueues one job per connection on that platform's queue. Rows are claimed with
  * FOR UPDATE SKIP LOCKED, so instances ticking at once take disjoint sets, and a claimed round's
  * job exists exactly when its claim committed: each connection is synced once per round.
  */
-export const SYNC_TICK_QUEUE = 'platforms.sync-tick';
-export const syncQueue = (platform: Platform) => `platforms.sync.${platform}`;
 
 /** Attempts per round for a connection the platform throttles (429) or fails (5xx, network). */
 export const MAX_SYNC_ATTEMPTS = 5;
@@ -183,10 +183,14 @@ export const QUOTA_PER_APP: Readonly<Record<Platform, boolean>> = {
  * - reauth: the brand must act (reconnect, grant a permission, pick a live account); no retry.
  * - stop: no retry this round; the next slot tries again.
  */
-interface Failure {
-  action: 'retry' | 'reauth' | 'stop';
+type Failure = FailurePolicy &
+  ({ action: 'retry' | 'stop'; reason: HealthReason } | { action: 'reauth'; reason: ReauthReason });
+
+/** Why a connection needs the brand: the `reason` platform.reauth_required documents. */
+type ReauthReason = NonNullable<EventData<'platform.reauth_required'>['reason']>;
+
+interface FailurePolicy {
   errorClass: SyncErrorClass;
-  reason: HealthReason;
   /** Seconds before another attempt this round (action retry). */
   wait: number;
   /** The platform's own time to call again; no sync of the connection before it. */
@@ -394,7 +398,7 @@ async function recordFailure(ctx: AppContext, job: SyncJob, failure: Failure): P
 async function recordReauth(
   ctx: AppContext,
   job: SyncJob,
-  reason: HealthReason,
+  reason: ReauthReason,
   scope: string | null = null,
 ): Promise<void> {
   const now = ctx.now();
@@ -460,41 +464,15 @@ export async function runSyncJob(
   job: SyncJob,
   options: Pick<SyncOptions, 'fetch' | 'timeoutMs'> = {},
 ): Promise<SyncJobOutcome> {
-  // One statement: the running mark, the connection, its tokens, its last active day, and what the
-  // sync will rescore from (kept only if still current when it takes the workspace lock).
-  const today = utcDay(ctx.now());
-  const workspace = sql.ref<string>('platform_connections.workspace_id');
-  const read = scoringReadSql(workspace, today);
-  const claimed = await ctx.db
+  // The running mark, the connection and its tokens, in one statement.
+  const connection = await ctx.db
     .updateTable('platform_connections')
     .set({ sync_started_at: ctx.now() })
     .where('id', '=', job.connectionId)
     .where('status', '=', 'connected')
-    .returning([
-      ...TOKEN_COLUMNS,
-      'workspace_id',
-      'handle',
-      'account_id',
-      'last_sync_at',
-      lastActiveDaySql(workspace, sql.ref('platform_connections.platform')).as('held_day'),
-      read.version.as('scoring_version'),
-      read.fingerprint.as('scoring_fingerprint'),
-      read.before.as('scoring_before'),
-      read.window.as('scoring_window'),
-    ])
+    .returning([...TOKEN_COLUMNS, 'workspace_id', 'handle', 'account_id', 'last_sync_at'])
     .executeTakeFirst();
-  if (!claimed) return 'skipped';
-  const { scoring_version, scoring_fingerprint, scoring_before, scoring_window, ...row } = claimed;
-  const connection = {
-    ...row,
-    prefetched: {
-      today,
-      version: scoring_version,
-      fingerprint: scoring_fingerprint,
-      before: scoring_before,
-      window: scoring_window,
-    },
-  };
+  if (!connection) return 'skipped';
   const { platform } = connection;
   const circuit = breaker(ctx, platform);
   const now = wallClockMs();
@@ -619,7 +597,7 @@ export async function warnExpiringTokens(ctx: AppContext): Promise<number> {
  * A tick missed while no instance ran is harmless: due connections stay due.
  */
 export const syncTickJob = defineJob<object>({
-  queue: SYNC_TICK_QUEUE,
+  queue: 'platforms.sync-tick',
   retry: { retryLimit: 0, retryDelay: 0, retryBackoff: false },
   expireInSeconds: 300,
   schedule: '* * * * *',
@@ -634,7 +612,7 @@ export const syncTickJob = defineJob<object>({
 /** One platform's sync queue; its workers run this many of the platform's syncs at once per instance. */
 function defineSyncJob(platform: Platform): JobDefinition<SyncJob> {
   return defineJob<SyncJob>({
-    queue: syncQueue(platform),
+    queue: `platforms.sync.${platform}`,
     // Retries here are for crashes and unexpected errors; platform errors are retried by runSyncJob.
     retry: { retryLimit: 5, retryDelay: 30, retryBackoff: true, retryDelayMax: 900 },
     expireInSeconds: 300,
