@@ -3,7 +3,7 @@
  * (gibberish, placeholder Latin, a lone punctuation mark), shouting, stuffing, repetition, spam
  * wording and unsubstantiated health or finance claims. Each failing check caps the score
  * (QUALITY_CAPS): a caption that is junk, spam or a harmful claim is not a good post however
- * well it is formatted. See docs/adr/0155-junk-text-is-capped-not-refused.md.
+ * well it is formatted. See docs/adr/0156-junk-text-is-capped-not-refused.md.
  *
  * Every pattern here is linear in the text (docs/studio.md, "Bounded analysis"): alternations
  * of fixed words, single quantified character classes, no nested quantifiers and no
