@@ -5,6 +5,7 @@ import type { EventData } from '../webhooks/events.ts';
 import type { DB, HealthReason, SyncErrorClass } from '../infra/db/types.ts';
 import { defineJob, type JobDefinition } from '../infra/jobs/define.ts';
 import { platformEndpoints } from '../platforms/oauth-config.ts';
+import { isConnected } from '../platforms/connection-state.ts';
 import {
   accessTokenRefused,
   getAccessToken,
@@ -75,7 +76,7 @@ export async function claimDueConnections(ctx: AppContext, limit = CLAIM_LIMIT):
     const due = await trx
       .selectFrom('platform_connections')
       .select(['id', 'platform', 'next_sync_at'])
-      .where('status', '=', 'connected')
+      .where(isConnected)
       .where('access_token', 'is not', null)
       .where((eb) => eb.or([eb('next_sync_at', 'is', null), eb('next_sync_at', '<=', now)]))
       .orderBy('next_sync_at')
@@ -469,7 +470,7 @@ export async function runSyncJob(
     .updateTable('platform_connections')
     .set({ sync_started_at: ctx.now() })
     .where('id', '=', job.connectionId)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .returning([...TOKEN_COLUMNS, 'workspace_id', 'handle', 'account_id', 'last_sync_at'])
     .executeTakeFirst();
   if (!connection) return 'skipped';
@@ -564,7 +565,7 @@ export async function warnExpiringTokens(ctx: AppContext): Promise<number> {
     const expiring = await trx
       .updateTable('platform_connections')
       .set({ token_warned_for: sql<Date>`token_expires_at` })
-      .where('status', '=', 'connected')
+      .where(isConnected)
       .where('refresh_token', 'is', null)
       .where('token_expires_at', 'is not', null)
       .where('token_expires_at', '>', now)

@@ -17,6 +17,7 @@ import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import type { Platform } from '../core/catalog.ts';
+import { isConnected } from '../platforms/connection-state.ts';
 
 export interface SyncOptions {
   /**
@@ -149,7 +150,7 @@ export async function syncPlatform(
     .select(['id', 'workspace_id', 'platform', 'handle', 'account_id', 'last_sync_at'])
     .where('workspace_id', '=', workspaceId)
     .where('platform', '=', platform)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .executeTakeFirst();
   if (!connection) throw new SyncError(`${platform} is not connected to workspace ${workspaceId}`);
   return syncConnection(ctx, connection, options);
@@ -276,7 +277,7 @@ async function recordSync(
       ...(result.accountId && !connection.account_id ? { account_id: result.accountId } : {}),
     })
     .where('id', '=', connection.id)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .executeTakeFirst();
   if (recorded.numUpdatedRows > 0n)
     await reportMissingPermissions(ctx, trx, connection, result.failures, previous?.sync_failures ?? null);
@@ -380,7 +381,7 @@ export async function syncWorkspace(
     .selectFrom('platform_connections')
     .select('platform')
     .where('workspace_id', '=', workspaceId)
-    .where('status', '=', 'connected')
+    .where(isConnected)
     .execute();
   const out: Array<SyncResult | { platform: Platform; error: string }> = [];
   for (const { platform } of live) {

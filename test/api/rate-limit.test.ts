@@ -47,32 +47,44 @@ describe('per-key rate limits', () => {
   });
 });
 
+/** A free key whose row exists in both instances' databases (each has its own database). */
+async function keyInBoth(a: TestService, b: TestService): Promise<string> {
+  const { key, keyId, workspace } = await workspaceWithKey(a.db, { plan: 'free' });
+  const row = await a.db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirstOrThrow();
+  await b.db
+    .insertInto('workspaces')
+    .values({ id: workspace.id, name: workspace.name, plan: 'free' })
+    .execute();
+  await b.db
+    .insertInto('api_keys')
+    .values({ ...row, created_at: undefined, last_used_at: null })
+    .execute();
+  return key;
+}
+
 describe.runIf(process.env.TEST_REDIS_URL)('rate limits shared through Redis', () => {
   it('two instances enforce one limit for a key', async () => {
     const redisUrl = process.env.TEST_REDIS_URL!;
     const a = await startTestService({ redisUrl, authCacheTtlMs: 60_000 });
     const b = await startTestService({ redisUrl, authCacheTtlMs: 60_000 });
     try {
-      // The key must exist in both instances' databases: issue the same row into each.
-      const { key, keyId, workspace } = await workspaceWithKey(a.db, { plan: 'free' });
-      const row = await a.db
-        .selectFrom('api_keys')
-        .selectAll()
-        .where('id', '=', keyId)
-        .executeTakeFirstOrThrow();
-      await b.db
-        .insertInto('workspaces')
-        .values({ id: workspace.id, name: workspace.name, plan: 'free' })
-        .execute();
-      await b.db
-        .insertInto('api_keys')
-        .values({ ...row, created_at: undefined, last_used_at: null })
-        .execute();
       const limit = PLAN_LIMITS.free.requestsPerMinute;
-      await burst(a, key, limit / 2);
-      await burst(b, key, limit / 2);
-      expectProblem(await a.request({ method: 'GET', url: '/v1/workspace', key }), 429, 'Rate Limited');
-      expectProblem(await b.request({ method: 'GET', url: '/v1/workspace', key }), 429, 'Rate Limited');
+      // Windows are fixed minutes of the real clock: a run that crosses a minute boundary starts a new
+      // window halfway and proves nothing, so it is run again with a fresh key (at most three times).
+      for (let attempt = 1; ; attempt++) {
+        const minute = Math.floor(Date.now() / 60_000);
+        const key = await keyInBoth(a, b);
+        await burst(a, key, limit / 2);
+        await burst(b, key, limit / 2);
+        const [fromA, fromB] = [
+          await a.request({ method: 'GET', url: '/v1/workspace', key }),
+          await b.request({ method: 'GET', url: '/v1/workspace', key }),
+        ];
+        if (Math.floor(Date.now() / 60_000) !== minute && attempt < 3) continue;
+        expectProblem(fromA, 429, 'Rate Limited');
+        expectProblem(fromB, 429, 'Rate Limited');
+        break;
+      }
     } finally {
       await a.close();
       await b.close();
