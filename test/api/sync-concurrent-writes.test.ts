@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { usingPostgres } from '../helpers/database.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
-import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
+import { workspaceWithKey, type TestService } from '../helpers/service.ts';
+import {
+  closeSimulatedService,
+  connectThroughSimulator,
+  startSimulatedService,
+} from '../helpers/simulator-oauth.ts';
 
 /**
  * A sync fetches outside its transaction, then reads the score before and the scoring window under the
@@ -17,15 +21,8 @@ let t: TestService;
 const NOW = new Date();
 const TODAY = utcDay(NOW);
 let days = 0;
-beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: TODAY });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
-  t.setNow(NOW);
-});
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+beforeAll(async () => ({ sim, t } = await startSimulatedService(NOW)));
+afterAll(() => closeSimulatedService({ sim, t }));
 
 /** An Agency workspace with Instagram connected through the simulator and synced once (today's score stored). */
 async function syncedWorkspace() {

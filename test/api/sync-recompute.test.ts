@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startSimulator, type Simulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
 import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
-import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import {
+  closeSimulatedService,
+  connectThroughSimulator,
+  startSimulatedService,
+} from '../helpers/simulator-oauth.ts';
+import { workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 /**
  * A sync rescores only from the first day whose snapshot changed (and the days not scored yet), and
@@ -16,15 +20,8 @@ let sim: Simulator;
 let t: TestService;
 const NOW = new Date();
 const TODAY = utcDay(NOW);
-beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: TODAY });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url, PUBLIC_URL: 'http://brandhealth.test' });
-  t.setNow(NOW);
-});
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+beforeAll(async () => ({ sim, t } = await startSimulatedService(NOW)));
+afterAll(() => closeSimulatedService({ sim, t }));
 
 async function snapshots(workspaceId: string) {
   const rows = await t.db
