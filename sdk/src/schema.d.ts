@@ -1115,6 +1115,7 @@ export interface components {
         };
         ContentScore: {
             score: number;
+            /** @description The format checks' expected effect on each pillar, in pillar points. Not calibrated against engagement outcomes: read it with pillar_outlook's range and direction, not as a forecast. */
             pillar_predictions: {
                 /** @description signed number, e.g. "+2.1" */
                 presence: string;

@@ -47,13 +47,19 @@ const PillarOutlook = Type.Object({
 export const ContentScore = Type.Object(
   {
     score: Type.Integer({ minimum: 0, maximum: 100 }),
-    pillar_predictions: Type.Object({
-      presence: SignedString,
-      reach: SignedString,
-      impact: SignedString,
-      sentiment: SignedString,
-      momentum: SignedString,
-    }),
+    pillar_predictions: Type.Object(
+      {
+        presence: SignedString,
+        reach: SignedString,
+        impact: SignedString,
+        sentiment: SignedString,
+        momentum: SignedString,
+      },
+      {
+        description:
+          "The format checks' expected effect on each pillar, in pillar points. Not calibrated against engagement outcomes: read it with pillar_outlook's range and direction, not as a forecast.",
+      },
+    ),
     feedback: Type.Array(
       Type.Object({
         priority: Type.Integer({ minimum: 1 }),

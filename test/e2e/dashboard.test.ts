@@ -248,6 +248,11 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.getByRole('button', { name: 'Score the draft' }).click();
     await page.getByTestId('draft-score').waitFor();
     expect(await page.getByTestId('suggestions').locator('li').count()).toBeGreaterThan(0);
+    // Uncalibrated pillar effects are shown as directions, never as numbers.
+    expect(await page.getByTestId('pillar-outlook').textContent()).toMatch(
+      /presence (up|down|no clear effect)/,
+    );
+    expect(await page.getByTestId('pillar-outlook').textContent()).not.toMatch(/[+-]\d/);
     await expectAccessible(page, 'studio');
     await shot(page, 'studio');
 

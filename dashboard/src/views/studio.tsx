@@ -2,10 +2,11 @@ import { useState } from 'preact/hooks';
 import { PILLARS, PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { Ok } from '../../../sdk/src/client.ts';
 import type { ViewProps } from '../main.tsx';
-import { Chart } from '../chart.tsx';
 import { ErrorBox, Section, cap } from '../ui.tsx';
 
 type Kind = 'text' | 'image' | 'video';
+
+const OUTLOOK_WORDS = { up: 'up', flat: 'no clear effect', down: 'down' } as const;
 type Format = 'post' | 'story' | 'reel' | 'short' | 'thread';
 
 export function StudioView({ session }: ViewProps) {
@@ -99,30 +100,28 @@ export function StudioView({ session }: ViewProps) {
       </Section>
       {result && (
         <div class="grid">
-          <Section title="Predicted impact">
+          <Section title="Format checklist">
             <p class="big" data-testid="draft-score">
               {result.score}
             </p>
             <p class="muted">
-              {cap(result.platform)} {result.format}
+              {cap(result.platform)} {result.format}: the share of the platform&apos;s format checks the draft
+              passes, capped by any problem below. Not a forecast of performance.
             </p>
-            <Chart
-              height={220}
-              label={`Predicted pillar impact: ${PILLARS.map((p) => `${p} ${result.pillar_predictions[p]}`).join(', ')}`}
-              option={{
-                grid: { left: 90, right: 40, top: 10, bottom: 30 },
-                xAxis: { type: 'value' },
-                yAxis: { type: 'category', data: PILLARS.map(cap), inverse: true },
-                series: [
-                  {
-                    type: 'bar',
-                    name: 'Predicted change',
-                    data: PILLARS.map((p) => Number.parseFloat(result.pillar_predictions[p])),
-                    label: { show: true, position: 'right', color: '#1f2937' },
-                  },
-                ],
-              }}
-            />
+            {result.flags.length > 0 && (
+              <ul class="recs" data-testid="draft-flags">
+                {result.flags.map((f) => (
+                  <li key={f.check}>
+                    <strong>{f.detail}</strong> {f.suggestion}
+                  </li>
+                ))}
+              </ul>
+            )}
+            <p class="muted" data-testid="pillar-outlook">
+              Likely effect on the pillars (a direction only where the checks clearly point one way; not
+              calibrated against outcomes):{' '}
+              {PILLARS.map((p) => `${p} ${OUTLOOK_WORDS[result.pillar_outlook[p].direction]}`).join(', ')}.
+            </p>
           </Section>
           <Section title="Suggestions">
             <ol class="recs" data-testid="suggestions">
