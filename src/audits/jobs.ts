@@ -5,7 +5,7 @@ import { AuditFailure, completeAudit, failAudit } from './complete.ts';
 import {
   AUDIT_HEARTBEAT_SECONDS,
   AUDIT_JOB_EXPIRE_SECONDS,
-  AUDIT_LOCAL_CONCURRENCY,
+  auditWorkers,
   AUDIT_QUEUE,
   AUDIT_RETRY_DELAY_SECONDS,
   AUDIT_RETRY_LIMIT,
@@ -90,7 +90,7 @@ export const auditRunJob = defineJob<AuditJobData>({
   // One job per fetch, so a retry concerns one audit; concurrency comes from several local workers.
   worker: {
     batchSize: 1,
-    localConcurrency: (ctx) => (ctx.database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1),
+    localConcurrency: (ctx) => auditWorkers(ctx.database),
   },
   handler: (ctx, job) => runAuditJob(ctx, job),
 });

@@ -77,3 +77,8 @@ export function retryAfterSeconds(estimatedCompletion: Date, now: Date): number 
  * PGlite is one serialised connection, where more in flight would only queue.
  */
 export const AUDIT_LOCAL_CONCURRENCY = 4;
+
+/** How many audits one process runs at once on this database. */
+export function auditWorkers(database: { kind: 'pglite' | 'postgres' }): number {
+  return database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1;
+}

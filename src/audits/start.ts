@@ -10,7 +10,7 @@ import { auditsUsed, lockWorkspace } from '../workspaces/queries.ts';
 import { currentAuditPeriod } from '../workspaces/billing.ts';
 import { auditRunJob } from './jobs.ts';
 import {
-  AUDIT_LOCAL_CONCURRENCY,
+  auditWorkers,
   DEFAULT_LOOKBACK_DAYS,
   ESTIMATE_SAMPLE,
   ESTIMATE_WINDOW_HOURS,
@@ -65,7 +65,7 @@ async function estimateSeconds(
   return measuredEstimateSeconds({
     medianSeconds: median === null || median === undefined ? null : Math.max(0, Number(median)),
     ahead: Number(rows[0]?.ahead ?? 0),
-    concurrency: ctx.database.kind === 'postgres' ? AUDIT_LOCAL_CONCURRENCY : 1,
+    concurrency: auditWorkers(ctx.database),
     platformCount,
     lookbackDays,
   });

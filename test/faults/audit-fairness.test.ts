@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_QUEUE } from '../../src/audits/policy.ts';
+import { AUDIT_QUEUE, auditWorkers } from '../../src/audits/policy.ts';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
 import { seedMetrics } from '../api/audits.fixtures.ts';
@@ -99,10 +99,12 @@ describe('audit queue fairness between tenants', () => {
     console.info(
       `fairness: ${overtook.length} agency audits started while the other tenant's waited; ${waitingBehind.length} of ${CLIENTS} after it`,
     );
-    // At most one (an agency audit of the same priority queued before it) takes a worker between the
-    // other tenant's start and its turn; under arrival order it would be every waiting one. The test
-    // means something only if many were still waiting when it started.
-    expect(overtook.length).toBeLessThanOrEqual(1);
+    // Each worker fetches the highest-priority job it can lock (FOR UPDATE SKIP LOCKED), stamping
+    // started_on with its transaction's start. So besides one agency audit of the same priority
+    // queued before it, the workers whose fetches raced the one that took the other tenant's job can
+    // carry an earlier stamp: at most one per other worker. Under arrival order every agency audit
+    // still waiting would go first; the test means something only if many were.
+    expect(overtook.length).toBeLessThanOrEqual(auditWorkers(t.ctx.database));
     expect(waitingBehind.length).toBeGreaterThanOrEqual(CLIENTS / 2);
 
     await until(
