@@ -224,9 +224,15 @@ function weekOf(days: Day[], from: number, to: number): Week {
   return w;
 }
 
-/** The screened weeks of the window (7-day blocks ending at `end`), newest first, each with its reference weeks. */
+/**
+ * The screened weeks of the window (7-day blocks ending at `end`), oldest first, each with its
+ * reference weeks. Oldest first, so a week's reference holds the screened values of earlier weeks
+ * (a manipulation does not become its own history while it runs inside the window).
+ */
 function* weeks(days: Day[], start: number, end: number): Generator<{ week: Week; ref: Week[] }> {
-  for (let to = end; to - 6 >= start - 6 && to >= start; to -= 7) {
+  const ends: number[] = [];
+  for (let to = end; to >= start; to -= 7) ends.unshift(to);
+  for (const to of ends) {
     const from = to - 6;
     const week = weekOf(days, from, to);
     if (week.items.length < 4) continue;
@@ -242,6 +248,14 @@ function* weeks(days: Day[], start: number, end: number): Generator<{ week: Week
 
 const per = (a: number, b: number): number => (b > 0 ? a / b : NaN);
 const finiteMedian = (xs: number[]): number => median(xs.filter((x) => Number.isFinite(x)));
+/** Lower quartile of the finite values: the rate a flagged manipulation's weeks are held to. */
+function lowerQuartile(xs: number[]): number {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const h = (s.length - 1) * 0.25;
+  const lo = Math.floor(h);
+  return s[lo]! + (s[Math.min(s.length - 1, lo + 1)]! - s[lo]!) * (h - lo);
+}
 
 /**
  * Bought likes and pods: a week whose engagement per view (or likes per view) is above the account's
@@ -256,64 +270,117 @@ function screenEngagement(
   end: number,
   flags: AuthenticityFlagV3[],
 ): boolean {
-  let changed = false;
-  let likesFlag: { day: number; ratio: number; removed: number } | null = null;
-  let podFlag: { day: number; ratio: number; removed: number } | null = null;
+  // First pass: is any week clearly inflated? Then the manipulation earns nothing: every week of the
+  // window is held to the historical rate with looser limits (its first and last weeks are partial).
+  const found = engagementPass(days, start, end, ENGAGEMENT_RATIO_LIMIT, ENGAGEMENT_MIN_Z, false);
+  if (!found.likes && !found.pod) return false;
+  const done = engagementPass(days, start, end, FOLLOW_UP_RATIO_LIMIT, FOLLOW_UP_MIN_Z, true, found);
+  if (done.likes)
+    flags.push({
+      code: 'bought_likes',
+      platform,
+      day: formatDay(done.likes.day),
+      detail: `Likes per view reached ${done.likes.ratio.toFixed(1)}x the account's own history, likes per comment rose with them and views did not; ${Math.round(done.likes.removed)} likes above the historical rate are not credited.`,
+    });
+  if (done.pod)
+    flags.push({
+      code: 'engagement_pod',
+      platform,
+      day: formatDay(done.pod.day),
+      detail: `Engagement per view reached ${done.pod.ratio.toFixed(1)}x the account's own history with no rise in views per follower; ${Math.round(done.pod.removed)} engagements and ${Math.round(done.pod.applause)} positive or neutral comments above the historical rate are not credited.`,
+    });
+  return true;
+}
+
+/** Once a week is clearly inflated, every week of the window above its lower-quartile history by this multiple... */
+export const FOLLOW_UP_RATIO_LIMIT = 1;
+/** ...and this many standard deviations. */
+export const FOLLOW_UP_MIN_Z = 0;
+
+interface Finding {
+  day: number;
+  ratio: number;
+  removed: number;
+  applause: number;
+}
+
+function engagementPass(
+  days: Day[],
+  start: number,
+  end: number,
+  limit: number,
+  minZ: number,
+  apply: boolean,
+  kinds?: { likes: Finding | null; pod: Finding | null },
+): { likes: Finding | null; pod: Finding | null } {
+  let likesFlag: Finding | null = null;
+  let podFlag: Finding | null = null;
+  const note = (f: Finding | null, day: number, ratio: number): Finding => {
+    const g = f ?? { day, ratio, removed: 0, applause: 0 };
+    if (day < g.day) g.day = day;
+    g.ratio = Math.max(g.ratio, ratio);
+    return g;
+  };
   for (const { week, ref } of weeks(days, start, end)) {
     if (!(week.views > 0)) continue;
-    const refEV = finiteMedian(ref.map((r) => per(r.engagement, r.views)));
-    const refLV = finiteMedian(ref.map((r) => per(r.likes, r.views)));
+    // Detection against the median week; once found, the weeks are held to the lower quartile, so a
+    // manipulation cannot keep the upper half of the account's honest spread as a gain.
+    const level = apply ? lowerQuartile : finiteMedian;
+    const refEV = level(ref.map((r) => per(r.engagement, r.views)));
+    const refLV = level(ref.map((r) => per(r.likes, r.views)));
     const refLC = finiteMedian(ref.map((r) => per(r.likes, r.comments)));
+    const refCV = level(ref.map((r) => per(r.comments, r.views)));
     const refVF = finiteMedian(ref.map((r) => per(r.views, r.followers)));
     if (!(refEV > 0) || !(refLV > 0)) continue;
     const vf = per(week.views, week.followers);
-    if (Number.isFinite(refVF) && refVF > 0 && vf > VIEW_RISE_LIMIT * refVF) continue;
+    // Detection spares weeks whose views rose (a hit brings engagement with it); once a manipulation
+    // is found, every week is held to the historical rate per view.
+    if (kinds === undefined && Number.isFinite(refVF) && refVF > 0 && vf > VIEW_RISE_LIMIT * refVF) continue;
     const lc = per(week.likes, week.comments);
-    const likesUp = Number.isFinite(refLC) && refLC > 0 && (!Number.isFinite(lc) || lc > LIKE_COMMENT_LIMIT * refLC);
+    const likesUp =
+      kinds !== undefined
+        ? kinds.likes !== null && (kinds.pod === null || !Number.isFinite(lc) || lc > refLC)
+        : Number.isFinite(refLC) && refLC > 0 && (!Number.isFinite(lc) || lc > LIKE_COMMENT_LIMIT * refLC);
     if (likesUp) {
       const expected = refLV * week.views;
-      if (!(week.likes > ENGAGEMENT_RATIO_LIMIT * expected)) continue;
-      if ((week.likes - expected) / Math.sqrt(Math.max(1, expected)) < ENGAGEMENT_MIN_Z) continue;
+      if (!(week.likes > limit * expected)) continue;
+      if ((week.likes - expected) / Math.sqrt(Math.max(1, expected)) < minZ) continue;
+      likesFlag = note(likesFlag, week.from, week.likes / expected);
+      if (!apply) continue;
       const k = expected / week.likes;
       for (const d of week.items) d.s.likes = n(d.s.likes) * k;
-      changed = true;
-      if (!likesFlag || week.from > likesFlag.day) likesFlag = { day: week.from, ratio: 1 / k, removed: 0 };
       likesFlag.removed += week.likes - expected;
     } else {
       const expected = refEV * week.views;
-      if (!(week.engagement > ENGAGEMENT_RATIO_LIMIT * expected)) continue;
-      if ((week.engagement - expected) / Math.sqrt(Math.max(1, expected)) < ENGAGEMENT_MIN_Z) continue;
+      if (!(week.engagement > limit * expected)) continue;
+      if ((week.engagement - expected) / Math.sqrt(Math.max(1, expected)) < minZ) continue;
+      podFlag = note(podFlag, week.from, week.engagement / expected);
+      if (!apply) continue;
       const k = expected / week.engagement;
+      // The pod's comments are applause: the comments above the historical rate leave the positive
+      // (then neutral) counts, in proportion to each day's comments; negatives stay.
+      const excessComments = Math.max(0, week.comments - (refCV > 0 ? refCV * week.views : week.comments * k));
+      let applause = 0;
       for (const d of week.items) {
         const s = d.s;
+        const share = week.comments > 0 ? n(s.comments) / week.comments : 0;
+        let take = excessComments * share;
+        const pos = Math.min(n(s.sentimentPositive), take);
+        take -= pos;
+        const neu = Math.min(n(s.sentimentNeutral), take);
+        s.sentimentPositive = Math.round(n(s.sentimentPositive) - pos);
+        s.sentimentNeutral = Math.round(n(s.sentimentNeutral) - neu);
+        applause += pos + neu;
         s.likes = n(s.likes) * k;
         s.comments = n(s.comments) * k;
         s.shares = n(s.shares) * k;
         s.saves = n(s.saves) * k;
-        // The pod's comments are applause: its positive and neutral items go with it, negatives stay.
-        s.sentimentPositive = Math.round(n(s.sentimentPositive) * k);
-        s.sentimentNeutral = Math.round(n(s.sentimentNeutral) * k);
       }
-      changed = true;
-      if (!podFlag || week.from > podFlag.day) podFlag = { day: week.from, ratio: 1 / k, removed: 0 };
       podFlag.removed += week.engagement - expected;
+      podFlag.applause += applause;
     }
   }
-  if (likesFlag)
-    flags.push({
-      code: 'bought_likes',
-      platform,
-      day: formatDay(likesFlag.day),
-      detail: `Likes per view reached ${likesFlag.ratio.toFixed(1)}x the account's own history, likes per comment rose with them and views did not; ${Math.round(likesFlag.removed)} likes above the historical rate are not credited.`,
-    });
-  if (podFlag)
-    flags.push({
-      code: 'engagement_pod',
-      platform,
-      day: formatDay(podFlag.day),
-      detail: `Engagement per view reached ${podFlag.ratio.toFixed(1)}x the account's own history with no rise in views per follower; ${Math.round(podFlag.removed)} engagements above the historical rate are not credited.`,
-    });
-  return changed;
+  return { likes: likesFlag, pod: podFlag };
 }
 
 /**
@@ -325,14 +392,22 @@ function screenFiller(platform: Platform, days: Day[], start: number, end: numbe
   let changed = false;
   let flag: { day: number; posts: number; credited: number } | null = null;
   for (const { week, ref } of weeks(days, start, end)) {
-    const refPosts = ref.reduce((t, r) => t + r.posts, 0) / ref.length;
+    const refPosts = finiteMedian(ref.map((r) => r.posts));
     if (!(week.posts > FILLER_POST_RATIO * refPosts + 1)) continue;
     const refViews = finiteMedian(ref.map((r) => r.views));
     const viewsRatio = refViews > 0 && week.views > 0 ? week.views / refViews : 1;
-    const credited = Math.min(week.posts, Math.max(refPosts, refPosts * viewsRatio));
-    if (!(credited < week.posts / FILLER_POST_RATIO)) continue;
-    const k = credited / week.posts;
-    for (const d of week.items) d.s.posts = n(d.s.posts) * k;
+    // Views per post fell by the ratio the posts rose: the extra posts carried no reach of their own,
+    // so the week counts the account's usual pace.
+    if (!(refPosts * viewsRatio < week.posts / FILLER_POST_RATIO)) continue;
+    const credited = Math.min(week.posts, refPosts);
+    // The credited posts go to the week's days with the most views (as an honest schedule's post
+    // days stand out), so days without a credited post read as post-less days again.
+    let left = credited;
+    for (const d of [...week.items].sort((x, y) => n(y.s.impressions) - n(x.s.impressions))) {
+      const keep = Math.min(n(d.s.posts), Math.max(0, left));
+      left -= keep;
+      d.s.posts = keep;
+    }
     changed = true;
     if (!flag || week.from > flag.day) flag = { day: week.from, posts: 0, credited: 0 };
     flag.posts += week.posts;
