@@ -33,6 +33,8 @@ export const VIEW_RISE_LIMIT = 1.15;
 export const LIKE_COMMENT_LIMIT = 1.3;
 /** Posts per week above this multiple of the reference (plus one) are screened for filler. */
 export const FILLER_POST_RATIO = 1.5;
+/** ...and this many Poisson standard deviations (plus two posts) above it. */
+export const FILLER_MIN_Z = 3;
 
 export interface ScreenResult {
   snapshots: DailySnapshot[];
@@ -392,8 +394,10 @@ function screenFiller(platform: Platform, days: Day[], start: number, end: numbe
   let changed = false;
   let flag: { day: number; posts: number; credited: number } | null = null;
   for (const { week, ref } of weeks(days, start, end)) {
-    const refPosts = finiteMedian(ref.map((r) => r.posts));
-    if (!(week.posts > FILLER_POST_RATIO * refPosts + 1)) continue;
+    const refPosts = ref.reduce((t, r) => t + r.posts, 0) / ref.length;
+    // Beyond chance too: a schedule's weekly count varies about like a Poisson count.
+    if (!(week.posts > FILLER_POST_RATIO * refPosts + 1) || !(week.posts > refPosts + FILLER_MIN_Z * Math.sqrt(refPosts) + 2))
+      continue;
     const refViews = finiteMedian(ref.map((r) => r.views));
     const viewsRatio = refViews > 0 && week.views > 0 ? week.views / refViews : 1;
     // Views per post fell by the ratio the posts rose: the extra posts carried no reach of their own,
