@@ -12,6 +12,7 @@ import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 import type { Platform } from '../../../core/catalog.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
 import type { AuthenticityFlagV3 } from './types.ts';
+import { FOLLOWER_SPIKE_MARGIN } from '../v2/constants.ts';
 
 /** Days of own history a week is compared with (ending REFERENCE_GAP days before the week). */
 export const REFERENCE_DAYS = 180;
@@ -129,6 +130,10 @@ function screenDrip(platform: Platform, days: Day[], start: number, end: number,
   const valid = dlog.filter((x) => Number.isFinite(x));
   if (valid.length < MIN_REFERENCE_DAYS) return false;
   const r0 = median(valid);
+  // One-day jumps are formula v2's follower_spike (its own limit, left to it): not part of a drip.
+  const mad = median(valid.map((x) => Math.abs(x - r0)));
+  const spike = r0 + Math.max(FOLLOWER_SPIKE_MARGIN.floor, FOLLOWER_SPIKE_MARGIN.madMultiple * mad);
+  for (let i = 0; i < dlog.length; i++) if (dlog[i]! > spike) dlog[i] = NaN;
   const views = (from: number, to: number): number => {
     let s = 0;
     let c = 0;
