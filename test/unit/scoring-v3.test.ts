@@ -55,7 +55,8 @@ function drip(snaps: DailySnapshot[], span: number): DailySnapshot[] {
 /** A pod over the last 60 days: on every post, `multiple` x a median post day's likes and comments, the comments positive. */
 function pod(snaps: DailySnapshot[], multiple: number): DailySnapshot[] {
   const start = addDays(LAST, -60);
-  const block = multiple * median(snaps.filter((s) => s.posts > 0 && s.day < start).map((s) => s.likes + s.comments));
+  const block =
+    multiple * median(snaps.filter((s) => s.posts > 0 && s.day < start).map((s) => s.likes + s.comments));
   return alter(snaps, start, LAST, (s) =>
     s.posts > 0
       ? {
@@ -76,14 +77,33 @@ const MANIPULATIONS: {
 }[] = [
   { name: 'followers dripped over 30 days', flag: 'follower_drip', apply: (s) => drip(s, 30) },
   { name: 'followers dripped over 21 days', flag: 'follower_drip', apply: (s) => drip(s, 21) },
-  { name: 'a pod of half a post day on post-dated Instagram', flag: 'engagement_pod', postDated: true, apply: (s) => pod(s, 0.5) },
-  { name: 'a pod of one post day on post-dated Instagram', flag: 'engagement_pod', postDated: true, apply: (s) => pod(s, 1) },
-  { name: 'a pod of two post days on post-dated Instagram', flag: 'engagement_pod', postDated: true, apply: (s) => pod(s, 2) },
+  {
+    name: 'a pod of half a post day on post-dated Instagram',
+    flag: 'engagement_pod',
+    postDated: true,
+    apply: (s) => pod(s, 0.5),
+  },
+  {
+    name: 'a pod of one post day on post-dated Instagram',
+    flag: 'engagement_pod',
+    postDated: true,
+    apply: (s) => pod(s, 1),
+  },
+  {
+    name: 'a pod of two post days on post-dated Instagram',
+    flag: 'engagement_pod',
+    postDated: true,
+    apply: (s) => pod(s, 2),
+  },
   {
     name: '5x filler posting (views +10%)',
     flag: 'filler_posts',
     apply: (s) =>
-      alter(s, addDays(LAST, -60), LAST, (x) => ({ ...x, posts: 5 * x.posts, impressions: Math.round(1.1 * x.impressions) })),
+      alter(s, addDays(LAST, -60), LAST, (x) => ({
+        ...x,
+        posts: 5 * x.posts,
+        impressions: Math.round(1.1 * x.impressions),
+      })),
   },
   {
     name: 'doubled likes',
@@ -116,14 +136,21 @@ describe('formula v3: authenticity', () => {
   it('honest accounts are rarely flagged: at most 2% of 300 reference accounts carry a v3 flag', () => {
     const pop = referencePopulation({ seed: 424242, n: 300, from: FROM, days: DAYS, baseline: baselineV3 });
     const flagged = pop.filter((a) =>
-      score(a.snapshots).authenticityFlags.some((f) => ['follower_drip', 'bought_likes', 'filler_posts'].includes(f.code)),
+      score(a.snapshots).authenticityFlags.some((f) =>
+        ['follower_drip', 'bought_likes', 'filler_posts'].includes(f.code),
+      ),
     ).length;
     expect(flagged / pop.length).toBeLessThanOrEqual(0.02);
   });
 });
 
 /** The review's crisis: comments x5, mentions x10, likes x0.85, shares x1.5, 0.1% followers lost a day, 85% negative. */
-function crisis(snaps: DailySnapshot[], start: string, end: string, platform: Platform = 'instagram'): DailySnapshot[] {
+function crisis(
+  snaps: DailySnapshot[],
+  start: string,
+  end: string,
+  platform: Platform = 'instagram',
+): DailySnapshot[] {
   return alter(snaps, start, end, (s, k) => {
     if (s.platform !== platform) return s;
     const talk = 7.5 * (s.sentimentPositive + s.sentimentNeutral + s.sentimentNegative);
@@ -185,7 +212,18 @@ describe('formula v3: crisis', () => {
       windowDays: 28,
       intervals: false,
     });
-    expect(series.map((p) => p.crisis.active)).toEqual([false, false, false, true, true, true, true, true, true, true]);
+    expect(series.map((p) => p.crisis.active)).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('the 90-day score keeps a longer memory than the 28-day one: three weeks after a crisis it still holds more of it', () => {
@@ -193,7 +231,8 @@ describe('formula v3: crisis', () => {
       const calm = account(80_000, seed);
       const hit = crisis(calm, addDays(LAST, -50), addDays(LAST, -37));
       const asOf = addDays(LAST, -16);
-      const gap = (w: number) => score(hit, asOf, w).pillars.sentiment - score(calm, asOf, w).pillars.sentiment;
+      const gap = (w: number) =>
+        score(hit, asOf, w).pillars.sentiment - score(calm, asOf, w).pillars.sentiment;
       expect(gap(90), `seed ${seed}`).toBeLessThan(gap(28) - 5);
     }
   });
@@ -203,7 +242,12 @@ describe('formula v3: the scale', () => {
   it('every score carries its dated, versioned baselines and says the reference is modelled', () => {
     const r = score(account(50_000, 1));
     expect(r.baselineVersion).toBe(BASELINE_SET_V3.version);
-    expect(r.baseline).toEqual({ version: r.baselineVersion, dated: '2025-03-01', reference: 'modelled', industry: 'all' });
+    expect(r.baseline).toEqual({
+      version: r.baselineVersion,
+      dated: '2025-03-01',
+      reference: 'modelled',
+      industry: 'all',
+    });
   });
 
   it('momentum differs from 50 for most accounts of the reference population', () => {
@@ -227,15 +271,18 @@ describe('formula v3: the properties of v2', () => {
     for (const platform of PLATFORMS)
       for (const followers of [2_000, 300_000, 5_000_000]) {
         const rs = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((seed) =>
-          score(accountSnapshots({ seed, platform, from: FROM, days: DAYS, followers, baseline: baselineV3 })),
+          score(
+            accountSnapshots({ seed, platform, from: FROM, days: DAYS, followers, baseline: baselineV3 }),
+          ),
         );
         // A 2k X account at the 2025 engagement (-48%) expects under one engagement a day: whole
         // counts put its impact about 4 below 50 (docs/scoring.md, "Formula v3: the scale").
         const tolerance = platform === 'twitter' && followers < 10_000 ? 5 : 3;
         for (const k of PILLARS)
-          expect(Math.abs(median(rs.map((r) => r.pillars[k])) - 50), `${platform} ${followers} ${k}`).toBeLessThanOrEqual(
-            tolerance,
-          );
+          expect(
+            Math.abs(median(rs.map((r) => r.pillars[k])) - 50),
+            `${platform} ${followers} ${k}`,
+          ).toBeLessThanOrEqual(tolerance);
         expect(Math.abs(median(rs.map((r) => r.score)) - 50)).toBeLessThanOrEqual(3);
       }
   });
@@ -270,7 +317,8 @@ describe('formula v3: the properties of v2', () => {
         baseline: () => fixed,
       });
       const s = scoreWorkspaceV3({ snapshots: snaps, platforms: [], asOf: addDays(FROM, 119) }).score;
-      if (previous !== null) expect(Math.abs(s - previous), `at 10^${lf.toFixed(2)}`).toBeLessThanOrEqual(0.5);
+      if (previous !== null)
+        expect(Math.abs(s - previous), `at 10^${lf.toFixed(2)}`).toBeLessThanOrEqual(0.5);
       previous = s;
     }
   });
@@ -279,10 +327,16 @@ describe('formula v3: the properties of v2', () => {
     const honest = account(60_000, 7);
     const buyDay = addDays(LAST, -60);
     for (const pct of [0.1, 1, 10]) {
-      const bought = alter(honest, buyDay, LAST, (s) => ({ ...s, followers: Math.round(s.followers * (1 + pct)) }));
+      const bought = alter(honest, buyDay, LAST, (s) => ({
+        ...s,
+        followers: Math.round(s.followers * (1 + pct)),
+      }));
       for (const d of [0, 12, 30, 60]) {
         const asOf = addDays(buyDay, d);
-        expect(score(bought, asOf).score - score(honest, asOf).score, `+${pct * 100}% day ${d}`).toBeLessThanOrEqual(0.5);
+        expect(
+          score(bought, asOf).score - score(honest, asOf).score,
+          `+${pct * 100}% day ${d}`,
+        ).toBeLessThanOrEqual(0.5);
         expect(score(bought, asOf).authenticityFlags.some((f) => f.code === 'follower_spike')).toBe(true);
       }
     }
@@ -319,7 +373,14 @@ describe('formula v3: the properties of v2', () => {
 
   it('a crisis drops the composite >= 15 points and >= 1 grade within 7 days in the 28- and 90-day windows', () => {
     // formula v2's crisis scenario, as its test builds it.
-    const honest = accountSnapshots({ seed: 7, platform: 'instagram', from: FROM, days: DAYS, followers: 250_000, baseline: baselineV3 });
+    const honest = accountSnapshots({
+      seed: 7,
+      platform: 'instagram',
+      from: FROM,
+      days: DAYS,
+      followers: 250_000,
+      baseline: baselineV3,
+    });
     const start = addDays(LAST, -20);
     const hit = alter(honest, start, LAST, (s, k) => {
       const classified = 10 * (s.sentimentPositive + s.sentimentNeutral + s.sentimentNegative + 2000);

@@ -52,7 +52,8 @@ export function crisisSignal(snapshots: readonly DailySnapshot[], asOf: string):
   const pNeg = prefix(neg);
   const pCls = prefix(cls);
   const pSeen = prefix(seen);
-  const sum = (p: Float64Array, from: number, to: number) => p[Math.min(len, Math.max(0, to + 1))]! - p[Math.max(0, from)]!;
+  const sum = (p: Float64Array, from: number, to: number) =>
+    p[Math.min(len, Math.max(0, to + 1))]! - p[Math.max(0, from)]!;
   const at = (t: number) => {
     const i = t - origin;
     const rNeg = sum(pNeg, i - CRISIS_RECENT_DAYS + 1, i);

@@ -14,7 +14,13 @@ import { PILLARS, type Pillar, type PillarScores, type Platform } from '../../..
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
 import { clamp, round1 } from '../math.ts';
-import { composite as compositeOf, PART1_PILLARS, PART2_PILLARS, PILLAR_WEIGHTS, weightedPillars } from '../pillars.ts';
+import {
+  composite as compositeOf,
+  PART1_PILLARS,
+  PART2_PILLARS,
+  PILLAR_WEIGHTS,
+  weightedPillars,
+} from '../pillars.ts';
 import type { PillarGrade, Recommendation } from '../types.ts';
 import { MEDIAN_NET_SENTIMENT } from '../v2/baselines.ts';
 import { MOMENTUM_SCALE, SENTIMENT_PRIOR_V2, SENTIMENT_SCALE, TREND_CAP } from '../v2/constants.ts';
@@ -66,7 +72,12 @@ interface Conversation {
   classified: number;
 }
 
-function conversationOf(snaps: readonly DailySnapshot[], start: number, end: number, halfLife: number): Conversation {
+function conversationOf(
+  snaps: readonly DailySnapshot[],
+  start: number,
+  end: number,
+  halfLife: number,
+): Conversation {
   let net = 0;
   let classified = 0;
   for (const s of snaps) {
@@ -93,7 +104,10 @@ function sentimentWithInterval(c: Conversation): { value: number; interval: Inte
   const se = Math.sqrt(Math.max(0, 1 - net * net) / m);
   return {
     value: sentimentFromNet(net),
-    interval: { low: round1(sentimentFromNet(net - Z90 * se)), high: round1(sentimentFromNet(net + Z90 * se)) },
+    interval: {
+      low: round1(sentimentFromNet(net - Z90 * se)),
+      high: round1(sentimentFromNet(net + Z90 * se)),
+    },
   };
 }
 
@@ -229,9 +243,7 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
       const ownFast = halfLife > 7 ? conversationOf(snaps, start, end, 7) : own;
       const p: PillarScores = {
         ...r.pillars,
-        sentiment: round1(
-          Math.min(sentimentWithInterval(own).value, sentimentWithInterval(ownFast).value),
-        ),
+        sentiment: round1(Math.min(sentimentWithInterval(own).value, sentimentWithInterval(ownFast).value)),
         momentum: round1(m.value),
       };
       const overall = round1(compositeOf(p));
@@ -265,7 +277,14 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
     pillarIntervals,
     pillarGrades,
     platforms: rows.length > 0 ? rows : v2.platforms,
-    recommendations: recommendV3(v2.recommendations, pillarIntervals, pillars, crisis, rows, input.maxRecommendations),
+    recommendations: recommendV3(
+      v2.recommendations,
+      pillarIntervals,
+      pillars,
+      crisis,
+      rows,
+      input.maxRecommendations,
+    ),
     authenticityFlags: [...v2.authenticityFlags, ...screen.flags],
     crisis,
     baseline: { ...BASELINE_SET_V3 },
@@ -287,7 +306,8 @@ function recommendV3(
   rows: readonly PlatformScoreRowV2[],
   maxRecommendations: number | undefined,
 ): Recommendation[] {
-  const max = maxRecommendations !== undefined && Number.isFinite(maxRecommendations) ? maxRecommendations : 5;
+  const max =
+    maxRecommendations !== undefined && Number.isFinite(maxRecommendations) ? maxRecommendations : 5;
   const out = v2.filter((r) => r.pillar !== 'sentiment' && !(crisis.active && r.pillar === 'impact'));
   const worst = rows.reduce<PlatformScoreRowV2 | null>(
     (w, r) => (!w || r.pillars.sentiment < w.pillars.sentiment ? r : w),
@@ -354,4 +374,3 @@ function pointIntervals(p: PillarScores): Record<Pillar, Interval> {
   for (const k of PILLARS) out[k] = { low: p[k], high: p[k] };
   return out;
 }
-

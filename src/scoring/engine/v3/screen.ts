@@ -53,7 +53,11 @@ function median(xs: number[]): number {
 }
 
 /** Screen every platform's snapshots up to `asOf` (later days are dropped: they cannot be scored). */
-export function screenSnapshots(snapshots: readonly DailySnapshot[], asOf: string, windowStart: string): ScreenResult {
+export function screenSnapshots(
+  snapshots: readonly DailySnapshot[],
+  asOf: string,
+  windowStart: string,
+): ScreenResult {
   const end = requireDay(asOf, 'asOf');
   const start = requireDay(windowStart, 'windowStart');
   const byPlatform = new Map<Platform, DailySnapshot[]>();
@@ -119,7 +123,13 @@ function screenPlatform(
  * Drips: the excess of cumulative follower growth over the account's own median daily growth, over
  * DRIP_SPAN days, that views did not follow. Days inside a suspect span grow at the organic rate.
  */
-function screenDrip(platform: Platform, days: Day[], start: number, end: number, flags: AuthenticityFlagV3[]): boolean {
+function screenDrip(
+  platform: Platform,
+  days: Day[],
+  start: number,
+  end: number,
+  flags: AuthenticityFlagV3[],
+): boolean {
   const dlog: number[] = new Array<number>(days.length).fill(NaN);
   for (let i = 1; i < days.length; i++) {
     const a = n(days[i - 1]!.s.followers);
@@ -216,7 +226,17 @@ interface Week {
 }
 
 function weekOf(days: Day[], from: number, to: number): Week {
-  const w: Week = { from, to, items: [], views: 0, likes: 0, comments: 0, engagement: 0, posts: 0, followers: 0 };
+  const w: Week = {
+    from,
+    to,
+    items: [],
+    views: 0,
+    likes: 0,
+    comments: 0,
+    engagement: 0,
+    posts: 0,
+    followers: 0,
+  };
   for (const d of days) {
     if (d.n < from || d.n > to) continue;
     w.items.push(d);
@@ -224,7 +244,8 @@ function weekOf(days: Day[], from: number, to: number): Week {
     w.likes += n(d.s.likes);
     w.comments += n(d.s.comments);
     // Negative comments are complaints, not engagement a pod could add: they never make a week suspect.
-    w.engagement += n(d.s.likes) + Math.max(0, n(d.s.comments) - n(d.s.sentimentNegative)) + n(d.s.shares) + n(d.s.saves);
+    w.engagement +=
+      n(d.s.likes) + Math.max(0, n(d.s.comments) - n(d.s.sentimentNegative)) + n(d.s.shares) + n(d.s.saves);
     w.posts += n(d.s.posts);
     w.followers = Math.max(w.followers, n(d.s.followers));
   }
@@ -366,7 +387,10 @@ function engagementPass(
       const k = expected / week.engagement;
       // The pod's comments are applause: the comments above the historical rate leave the positive
       // (then neutral) counts, in proportion to each day's comments; negatives stay.
-      const excessComments = Math.max(0, week.comments - (refCV > 0 ? refCV * week.views : week.comments * k));
+      const excessComments = Math.max(
+        0,
+        week.comments - (refCV > 0 ? refCV * week.views : week.comments * k),
+      );
       let applause = 0;
       for (const d of week.items) {
         const s = d.s;
@@ -395,13 +419,22 @@ function engagementPass(
  * counts the posts the week's views carry at the historical views per post (at least the historical
  * posts a week).
  */
-function screenFiller(platform: Platform, days: Day[], start: number, end: number, flags: AuthenticityFlagV3[]): boolean {
+function screenFiller(
+  platform: Platform,
+  days: Day[],
+  start: number,
+  end: number,
+  flags: AuthenticityFlagV3[],
+): boolean {
   let changed = false;
   let flag: { day: number; posts: number; credited: number } | null = null;
   for (const { week, ref } of weeks(days, start, end)) {
     const refPosts = ref.reduce((t, r) => t + r.posts, 0) / ref.length;
     // Beyond chance too: a schedule's weekly count varies about like a Poisson count.
-    if (!(week.posts > FILLER_POST_RATIO * refPosts + 1) || !(week.posts > refPosts + FILLER_MIN_Z * Math.sqrt(refPosts) + 2))
+    if (
+      !(week.posts > FILLER_POST_RATIO * refPosts + 1) ||
+      !(week.posts > refPosts + FILLER_MIN_Z * Math.sqrt(refPosts) + 2)
+    )
       continue;
     const refViews = finiteMedian(ref.map((r) => r.views));
     const viewsRatio = refViews > 0 && week.views > 0 ? week.views / refViews : 1;

@@ -20,7 +20,8 @@ export type FormulaVersionV3 = typeof FORMULA_VERSION_V3;
  * - filler_posts: posts per week above the account's own history without the views per post to carry
  *   them; only the posts its views carry count for presence.
  */
-export type AuthenticityFlagCodeV3 = AuthenticityFlag['code'] | 'follower_drip' | 'bought_likes' | 'filler_posts';
+export type AuthenticityFlagCodeV3 =
+  AuthenticityFlag['code'] | 'follower_drip' | 'bought_likes' | 'filler_posts';
 
 export interface AuthenticityFlagV3 extends Omit<AuthenticityFlag, 'code'> {
   code: AuthenticityFlagCodeV3;
