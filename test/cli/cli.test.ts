@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -198,4 +198,26 @@ describe('brandhealth CLI', () => {
       });
     }
   }, 180_000);
+
+  it('ends quietly on a closed pipe, and reports an unreachable database in one line', async () => {
+    // A reader that closed its end before the first line (like `| head` that has had enough).
+    const closed = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, 'workspace', 'list', '--all'], { env });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(closed).toEqual({ code: 0, stderr: '' });
+
+    const unreachable = await run(process.execPath, [CLI, 'workspace', 'list'], {
+      env: { ...env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing' },
+      timeout: 60_000,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect((unreachable as { code: number }).code).toBe(1);
+    expect((unreachable as { stderr: string }).stderr.trim().split('\n')).toHaveLength(1);
+    expect((unreachable as { stderr: string }).stderr).toMatch(
+      /^brandhealth: DATABASE_URL: .*127\.0\.0\.1:1/,
+    );
+  });
 });
