@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
+import { sandboxId } from '../../src/sandbox/ids.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
-// `workspace list` pages (a sandbox holds hundreds of workspaces): the CLI's own program, run in this
-// process on a test service's context, as the admin socket runs it.
+// CLI commands through the CLI's own program, run in this process on a test service's context (as
+// the admin socket runs them): `workspace list` pages (a sandbox holds hundreds of workspaces), and a
+// key minted for the sandbox, as the README shows, never makes `demo` refuse its own database.
 let t: TestService;
 beforeAll(async () => {
   t = await startTestService();
@@ -61,5 +63,36 @@ describe('brandhealth workspace list', () => {
       out: '',
       err: 'brandhealth: workspace ws_missing (--after) does not exist\n',
     });
+  });
+});
+
+describe('keys for the sandbox', () => {
+  it('are test keys, so `demo` still takes the database; a revoked live key no longer counts', async () => {
+    const sandboxWs = sandboxId('ws', 'cli test brand');
+    await t.db
+      .insertInto('workspaces')
+      .values({ id: sandboxWs, name: 'Sandbox brand', plan: 'pro', created_at: new Date() } as never)
+      .execute();
+    const minted = JSON.parse((await cli('--json', 'key', 'create', '--workspace', sandboxWs)).out) as {
+      id: string;
+      key: string;
+    };
+    expect(minted.key).toMatch(/^bh_test_/);
+    const me = await t.request({ method: 'GET', url: '/v1/workspace', key: minted.key });
+    expect(me.statusCode, me.body).toBe(200);
+
+    // This database also holds real workspaces (created above): `demo` names them, and only them.
+    const real = (await createWorkspace(t.db, { name: 'Real brand', plan: 'pro' })).id;
+    const live = JSON.parse((await cli('--json', 'key', 'create', '--workspace', real)).out) as {
+      id: string;
+      key: string;
+    };
+    expect(live.key).toMatch(/^bh_live_/);
+    const refused = await cli('demo', '--out', '/nonexistent/sandbox.json');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/not the sandbox's \(\d+ workspaces, 1 live API key\)/);
+    expect((await cli('key', 'revoke', live.id)).code).toBe(0);
+    const after = await cli('demo', '--out', '/nonexistent/sandbox.json');
+    expect(after.err).toMatch(/not the sandbox's \(\d+ workspaces\)/);
   });
 });
