@@ -99,15 +99,13 @@ export async function listWorkspaces(
   if (filter.after !== undefined) {
     const cursor = await db
       .selectFrom('workspaces')
-      .select(['created_at', 'id'])
+      .select('id')
       .where('id', '=', filter.after)
       .executeTakeFirst();
     if (!cursor) throw new DomainError('not_found', `workspace ${filter.after} (--after) does not exist`);
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '>', cursor.created_at),
-        eb.and([eb('created_at', '=', cursor.created_at), eb('id', '>', cursor.id)]),
-      ]),
+    // Compared in SQL: created_at carries microseconds, which a round trip through a JS Date would drop.
+    q = q.where(
+      sql<boolean>`(created_at, id) > (SELECT created_at, id FROM workspaces WHERE id = ${filter.after})`,
     );
   }
   if (filter.limit === undefined) return { rows: await q.execute(), more: false };
