@@ -5,6 +5,7 @@ import type { KeyRing } from './infra/crypto/keyring.ts';
 import type { Database } from './infra/db/database.ts';
 import type { DB } from './infra/db/types.ts';
 import type { Jobs } from './infra/jobs/jobs.ts';
+import type { Mailer } from './infra/mail/mailer.ts';
 import type { Metrics } from './infra/observability/metrics.ts';
 import type { RateLimitStore } from './infra/ratelimit/store.ts';
 import type { ServiceState } from './infra/state.ts';
@@ -18,6 +19,8 @@ export interface AppContext {
   authenticator: Authenticator;
   rateLimits: RateLimitStore;
   metrics: Metrics;
+  /** Outgoing email: SMTP, or the outbox folder without SMTP_URL. */
+  mail: Mailer;
   /** Seals secrets at rest (webhook secrets; platform tokens later). */
   keyRing: KeyRing;
   /** Domains' per-service state (caches, test settings): see infra/state.ts. */

@@ -12,6 +12,7 @@ import { createMetrics, listenMetrics, type MetricsListener } from './infra/obse
 import { MemoryRateLimitStore, type StoreHealth } from './infra/ratelimit/store.ts';
 import { Gauge } from 'prom-client';
 import { ServiceState } from './infra/state.ts';
+import { Mailer } from './infra/mail/mailer.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -57,6 +58,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       dataDir: options.dataDir ?? config.dataDir,
     });
     jobs = new Jobs(database, { schedule: config.runWorkers, supervise: config.runWorkers });
+    const now = options.now ?? (() => new Date());
     const ctx: AppContext = {
       config,
       database,
@@ -70,9 +72,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
           })
         : new MemoryRateLimitStore(),
       metrics: createMetrics(),
+      mail: new Mailer(config.mail, () => ctx.now()),
       keyRing,
       state: new ServiceState(),
-      now: options.now ?? (() => new Date()),
+      now,
     };
     for (const domain of DOMAINS) for (const job of domain.jobs ?? []) job.register(ctx);
     // Three independent steps side by side: the stored secrets' check, pg-boss's start (both mostly
@@ -98,6 +101,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
       health === 'ok'
         ? app.log.info('rate limit store reachable again; limits shared across instances')
         : app.log.warn({ err: error }, 'rate limit store unavailable; each instance counts its own limits');
+    ctx.mail.onOutbox = (sent, message) =>
+      app.log.info(
+        { mail: { to: message.to, subject: message.subject, file: sent.file } },
+        'email written to the outbox (SMTP_URL is unset)',
+      );
     keyRing.onRefused = (error, at) =>
       app.log.error({ sealed: { place: at.place, row: at.row } }, `sealed value refused: ${error.message}`);
 
@@ -131,6 +139,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
         await app.close();
         await ctx.jobs.stop();
         await ctx.rateLimits.close();
+        ctx.mail.close();
         await database.close();
       },
     };

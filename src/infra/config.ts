@@ -60,6 +60,17 @@ export interface Config {
   platformOAuth: Record<Platform, PlatformOAuthOverrides>;
   /** Scheduled platform sync (docs/ingestion.md "Scheduled sync"). */
   sync: SyncConfig;
+  /** Outgoing email (docs/operations.md "Email"). */
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** SMTP_URL: `smtp://` or `smtps://` with optional `user:password@`; null writes messages to the outbox. */
+  smtpUrl: string | null;
+  /** MAIL_FROM: the sender of every message, `Name <address>` or an address. */
+  from: string;
+  /** MAIL_OUTBOX_DIR: where messages go (as .eml files) when SMTP_URL is unset. */
+  outboxDir: string;
 }
 
 export interface SyncConfig {
@@ -130,6 +141,16 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+/** `Name <local@domain>` or `local@domain`, one address, no line breaks (it becomes a header). */
+function mailFrom(env: Env): string {
+  const raw = env.MAIL_FROM?.trim() || 'Brand Health <no-reply@localhost>';
+  const address = /<([^<>]+)>$/.exec(raw)?.[1] ?? raw;
+  if (/[\r\n]/.test(raw) || !/^[^\s@<>,]+@[^\s@<>,]+$/.test(address)) {
+    throw new ConfigError(`MAIL_FROM must be an address or "Name <address>", got "${raw}"`);
   }
   return raw;
 }
@@ -438,6 +459,34 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
       return socket === 'off' ? null : path.resolve(socket || path.join(dataDirOf(e), 'admin.sock'));
     },
   }),
+  {
+    env: 'SMTP_URL',
+    key: 'mail',
+    field: 'smtpUrl',
+    default: '—',
+    meaning:
+      '`smtp://user:password@host:587` (STARTTLS when offered) or `smtps://host:465`: send email through this server; unset, each message is written to `MAIL_OUTBOX_DIR` and logged',
+    read: (e) => ({ smtpUrl: url(e, 'SMTP_URL', ['smtp:', 'smtps:']) }) as unknown as Config['mail'],
+  },
+  {
+    env: 'MAIL_FROM',
+    key: 'mail',
+    field: 'from',
+    default: '`Brand Health <no-reply@localhost>`',
+    meaning: 'sender of every email (`Name <address>` or an address)',
+    read: (e) => ({ from: mailFrom(e) }) as unknown as Config['mail'],
+  },
+  {
+    env: 'MAIL_OUTBOX_DIR',
+    key: 'mail',
+    field: 'outboxDir',
+    default: '`DATA_DIR/outbox`',
+    meaning: 'folder where email is written as `.eml` files when `SMTP_URL` is unset',
+    read: (e) =>
+      ({
+        outboxDir: path.resolve(e.MAIL_OUTBOX_DIR?.trim() || path.join(dataDirOf(e), 'outbox')),
+      }) as unknown as Config['mail'],
+  },
   option({
     env: 'SIMULATOR_URL',
     key: 'simulatorUrl',

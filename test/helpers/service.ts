@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { createApiKey } from '../../src/admin/keys.ts';
@@ -29,14 +32,20 @@ export async function startTestService(
   options: Pick<ServiceOptions, 'logStream'> = {},
 ): Promise<TestService> {
   const testDb: TestDatabase = await createTestDatabase({ migrated: true });
+  const loaded = loadConfig({
+    LOG_LEVEL: 'silent',
+    AUTH_CACHE_TTL_MS: '0',
+    SCORE_CACHE_TTL_MS: '0',
+    EXPORT_CACHE_TTL_MS: '0',
+    ...env,
+  });
   const config: Config = {
-    ...loadConfig({
-      LOG_LEVEL: 'silent',
-      AUTH_CACHE_TTL_MS: '0',
-      SCORE_CACHE_TTL_MS: '0',
-      EXPORT_CACHE_TTL_MS: '0',
-      ...env,
-    }),
+    ...loaded,
+    // Without SMTP_URL mail goes to a folder of this test's own (never the checkout's ./data).
+    mail: {
+      ...loaded.mail,
+      outboxDir: env.MAIL_OUTBOX_DIR ?? path.join(os.tmpdir(), `bh-outbox-${randomUUID()}`),
+    },
     databaseUrl: testDb.databaseUrl,
     dataDir: testDb.dataDir,
     runWorkers: false,
