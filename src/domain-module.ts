@@ -10,6 +10,8 @@ import type { SandboxManifest } from './sandbox/manifest.ts';
  */
 export interface SandboxExtension {
   name: string;
+  /** Extensions whose data this one reads (by name): it runs after them, whatever the DOMAINS order. */
+  after?: string[];
   run: (ctx: AppContext, manifest: SandboxManifest, log: (line: string) => void) => Promise<void>;
 }
 

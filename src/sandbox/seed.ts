@@ -46,8 +46,15 @@ interface Named {
 }
 
 const NAMED: Named[] = [
-  { key: 'free', name: 'Pebble Studio', plan: 'free', platforms: ['instagram'] },
-  { key: 'pro', name: 'Acme Outdoor', plan: 'pro', platforms: ['instagram', 'tiktok', 'youtube'], team: 3 },
+  { key: 'free', name: 'Pebble Studio', plan: 'free', platforms: ['instagram'], sector: 'home-and-garden' },
+  {
+    key: 'pro',
+    name: 'Acme Outdoor',
+    plan: 'pro',
+    platforms: ['instagram', 'tiktok', 'youtube'],
+    team: 3,
+    sector: 'fashion-apparel',
+  },
   { key: 'proNoPlatforms', name: 'Blank Slate Co', plan: 'pro' },
   {
     key: 'agency',
@@ -64,6 +71,7 @@ const NAMED: Named[] = [
     name: 'Bluebird Coffee',
     plan: 'pro',
     parent: 'agency',
+    sector: 'food-and-beverage',
     platforms: ['instagram', 'tiktok'],
   },
   {
@@ -95,6 +103,7 @@ const NAMED: Named[] = [
     name: 'Lumen Labs',
     plan: 'pro',
     parent: 'otherAgency',
+    sector: 'consumer-electronics',
     platforms: ['twitter', 'youtube'],
   },
 ];

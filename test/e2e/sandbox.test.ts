@@ -85,6 +85,14 @@ describe('the sandbox manifest', () => {
     expect(days).toBeGreaterThanOrEqual(730);
   });
 
+  it('gives its brands sectors, so their audits carry the published industry benchmark', async () => {
+    const listed = (await get('/v1/audits?status=completed&limit=1&offset=0', m.keys.pro)).json();
+    expect(listed.audits.length).toBe(1);
+    const audit = (await get(`/v1/audit/${listed.audits[0].audit_id}`, m.keys.pro)).json();
+    expect(audit.industry_benchmark.basis).toMatchObject({ status: 'published', sector: 'fashion-apparel' });
+    expect(audit.industry_benchmark.industry_average).toEqual(expect.any(Number));
+  });
+
   it('gives each workspace key the access described', async () => {
     expectProblem(await get('/v1/workspace', m.keys.free), 403, 'Plan Required');
     const pro = (await get('/v1/workspace', m.keys.pro)).json();

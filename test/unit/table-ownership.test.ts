@@ -63,7 +63,6 @@ const KNOWN = new Set([
   'sandbox/tacsi_entitlements',
   'sandbox/tacsi_subscribers',
   'sandbox/workspaces',
-  'scoring/audits',
   'scoring/metric_snapshots',
   'scoring/workspaces',
   'webhooks/workspaces',
