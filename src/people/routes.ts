@@ -14,8 +14,8 @@ import {
   SignUpBody,
   TokenBody,
 } from './schemas.ts';
-import { requestPasswordReset, resetPassword, signIn, signUp, verifyEmail } from './service.ts';
-import { csrfMatches, endSession, endSessionsOf, sessionPerson, type SessionPerson } from './sessions.ts';
+import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEmail } from './service.ts';
+import { csrfMatches, sessionPerson, type SessionPerson } from './sessions.ts';
 import { CSRF_HEADER, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
 
 function setSessionCookie(reply: FastifyReply, token: string): void {
@@ -148,7 +148,7 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const session = await requireSession(app.ctx, request);
-      await endSession(app.ctx.db, session.idHash);
+      await signOut(app.ctx, session, false, request.ip);
       clearSessionCookie(reply);
       return { ok: true as const };
     },
@@ -170,7 +170,7 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const session = await requireSession(app.ctx, request);
-      const ended = await endSessionsOf(app.ctx.db, session.personId);
+      const ended = await signOut(app.ctx, session, true, request.ip);
       clearSessionCookie(reply);
       return { sessions_ended: ended };
     },
@@ -210,7 +210,7 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      await resetPassword(app.ctx, request.body.token, request.body.password);
+      await resetPassword(app.ctx, request.body.token, request.body.password, request.ip);
       return { ok: true as const };
     },
   );

@@ -5,8 +5,9 @@ import { DomainError, invalidParameter } from '../core/errors.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
 import type { DB, PersonTokenPurpose } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { recordAudit } from '../audit-log/record.ts';
 import { hashPassword, passwordMatches, passwordProblem } from './password.ts';
-import { endSessionsOf, hashToken, startSession } from './sessions.ts';
+import { endSession, endSessionsOf, hashToken, startSession } from './sessions.ts';
 import {
   MAIL_REQUESTS_PER_ADDRESS,
   RESET_TOKEN_MS,
@@ -176,15 +177,30 @@ export async function signIn(
     .executeTakeFirst();
   const matches = await passwordMatches(input.password, person?.password_hash ?? null);
   if (!person || !matches || person.email_verified_at === null) {
+    await recordAudit(ctx.db, {
+      actor: { personId: person?.id ?? null },
+      action: 'session.sign_in_failed',
+      target: email,
+      address,
+      at: ctx.now(),
+    });
     throw new DomainError(
       'sign_in_failed',
       'The email or password is wrong, or the address is not confirmed yet.',
     );
   }
   const now = ctx.now();
-  const session = await ctx.db
-    .transaction()
-    .execute((trx) => startSession(trx, now, person.id, address, presentedSession));
+  const session = await ctx.db.transaction().execute(async (trx) => {
+    const started = await startSession(trx, now, person.id, address, presentedSession);
+    await recordAudit(trx, {
+      actor: { personId: person.id },
+      action: 'session.signed_in',
+      target: person.id,
+      address,
+      at: now,
+    });
+    return started;
+  });
   return { ...session, person: { id: person.id, email: person.email, name: person.name } };
 }
 
@@ -215,7 +231,12 @@ export async function requestPasswordReset(
  * Sets a new password from a reset link; every session of the person ends and the address counts
  * as verified. A refused password rolls back, so the link still works for a better one.
  */
-export async function resetPassword(ctx: AppContext, token: string, password: string): Promise<void> {
+export async function resetPassword(
+  ctx: AppContext,
+  token: string,
+  password: string,
+  address: string,
+): Promise<void> {
   const now = ctx.now();
   await ctx.db.transaction().execute(async (trx) => {
     const personId = await useToken(trx, now, token, 'reset_password');
@@ -236,5 +257,35 @@ export async function resetPassword(ctx: AppContext, token: string, password: st
       .where('id', '=', personId)
       .execute();
     await endSessionsOf(trx, personId);
+    await recordAudit(trx, {
+      actor: { personId },
+      action: 'person.password_reset',
+      target: personId,
+      address,
+      at: now,
+    });
+  });
+}
+
+/** Ends one session (sign out) or every session of its person, recorded in the audit log. */
+export async function signOut(
+  ctx: AppContext,
+  session: { personId: string; idHash: Buffer },
+  everywhere: boolean,
+  address: string,
+): Promise<number> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const ended = everywhere
+      ? await endSessionsOf(trx, session.personId)
+      : await endSession(trx, session.idHash);
+    await recordAudit(trx, {
+      actor: { personId: session.personId },
+      action: everywhere ? 'session.signed_out_everywhere' : 'session.signed_out',
+      target: session.personId,
+      address,
+      at: now,
+    });
+    return ended;
   });
 }

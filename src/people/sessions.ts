@@ -101,8 +101,9 @@ export function csrfMatches(session: SessionPerson, presented: string | string[]
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export async function endSession(db: Kysely<DB>, idHash: Buffer): Promise<void> {
-  await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+export async function endSession(db: Kysely<DB> | Transaction<DB>, idHash: Buffer): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('id_hash', '=', idHash).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** Ends every session of a person (sign out everywhere, password reset, removal). */

@@ -230,3 +230,28 @@ describe('sessions', () => {
     expect((await post('/v1/auth/sign-in', { email, password: PASSWORD })).statusCode).toBe(401);
   });
 });
+
+describe('audit log', () => {
+  it('records sign-ins, failures and sign-outs with actor, address and target; rows cannot be updated', async () => {
+    const email = await newPerson();
+    await post('/v1/auth/sign-in', { email, password: 'not-the-password-9' });
+    const { cookie, csrf, res } = await signIn(email);
+    const personId = res.json().person.id as string;
+    await post('/v1/auth/sign-out', undefined, { cookie: `bh_session=${cookie}`, 'x-csrf-token': csrf });
+    const rows = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('actor_person_id', '=', personId)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => r.action)).toEqual([
+      'session.sign_in_failed',
+      'session.signed_in',
+      'session.signed_out',
+    ]);
+    expect(rows[0]).toMatchObject({ target: email, address: '127.0.0.1' });
+    await expect(
+      t.db.updateTable('audit_log').set({ action: 'edited' }).where('id', '=', rows[0]!.id).execute(),
+    ).rejects.toThrow(/never updated/);
+  });
+});

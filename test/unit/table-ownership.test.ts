@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 const OWNER: Record<string, string> = {
   workspaces: 'workspaces',
   people: 'people',
+  audit_log: 'audit-log',
   sessions: 'people',
   person_tokens: 'people',
   workspace_sector_history: 'workspaces',

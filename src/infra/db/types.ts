@@ -488,7 +488,19 @@ export interface PersonTokensTable {
   created_at: CreatedAt;
 }
 
+export interface AuditLogTable {
+  id: string;
+  at: Date;
+  workspace_id: string | null;
+  actor_person_id: string | null;
+  actor_key_id: string | null;
+  action: string;
+  target: string | null;
+  address: string | null;
+}
+
 export interface DB {
+  audit_log: AuditLogTable;
   people: PeopleTable;
   sessions: SessionsTable;
   person_tokens: PersonTokensTable;
