@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -41,6 +42,11 @@ const REQUEST_IDS = stateSlot('app.request-ids', () => {
 
 /** The document's tags, in the order the reference lists them. */
 const API_TAGS = [
+  {
+    name: 'people',
+    description:
+      'Accounts, sign-in and browser sessions (cookie `bh_session`, CSRF header; docs/security.md)',
+  },
   { name: 'workspace', description: "The API key owner's workspace: plan, quotas and current score" },
   {
     name: 'platforms',
@@ -204,6 +210,7 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   closeQueryStrings(app);
   await metricsPlugin(app, ctx.metrics);
   await authPlugin(app, { authenticator: ctx.authenticator, rateLimits: ctx.rateLimits });
+  await app.register(cookie);
   await app.register(healthRoutes);
   for (const domain of DOMAINS) if (domain.routes) await app.register(domain.routes);
 

@@ -82,6 +82,15 @@ export interface ErrorDetails {
   media_unsupported: undefined;
   text_too_complex: undefined;
   studio_busy: { retryAfterSeconds: number };
+  // people
+  /** Wrong email or password, or an unverified address: one answer, so it tells nothing apart. */
+  sign_in_failed: undefined;
+  /** Too many sign-in attempts for this account or from this address. */
+  sign_in_limited: { retryAfterSeconds: number };
+  /** A verification or reset link that is unknown, used or expired. */
+  invalid_token: FieldDetails;
+  /** A cookie-authenticated state-changing request without the session's CSRF token. */
+  csrf_failed: undefined;
 }
 
 export type ErrorKind = keyof ErrorDetails;

@@ -11,6 +11,10 @@ import { describe, expect, it } from 'vitest';
 
 const OWNER: Record<string, string> = {
   workspaces: 'workspaces',
+  people: 'people',
+  audit_log: 'audit-log',
+  sessions: 'people',
+  person_tokens: 'people',
   workspace_sector_history: 'workspaces',
   api_keys: 'infra',
   idempotency_keys: 'infra',

@@ -458,7 +458,52 @@ export interface TacsiPrivacyLedgerTable {
   created_at: CreatedAt;
 }
 
+export interface PeopleTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  email_verified_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  id_hash: Buffer;
+  person_id: string;
+  csrf_token: string;
+  created_at: CreatedAt;
+  last_seen_at: Date;
+  expires_at: Date;
+  address: string;
+}
+
+export type PersonTokenPurpose = 'verify_email' | 'reset_password';
+
+export interface PersonTokensTable {
+  token_hash: Buffer;
+  person_id: string;
+  purpose: PersonTokenPurpose;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: CreatedAt;
+}
+
+export interface AuditLogTable {
+  id: string;
+  at: Date;
+  workspace_id: string | null;
+  actor_person_id: string | null;
+  actor_key_id: string | null;
+  action: string;
+  target: string | null;
+  address: string | null;
+}
+
 export interface DB {
+  audit_log: AuditLogTable;
+  people: PeopleTable;
+  sessions: SessionsTable;
+  person_tokens: PersonTokensTable;
   sectors: SectorsTable;
   workspaces: WorkspacesTable;
   tacsi_subscribers: TacsiSubscribersTable;

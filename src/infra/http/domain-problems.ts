@@ -112,6 +112,15 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
     title: 'Studio Busy',
     options: ({ details: d }) => ({ headers: { 'Retry-After': String(d.retryAfterSeconds) } }),
   },
+
+  sign_in_failed: { status: 401, title: 'Sign-In Failed' },
+  sign_in_limited: {
+    status: 429,
+    title: 'Too Many Sign-In Attempts',
+    options: ({ details: d }) => ({ headers: { 'Retry-After': String(d.retryAfterSeconds) } }),
+  },
+  invalid_token: { status: 400, title: 'Invalid Token', options: field },
+  csrf_failed: { status: 403, title: 'CSRF Token Missing Or Wrong' },
 };
 
 /** The problem a domain error is answered with. */

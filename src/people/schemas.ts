@@ -1,0 +1,71 @@
+// TypeBox schemas of the sign-up, sign-in and session endpoints, with their OpenAPI examples.
+import { Type } from 'typebox';
+import { Timestamp } from '../infra/http/schemas.ts';
+import { MAX_PASSWORD_LENGTH } from './password.ts';
+
+const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ana@example.com'] });
+const Password = Type.String({
+  minLength: 1,
+  maxLength: MAX_PASSWORD_LENGTH,
+  examples: ['violet-harbour-lantern-42'],
+});
+const Token = Type.String({ minLength: 1, maxLength: 100, description: 'the token from the emailed link' });
+
+export const SignUpBody = Type.Object(
+  {
+    email: Email,
+    name: Type.String({ minLength: 1, maxLength: 200, examples: ['Ana Silva'] }),
+    password: Password,
+  },
+  { additionalProperties: false },
+);
+export const SignInBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
+export const TokenBody = Type.Object({ token: Token }, { additionalProperties: false });
+export const ResetRequestBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const ResetConfirmBody = Type.Object(
+  { token: Token, password: Password },
+  { additionalProperties: false },
+);
+
+export const Accepted = Type.Object(
+  {
+    status: Type.Literal('check_your_email', {
+      description: 'the same answer whether or not the address has an account',
+    }),
+  },
+  { $id: 'MailAccepted', examples: [{ status: 'check_your_email' }] },
+);
+
+const PersonFields = {
+  id: Type.String({ examples: ['per_01JD3Q5W8N2M4K6P8R0T2V4X6Z'] }),
+  email: Type.String(),
+  name: Type.String(),
+};
+
+export const SessionView = Type.Object(
+  {
+    person: Type.Object(PersonFields),
+    csrf_token: Type.String({
+      description:
+        'send it as the X-CSRF-Token header with every state-changing request made with the session cookie',
+    }),
+    expires_at: Timestamp,
+  },
+  {
+    $id: 'Session',
+    examples: [
+      {
+        person: { id: 'per_01JD3Q5W8N2M4K6P8R0T2V4X6Z', email: 'ana@example.com', name: 'Ana Silva' },
+        csrf_token: 'q1n8Jd0bX4c2Vv6mL9sR3tY7wZ5kP0aE1fG2hJ3kL4m',
+        expires_at: '2026-12-12T09:00:00.000Z',
+      },
+    ],
+  },
+);
+
+export const Done = Type.Object({ ok: Type.Literal(true) }, { $id: 'Done', examples: [{ ok: true }] });
+
+export const SessionsEnded = Type.Object(
+  { sessions_ended: Type.Integer({ minimum: 0 }) },
+  { $id: 'SessionsEnded', examples: [{ sessions_ended: 3 }] },
+);
