@@ -11,6 +11,7 @@ import { workspaceRoutes } from './workspaces/routes.ts';
 import { studioRoutes } from './studio/routes.ts';
 import { tacsiModule } from './tacsi/module.ts';
 import { retentionModule } from './retention/module.ts';
+import { annotationsModule } from './annotations/module.ts';
 
 /** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
@@ -26,4 +27,5 @@ export const DOMAINS: DomainModule[] = [
   webhooksModule,
   tacsiModule,
   retentionModule,
+  annotationsModule,
 ];

@@ -458,6 +458,16 @@ export interface TacsiPrivacyLedgerTable {
   created_at: CreatedAt;
 }
 
+export interface AnnotationsTable {
+  id: string;
+  workspace_id: string;
+  day: DateString;
+  text: string;
+  category: string;
+  author: string | null;
+  created_at: CreatedAt;
+}
+
 export interface DB {
   sectors: SectorsTable;
   workspaces: WorkspacesTable;
@@ -486,6 +496,7 @@ export interface DB {
   tacsi_cutover: TacsiCutoverTable;
   tacsi_notices: TacsiNoticesTable;
   workspace_sector_history: WorkspaceSectorHistoryTable;
+  annotations: AnnotationsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

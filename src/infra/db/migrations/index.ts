@@ -20,6 +20,7 @@ import * as m0068 from './0068_tacsi_one_ledger.ts';
 import * as m0069 from './0069_idempotency_lease.ts';
 import * as m0070 from './0070_tacsi_vintages.ts';
 import * as m0071 from './0071_drop_workspace_sync_version.ts';
+import * as m0072 from './0072_annotations.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0069_idempotency_lease': m0069,
   '0070_tacsi_vintages': m0070,
   '0071_drop_workspace_sync_version': m0071,
+  '0072_annotations': m0072,
 };
