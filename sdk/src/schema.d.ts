@@ -12555,6 +12555,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "day": "2026-03-02",
+                 *       "text": "Spring collection launch",
+                 *       "category": "launch",
+                 *       "author": "Dana"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: date

@@ -26,7 +26,10 @@ export const CreateAnnotationBody = Type.Object(
     category: Type.Optional(Type.Enum([...ANNOTATION_CATEGORIES], { default: 'note' })),
     author: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_AUTHOR })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ day: '2026-03-02', text: 'Spring collection launch', category: 'launch', author: 'Dana' }],
+  },
 );
 
 export const AnnotationListQuery = Type.Object(
