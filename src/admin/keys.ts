@@ -3,6 +3,7 @@ import { issueKey, keyPrefix } from '../infra/auth/api-keys.ts';
 import type { DB } from '../infra/db/types.ts';
 import { type Scope, SCOPES } from '../core/catalog.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
+import { isSandboxId } from '../sandbox/ids.ts';
 
 export interface KeyOwner {
   workspaceId?: string;
@@ -45,7 +46,9 @@ export async function createApiKey(
       .executeTakeFirst();
     if (!sub) throw new DomainError('not_found', `subscriber ${owner.subscriberId} does not exist`);
   }
-  const issued = issueKey();
+  // A key's mode follows its owner: a sandbox workspace's or subscriber's key is a test key (bh_test_),
+  // so a key minted for the sandbox never makes it a database with real keys.
+  const issued = issueKey(isSandboxId(owner.workspaceId ?? owner.subscriberId!) ? 'test' : 'live');
   await db
     .insertInto('api_keys')
     .values({
@@ -53,6 +56,7 @@ export async function createApiKey(
       workspace_id: owner.workspaceId ?? null,
       subscriber_id: owner.subscriberId ?? null,
       name: options.name ?? '',
+      mode: issued.mode,
       secret_hash: issued.secretHash,
       scopes: [...new Set(scopes)],
       expires_at: options.expiresAt ?? null,

@@ -86,13 +86,31 @@ const LISTED_COLUMNS = [
 
 export type ListedWorkspace = Pick<Workspace, (typeof LISTED_COLUMNS)[number]>;
 
+/**
+ * Workspaces oldest first, a page at a time: `after` is the last id of the previous page (keyset on
+ * created_at, id), `limit` the page size. `more` says whether another page follows.
+ */
 export async function listWorkspaces(
   db: Kysely<DB>,
-  filter: { parentId?: string } = {},
-): Promise<ListedWorkspace[]> {
+  filter: { parentId?: string; after?: string; limit?: number } = {},
+): Promise<{ rows: ListedWorkspace[]; more: boolean }> {
   let q = db.selectFrom('workspaces').select(LISTED_COLUMNS).orderBy('created_at').orderBy('id');
   if (filter.parentId) q = q.where('parent_id', '=', filter.parentId);
-  return q.execute();
+  if (filter.after !== undefined) {
+    const cursor = await db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('id', '=', filter.after)
+      .executeTakeFirst();
+    if (!cursor) throw new DomainError('not_found', `workspace ${filter.after} (--after) does not exist`);
+    // Compared in SQL: created_at carries microseconds, which a round trip through a JS Date would drop.
+    q = q.where(
+      sql<boolean>`(created_at, id) > (SELECT created_at, id FROM workspaces WHERE id = ${filter.after})`,
+    );
+  }
+  if (filter.limit === undefined) return { rows: await q.execute(), more: false };
+  const rows = await q.limit(filter.limit + 1).execute();
+  return { rows: rows.slice(0, filter.limit), more: rows.length > filter.limit };
 }
 
 /** Moves a client to another agency (or makes it independent with null). */

@@ -3,6 +3,7 @@ import { DomainError } from '../core/errors.ts';
 import { ConfigError } from '../infra/config.ts';
 import { KeyRingError } from '../infra/crypto/keyring.ts';
 import { DataDirLockedError } from '../infra/db/data-dir-lock.ts';
+import { StartupError } from '../infra/startup-errors.ts';
 
 /**
  * The exit codes of a `brandhealth` command: 0 done; 1 refused (the command was understood and cannot
@@ -18,13 +19,18 @@ export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
  * Operational errors of the process (configuration, key ring, data folder lock) read the same way;
  * anything else is a bug and prints its stack.
  */
-export function failureOf(error: unknown): { code: number; line: string | null } {
+export function failureOf(error: unknown): { code: number; line: string | null; known: boolean } {
   if (error instanceof CommanderError)
-    return { code: error.exitCode === 0 ? EXIT.ok : EXIT.usage, line: null }; // commander printed it
-  if (error instanceof DomainError) return { code: EXIT.refused, line: error.detail };
-  if (error instanceof ConfigError || error instanceof KeyRingError || error instanceof DataDirLockedError)
-    return { code: EXIT.refused, line: error.message };
+    return { code: error.exitCode === 0 ? EXIT.ok : EXIT.usage, line: null, known: true }; // commander printed it
+  if (error instanceof DomainError) return { code: EXIT.refused, line: error.detail, known: true };
+  if (
+    error instanceof ConfigError ||
+    error instanceof KeyRingError ||
+    error instanceof DataDirLockedError ||
+    error instanceof StartupError
+  )
+    return { code: EXIT.refused, line: error.message, known: true };
   if ((error as { code?: string })?.code?.startsWith?.('23'))
-    return { code: EXIT.refused, line: `rejected by the database: ${(error as Error).message}` };
-  return { code: EXIT.refused, line: String((error as Error)?.stack ?? error) };
+    return { code: EXIT.refused, line: `rejected by the database: ${(error as Error).message}`, known: true };
+  return { code: EXIT.refused, line: String((error as Error)?.stack ?? error), known: false };
 }

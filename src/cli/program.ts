@@ -18,11 +18,19 @@ import {
 } from '../core/catalog.ts';
 import { utcDay } from '../core/days.ts';
 import { createService } from '../service.ts';
+import { describeStartupFailure, StartupError } from '../infra/startup-errors.ts';
 import { runDemo } from '../sandbox/demo.ts';
 import { resetSandbox } from '../sandbox/reset.ts';
 import { CLI_EXTENSIONS } from './commands.ts';
 import { failureOf } from './failure.ts';
-import { dayOption, instantOption, type CliIo, type CliOutput, type WithContext } from './registry.ts';
+import {
+  dayOption,
+  instantOption,
+  limitOption,
+  type CliIo,
+  type CliOutput,
+  type WithContext,
+} from './registry.ts';
 
 function oneOf<T extends string>(values: readonly T[], label: string) {
   return (value: string): T => {
@@ -115,12 +123,21 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .command('list')
     .description('list workspaces')
     .option('--parent <workspaceId>', 'only the clients of this agency')
+    .option('--limit <n>', 'workspaces per page (1-1000)', limitOption, 50)
+    .option('--after <workspaceId>', 'the page after this workspace (the last id of the previous page)')
+    .option('--all', 'every workspace, no paging')
     .action(async (o) =>
       withContext(async (ctx) => {
-        const rows = await listWorkspaces(ctx.db, { parentId: o.parent });
+        const { rows, more } = await listWorkspaces(ctx.db, {
+          parentId: o.parent,
+          after: o.after,
+          limit: o.all ? undefined : o.limit,
+        });
         output.result(rows, () =>
           table(rows, ['id', 'name', 'plan', 'account_type', 'parent_id', 'sector_slug']),
         );
+        // On stderr, so a pipe of the table (or of --json) reads only rows.
+        if (more) io.err(`more workspaces follow: --after ${rows.at(-1)!.id} (or --all)\n`);
       }),
     );
   workspace
@@ -466,7 +483,10 @@ export async function runLocally(argv: readonly string[]): Promise<number> {
   const io: CliIo = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
   const withContext: WithContext = async (fn) => {
     const config = { ...loadConfig(), runWorkers: false, logLevel: 'silent' as const };
-    const service = await createService(config);
+    // A database that cannot be opened reads as the service reports it: one line naming the setting.
+    const service = await createService(config).catch((error: unknown) => {
+      throw failureOf(error).known ? error : new StartupError(describeStartupFailure(error, config));
+    });
     try {
       return await fn(service.ctx);
     } finally {

@@ -24,6 +24,14 @@ export function dayOption(value: string): string {
   return value;
 }
 
+/** The option parser of a page size: an integer from 1 to 1000. */
+export function limitOption(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1000)
+    throw new InvalidArgumentError('must be an integer from 1 to 1000');
+  return n;
+}
+
 /** The option parser of every instant option: an ISO 8601 date or date-time (core/days.ts's parseIsoInstant). */
 export function instantOption(value: string): Date {
   const parsed = parseIsoInstant(value);

@@ -20,6 +20,15 @@ export interface StartupFailure {
   message: string;
 }
 
+/** A start that failed, described (for a caller that reports it rather than exiting, as the CLI does). */
+export class StartupError extends Error {
+  readonly failure: StartupFailure;
+  constructor(failure: StartupFailure) {
+    super(failure.message);
+    this.failure = failure;
+  }
+}
+
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',

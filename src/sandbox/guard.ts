@@ -5,7 +5,8 @@ import { SANDBOX_ULID_PREFIX } from './ids.ts';
 
 /**
  * What in the database is not sandbox data: workspaces and subscribers whose ids are not sandbox
- * ids, and live keys. `demo` seeds keys anyone holding the manifest can use and data that would
+ * ids, and live keys still in force (a key minted for a sandbox workspace is a test key; a revoked
+ * one opens nothing). `demo` seeds keys anyone holding the manifest can use and data that would
  * mix into real cohorts, so it refuses such a database unless forced.
  */
 export async function foreignData(
@@ -15,7 +16,7 @@ export async function foreignData(
     SELECT
       (SELECT count(*) FROM workspaces WHERE id NOT LIKE ${`ws\\_${SANDBOX_ULID_PREFIX}%`}) AS workspaces,
       (SELECT count(*) FROM tacsi_subscribers WHERE id NOT LIKE ${`sub\\_${SANDBOX_ULID_PREFIX}%`}) AS subscribers,
-      (SELECT count(*) FROM api_keys WHERE mode = 'live') AS live_keys`.execute(db);
+      (SELECT count(*) FROM api_keys WHERE mode = 'live' AND revoked_at IS NULL) AS live_keys`.execute(db);
   const r = row.rows[0]!;
   return {
     workspaces: Number(r.workspaces),

@@ -17,6 +17,11 @@ export function sandboxUlid(name: string): string {
   return out;
 }
 
+/** Whether an id (`ws_...`, `sub_...`) is a sandbox row's: the one test of what sandbox data is. */
+export function isSandboxId(id: string): boolean {
+  return id.slice(id.indexOf('_') + 1).startsWith(SANDBOX_ULID_PREFIX);
+}
+
 export function sandboxId(prefix: string, name: string): string {
   return `${prefix}_${sandboxUlid(name)}`;
 }

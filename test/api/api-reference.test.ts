@@ -12,6 +12,30 @@ describe('the API reference routes', () => {
   });
   afterAll(async () => t?.close());
 
+  it('sends a browser at / to the dashboard and a program to the map of the service', async () => {
+    const browser = await t.request({
+      method: 'GET',
+      url: '/',
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(browser.statusCode).toBe(302);
+    expect(browser.headers.location).toBe('/app/');
+
+    const program = await t.request({ method: 'GET', url: '/', headers: { accept: 'application/json' } });
+    expect(program.statusCode).toBe(200);
+    expect(program.json()).toEqual({
+      service: 'brand-health',
+      dashboard: '/app/',
+      api_reference: '/reference',
+      openapi: '/openapi.json',
+      health: '/healthz',
+      readiness: '/readyz',
+    });
+    for (const path of ['/app/', '/reference/', '/openapi.json', '/healthz']) {
+      expect((await t.request({ method: 'GET', url: path })).statusCode, path).toBe(200);
+    }
+  });
+
   it('redirects /reference to the page, which loads the bundled script and the served document', async () => {
     const bare = await t.request({ method: 'GET', url: '/reference' });
     expect(bare.statusCode).toBe(301);

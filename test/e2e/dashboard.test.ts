@@ -115,6 +115,25 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.close();
   });
 
+  it('says when the score stands on old data, and what data and interval it stands on', async () => {
+    const page = await signIn(m.keys.pro);
+    await page.getByTestId('composite').waitFor();
+    expect(await page.getByTestId('stale').count()).toBe(0);
+    const basis = await page.getByTestId('score-basis').innerText();
+    expect(basis).toMatch(/^90% interval \d+\.\d to \d+\.\d · data up to (\d{4}-\d{2}-\d{2})$/);
+    const dataDay = /data up to (\S+)$/.exec(basis)![1]!;
+    // Ten days on with no new data: the same score is now stale, and the page says so.
+    t.setNow(new Date(Date.now() + 10 * 86_400_000));
+    try {
+      await page.reload();
+      await page.getByTestId('stale').waitFor();
+      expect(await page.getByTestId('stale').innerText()).toContain(`data up to ${dataDay}`);
+    } finally {
+      t.setNow(undefined);
+      await page.close();
+    }
+  });
+
   it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
     const page = await signIn(m.keys.pro);
     expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms']);

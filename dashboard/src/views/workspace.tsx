@@ -69,8 +69,21 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
                   {current.score.toFixed(1)}{' '}
                   <span class={`grade grade-${current.grade}`}>{current.grade}</span>
                 </p>
+                {current.stale ? (
+                  <p class="banner" role="status" data-testid="stale">
+                    Stale: this score stands on data up to {current.latest_data_day ?? 'an unknown day'}, and
+                    no newer data has arrived since. Check the connections under{' '}
+                    <a href="#/platforms">Platforms</a>.
+                  </p>
+                ) : null}
                 <p>
                   Change: <strong data-testid="delta">{delta.score}</strong> over {delta.period}
+                </p>
+                <p class="muted" data-testid="score-basis">
+                  {current.interval
+                    ? `90% interval ${current.interval.low.toFixed(1)} to ${current.interval.high.toFixed(1)} · `
+                    : ''}
+                  data up to {current.latest_data_day ?? 'none yet'}
                 </p>
                 <p class="muted">
                   {current.tier} tier · formula {current.formula_version} · calculated{' '}

@@ -5,7 +5,7 @@ import type { KeyMode } from '../db/types.ts';
 
 /**
  * Key format: `bh_<mode>_<26-char key id>_<43-char secret>`, mode `live` for real keys and `test`
- * for sandbox keys (issued only by `brandhealth demo`), so a sandbox key is recognisable at a
+ * for keys of sandbox workspaces and subscribers (src/admin/keys.ts decides by the owner), so a sandbox key is recognisable at a
  * glance, in logs and in secret scanners. The mode is part of the key: a test key presented as
  * live (or the reverse) is refused. The id part is public (shown in listings, used to find the
  * row); the secret carries 256 bits of entropy and is stored only as its SHA-256, so a fast hash
@@ -21,6 +21,7 @@ export interface IssuedKey {
   /** Visible prefix for listings, e.g. `bh_live_01JD3…`. */
   prefix: string;
   secretHash: Buffer;
+  mode: KeyMode;
 }
 
 export function issueKey(mode: KeyMode = 'live'): IssuedKey {
@@ -31,6 +32,7 @@ export function issueKey(mode: KeyMode = 'live'): IssuedKey {
     token: `bh_${mode}_${body}_${secret}`,
     prefix: keyPrefix(`key_${body}`, mode),
     secretHash: hashSecret(secret),
+    mode,
   };
 }
 

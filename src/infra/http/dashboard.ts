@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { API_REFERENCE_PATH } from './api-reference.ts';
 
 /** Where `npm install` (the `prepare` script) builds the dashboard: dashboard/dist. */
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
@@ -14,7 +15,23 @@ export const DASHBOARD_PATH = '/app/';
  * session storage can be sent nowhere else, and no referrer leaves the page.
  */
 export async function dashboardPlugin(app: FastifyInstance, dist = DASHBOARD_DIST): Promise<void> {
-  if (!fs.existsSync(`${dist}index.html`)) return;
+  const built = fs.existsSync(`${dist}index.html`);
+  // The root: a browser goes to the dashboard; a program (or a service without the dashboard's
+  // build) gets the map of where things are, never a 404.
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    if (built && /\btext\/html\b/.test(request.headers.accept ?? '')) {
+      return reply.redirect(DASHBOARD_PATH, 302);
+    }
+    return {
+      service: 'brand-health',
+      dashboard: built ? DASHBOARD_PATH : null,
+      api_reference: API_REFERENCE_PATH,
+      openapi: '/openapi.json',
+      health: '/healthz',
+      readiness: '/readyz',
+    };
+  });
+  if (!built) return;
   await app.register(fastifyStatic, {
     root: dist,
     prefix: DASHBOARD_PATH,

@@ -39,3 +39,17 @@ export {
   type AuthenticityFlagCode,
   type PlatformScoreRowV2,
 } from './v2/index.ts';
+
+export {
+  scoreWorkspaceV3,
+  dailyScoreSeriesV3,
+  crisisSignal,
+  FORMULA_VERSION_V3,
+  BASELINE_SET_V3,
+  type WorkspaceScoreV3,
+  type DailyScorePointV3,
+  type CrisisSignal,
+  type BaselineInfo,
+  type AuthenticityFlagV3,
+  type AuthenticityFlagCodeV3,
+} from './v3/index.ts';

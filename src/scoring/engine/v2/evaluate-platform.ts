@@ -3,7 +3,7 @@
  * (organic audience, views, credited engagement, presence, reach, impact, sentiment, momentum), each
  * reading the steps before it. docs/scoring.md ("Formula v2") states every rule with its reason.
  */
-import { baselineV2, MEDIAN_NET_SENTIMENT, type BaselineV2 } from './baselines.ts';
+import { MEDIAN_NET_SENTIMENT, type BaselineV2 } from './baselines.ts';
 import {
   FOLLOWER_SPIKE_MARGIN,
   MIN_GROWTH_SPAN_DAYS,
@@ -102,7 +102,7 @@ export function evaluatePlatform(
     flags: [],
   };
   const audience = organicAudience(scratch, win);
-  const bench = baselineV2(d.platform, audience.current);
+  const bench = scratch.baseline(d.platform, audience.current);
   const views = viewsOf(scratch, win);
   const engagement = creditedEngagement(scratch, win, views);
   const { impact, engagedAudience } = impactOf(win, audience, views, engagement, bench);

@@ -226,6 +226,8 @@ export function referencePopulation(o: {
   n: number;
   from: string;
   days: number;
+  /** Baseline the accounts are drawn around; default formula v2's (formula v3 passes its re-based ones). */
+  baseline?: AccountOptions['baseline'];
 }): ReferenceAccount[] {
   const rnd = prng(o.seed);
   const out: ReferenceAccount[] = [];
@@ -243,6 +245,7 @@ export function referencePopulation(o: {
         days: o.days,
         followers,
         drift: REFERENCE_SPREADS.drift,
+        ...(o.baseline ? { baseline: o.baseline } : {}),
         ...quality,
       }),
     });

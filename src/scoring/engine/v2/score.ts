@@ -264,6 +264,14 @@ function recommendV2(s: Scored, max: number): Recommendation[] {
 
 /** Score a workspace as of a day over a lookback window. Throws RangeError only for an invalid day. */
 export function scoreWorkspaceV2(input: ScoreWorkspaceV2Input): WorkspaceScoreV2 {
+  return scoreWorkspaceWith(input, new Scratch());
+}
+
+/**
+ * scoreWorkspaceV2 with the given working buffers, whose `baseline` the platforms are scored against
+ * (formula v3 scores v2's evaluation against its re-based baselines; v2 itself always uses baselineV2).
+ */
+export function scoreWorkspaceWith(input: ScoreWorkspaceV2Input, scratch: Scratch): WorkspaceScoreV2 {
   const end = requireDay(input.asOf, 'asOf');
   const today = input.today !== undefined ? requireDay(input.today, 'today') : end;
   const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
@@ -271,7 +279,7 @@ export function scoreWorkspaceV2(input: ScoreWorkspaceV2Input): WorkspaceScoreV2
   const snapshots = input.snapshots ?? [];
   const platforms = resolvePlatforms(input.platforms, snapshots);
   const series = buildDaySeries(snapshots, platforms, start, end);
-  const s = scoreWithIntervals(new Scratch(), series, platforms, start, end);
+  const s = scoreWithIntervals(scratch, series, platforms, start, end);
   const pillars = rounded(s.ws.pillars);
   const pillarGrades = {} as Record<Pillar, PillarGrade>;
   for (const k of PILLARS) pillarGrades[k] = pillarGradeV2(pillars[k]);

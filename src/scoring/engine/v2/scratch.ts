@@ -6,6 +6,11 @@
  * calls, so scoring is re-entrant.
  */
 import { HALF_LIFE_DAYS } from './constants.ts';
+import { baselineV2, type BaselineV2 } from './baselines.ts';
+import type { Platform } from '../../../core/catalog.ts';
+
+/** The baselines a call scores against: v2's own by default (formula v3 passes its re-based ones). */
+export type BaselineFn = (platform: Platform, followers: number) => BaselineV2;
 
 function growF64(buf: Float64Array, n: number): Float64Array {
   return buf.length >= n ? buf : new Float64Array(Math.max(n, 2 * buf.length));
@@ -23,6 +28,10 @@ function recencyTable(n: number): Float64Array {
 const RECENCY = recencyTable(512);
 
 export class Scratch {
+  readonly baseline: BaselineFn;
+  constructor(baseline: BaselineFn = baselineV2) {
+    this.baseline = baseline;
+  }
   #work: Float64Array = new Float64Array(0);
   #slopes: Float64Array = new Float64Array(0);
   #recency: Float64Array = new Float64Array(0);

@@ -1,0 +1,376 @@
+/**
+ * Formula v3 entry points (docs/scoring.md, "Formula v3"). A v3 score is formula v2's evaluation of
+ * the screened inputs (./screen.ts: what a manipulation added is taken out) against the re-based
+ * baselines (./baselines.ts), with three pillars-level changes and two additions:
+ * - sentiment is one conversation across platforms (pooled counts, so each platform counts by its
+ *   volume of talk), and windows longer than 28 days remember longer (bad news still lands at once);
+ * - momentum compares the last 28 days with the window before them, shrunk by its sampling noise
+ *   (no dead zone: it measures something for most accounts);
+ * - sentiment and momentum intervals come from models of sampling noise, and the composite interval
+ *   combines the pillars' (so a real shift narrows rather than widens them);
+ * - a crisis signal (./crisis.ts) and the baselines' version on every score.
+ */
+import { PILLARS, type Pillar, type PillarScores, type Platform } from '../../../core/catalog.ts';
+import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
+import { formatDay, requireDay } from '../../../core/days.ts';
+import { clamp, round1 } from '../math.ts';
+import {
+  composite as compositeOf,
+  PART1_PILLARS,
+  PART2_PILLARS,
+  PILLAR_WEIGHTS,
+  weightedPillars,
+} from '../pillars.ts';
+import type { PillarGrade, Recommendation } from '../types.ts';
+import { MEDIAN_NET_SENTIMENT } from '../v2/baselines.ts';
+import { MOMENTUM_SCALE, SENTIMENT_PRIOR_V2, SENTIMENT_SCALE, TREND_CAP } from '../v2/constants.ts';
+import { Scratch } from '../v2/scratch.ts';
+import {
+  compositeGradeV2,
+  DEFAULT_LOOKBACK_DAYS,
+  gradeWithHysteresis,
+  MAX_LOOKBACK_DAYS,
+  pillarGradeV2,
+  scoreWorkspaceWith,
+} from '../v2/score.ts';
+import type { Interval, PlatformScoreRowV2 } from '../v2/types.ts';
+import { BASELINE_SET_V3, baselineV3 } from './baselines.ts';
+import { crisisSignal } from './crisis.ts';
+import { screenSnapshots } from './screen.ts';
+import {
+  FORMULA_VERSION_V3,
+  type AuthenticityFlagCodeV3,
+  type DailyScorePointV3,
+  type DailyScoreSeriesV3Input,
+  type ScoreWorkspaceV3Input,
+  type WorkspaceScoreV3,
+} from './types.ts';
+
+/** Two-sided 90% normal quantile (the sampling-noise intervals are normal approximations). */
+const Z90 = 1.6449;
+/** Sentiment's recency half-life: 7 days up to a 28-day window, a quarter of longer windows. */
+export function sentimentHalfLife(windowDays: number): number {
+  return Math.max(7, windowDays / 4);
+}
+/** Momentum compares the last MOMENTUM_RECENT_DAYS (at most half the window) with the days before. */
+export const MOMENTUM_RECENT_DAYS = 28;
+/** Weights of momentum's signals, as v2's: engagement, views and the deterioration of sentiment. */
+const MOMENTUM_WEIGHTS = { engagement: 0.4, views: 0.3, sentiment: 0.3 } as const;
+/** Net sentiment this far below the median band before the last week's sentiment moves momentum. */
+const SENTIMENT_BAND = 0.15;
+
+const n = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
+
+function windowLength(days: number | undefined, fallback: number): number {
+  if (days === undefined || !Number.isFinite(days)) return fallback;
+  return clamp(Math.floor(days), 1, MAX_LOOKBACK_DAYS);
+}
+
+interface Conversation {
+  /** Recency-weighted (positive - negative) and classified counts. */
+  net: number;
+  classified: number;
+}
+
+function conversationOf(
+  snaps: readonly DailySnapshot[],
+  start: number,
+  end: number,
+  halfLife: number,
+): Conversation {
+  let net = 0;
+  let classified = 0;
+  for (const s of snaps) {
+    const d = requireDay(s.day, 'day');
+    if (d < start || d > end) continue;
+    const w = Math.pow(2, -(end - d) / halfLife);
+    const pos = n(s.sentimentPositive);
+    const neg = n(s.sentimentNegative);
+    net += w * (pos - neg);
+    classified += w * (pos + neg + n(s.sentimentNeutral));
+  }
+  return { net, classified };
+}
+
+function sentimentFromNet(net: number): number {
+  return clamp(50 + 50 * Math.tanh((net - MEDIAN_NET_SENTIMENT) / SENTIMENT_SCALE), 0, 100);
+}
+
+/** Sentiment of pooled counts (shrunk to the median account's net) and its 90% interval. */
+function sentimentWithInterval(c: Conversation): { value: number; interval: Interval } {
+  const m = c.classified + SENTIMENT_PRIOR_V2;
+  const net = (c.net + MEDIAN_NET_SENTIMENT * SENTIMENT_PRIOR_V2) / m;
+  // Multinomial sampling noise of the net share over the effective count: var(net) <= (1 - net^2) / m.
+  const se = Math.sqrt(Math.max(0, 1 - net * net) / m);
+  return {
+    value: sentimentFromNet(net),
+    interval: {
+      low: round1(sentimentFromNet(net - Z90 * se)),
+      high: round1(sentimentFromNet(net + Z90 * se)),
+    },
+  };
+}
+
+function daysByPlatform(snaps: readonly DailySnapshot[]): Map<Platform, DailySnapshot[]> {
+  const m = new Map<Platform, DailySnapshot[]>();
+  for (const s of snaps) {
+    if (!s || typeof s.day !== 'string') continue;
+    try {
+      requireDay(s.day, 'day');
+    } catch {
+      continue;
+    }
+    const list = m.get(s.platform) ?? [];
+    list.push(s);
+    m.set(s.platform, list);
+  }
+  return m;
+}
+
+interface Momentum {
+  value: number;
+  /** Half-width of its 90% interval (from the day-to-day noise of its signals). */
+  half: number;
+}
+
+/**
+ * Momentum of one platform: log change of approval (likes, shares, saves) and of views, per organic
+ * follower, from the window's days before the last MOMENTUM_RECENT_DAYS to those days, per 28 days,
+ * each shrunk by its sampling noise (trend x t^2 / (t^2 + se^2)); plus any drop of the last week's
+ * net sentiment below the median band (only a deterioration counts, so a negative item can only lower it).
+ */
+function momentumOf(snaps: readonly DailySnapshot[], start: number, end: number): Momentum {
+  const len = end - start + 1;
+  const recent = Math.min(MOMENTUM_RECENT_DAYS, Math.floor(len / 2));
+  if (recent < 7) return { value: 50, half: 0 };
+  const split = end - recent;
+  const series = (get: (s: DailySnapshot) => number) => {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const s of snaps) {
+      const d = requireDay(s.day, 'day');
+      if (d < start || d > end) continue;
+      const f = n(s.followers);
+      const v = get(s);
+      if (!(f > 0) || !(v > 0)) continue;
+      (d > split ? b : a).push(Math.log(v / f));
+    }
+    return { a, b };
+  };
+  const trendOf = (get: (s: DailySnapshot) => number): { t: number; se: number } => {
+    const { a, b } = series(get);
+    if (a.length < 5 || b.length < 5) return { t: 0, se: 0 };
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    const vr = (xs: number[], m: number) => xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+    const ma = mean(a);
+    const mb = mean(b);
+    // Days apart of the two halves' centres: the change per 28 days.
+    const gap = (len - recent) / 2 + recent / 2;
+    const per28 = 28 / gap;
+    const t = clamp((mb - ma) * per28, -TREND_CAP, TREND_CAP);
+    const se = Math.sqrt(vr(a, ma) / a.length + vr(b, mb) / b.length) * per28;
+    return { t, se };
+  };
+  const eng = trendOf((s) => n(s.likes) + n(s.shares) + n(s.saves));
+  const views = trendOf((s) => n(s.impressions));
+  const shrink = ({ t, se }: { t: number; se: number }) => (t === 0 ? 0 : (t * t * t) / (t * t + se * se));
+  let rNet = 0;
+  let rCls = 0;
+  for (const s of snaps) {
+    const d = requireDay(s.day, 'day');
+    if (d <= end - 7 || d > end) continue;
+    rNet += n(s.sentimentPositive) - n(s.sentimentNegative);
+    rCls += n(s.sentimentPositive) + n(s.sentimentNegative) + n(s.sentimentNeutral);
+  }
+  const recentNet = (rNet + MEDIAN_NET_SENTIMENT * SENTIMENT_PRIOR_V2) / (rCls + SENTIMENT_PRIOR_V2);
+  const shift = clamp(2 * Math.min(0, recentNet - (MEDIAN_NET_SENTIMENT - SENTIMENT_BAND)), -TREND_CAP, 0);
+  const w = MOMENTUM_WEIGHTS;
+  const m = w.engagement * shrink(eng) + w.views * shrink(views) + w.sentiment * shift;
+  const seM = Math.sqrt((w.engagement * eng.se) ** 2 + (w.views * views.se) ** 2);
+  const slope = (50 / MOMENTUM_SCALE) * (1 - Math.tanh(m / MOMENTUM_SCALE) ** 2);
+  return { value: clamp(50 + 50 * Math.tanh(m / MOMENTUM_SCALE), 0, 100), half: Z90 * seM * slope };
+}
+
+function halfWidth(value: number, i: Interval): number {
+  return Math.max(0, value - i.low, i.high - value);
+}
+
+function intervalOf(value: number, half: number): Interval {
+  return { low: round1(clamp(value - half, 0, 100)), high: round1(clamp(value + half, 0, 100)) };
+}
+
+const SENTIMENT_ACTION = (p: Platform, share: number, base: number) =>
+  `Address negative conversation on ${p}: ${Math.round(100 * share)}% of the last week's comments and mentions are negative against ${Math.round(100 * base)}% over the 90 days before`;
+
+/** Score a workspace as of a day over a lookback window under formula v3. Throws RangeError only for an invalid day. */
+export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3 {
+  const end = requireDay(input.asOf, 'asOf');
+  const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
+  const start = end - lookbackDays + 1;
+  const screen = screenSnapshots(input.snapshots ?? [], input.asOf, formatDay(start));
+  const v2 = scoreWorkspaceWith({ ...input, snapshots: screen.snapshots }, new Scratch(baselineV3));
+  const byPlatform = daysByPlatform(screen.snapshots);
+  const crisis = crisisSignal(screen.snapshots, input.asOf);
+  const pillars: PillarScores = { ...v2.pillars };
+  const pillarIntervals = { ...v2.pillarIntervals };
+  const halfLife = sentimentHalfLife(lookbackDays);
+  const rows: PlatformScoreRowV2[] = [];
+  if (v2.platforms.length > 0) {
+    // One conversation: pooled counts over the scored platforms. A longer window remembers longer,
+    // but bad news lands at once: it takes the lower of its own and the 28-day reading.
+    const pool = (hl: number): Conversation => {
+      const c: Conversation = { net: 0, classified: 0 };
+      for (const r of v2.platforms) {
+        const one = conversationOf(byPlatform.get(r.platform) ?? [], start, end, hl);
+        c.net += one.net;
+        c.classified += one.classified;
+      }
+      return c;
+    };
+    const slow = sentimentWithInterval(pool(halfLife));
+    const fast = halfLife > 7 ? sentimentWithInterval(pool(7)) : slow;
+    const sent = fast.value < slow.value ? fast : slow;
+    pillars.sentiment = sent.value;
+    pillarIntervals.sentiment = sent.interval;
+    let mom = 0;
+    let momHalf = 0;
+    for (const r of v2.platforms) {
+      const snaps = byPlatform.get(r.platform) ?? [];
+      const m = momentumOf(snaps, start, end);
+      mom += r.weight * m.value;
+      momHalf += r.weight * m.half;
+      const own = conversationOf(snaps, start, end, halfLife);
+      const ownFast = halfLife > 7 ? conversationOf(snaps, start, end, 7) : own;
+      const p: PillarScores = {
+        ...r.pillars,
+        sentiment: round1(Math.min(sentimentWithInterval(own).value, sentimentWithInterval(ownFast).value)),
+        momentum: round1(m.value),
+      };
+      const overall = round1(compositeOf(p));
+      rows.push({
+        ...r,
+        pillars: p,
+        overallScore: overall,
+        grade: compositeGradeV2(overall),
+        part1Score: round1(weightedPillars(p, PART1_PILLARS)),
+        part2Score: round1(weightedPillars(p, PART2_PILLARS)),
+      });
+    }
+    pillars.momentum = mom;
+    pillarIntervals.momentum = intervalOf(mom, momHalf);
+  }
+  for (const k of PILLARS) pillars[k] = round1(clamp(pillars[k], 0, 100));
+  const score = round1(compositeOf(pillars));
+  // The composite's interval combines the pillars' half-widths as independent errors.
+  let ss = 0;
+  for (const k of PILLARS) ss += (PILLAR_WEIGHTS[k] * halfWidth(pillars[k], pillarIntervals[k])) ** 2;
+  const scoreInterval = v2.platforms.length > 0 ? intervalOf(score, Math.sqrt(ss)) : v2.scoreInterval;
+  const pillarGrades = {} as Record<Pillar, PillarGrade>;
+  for (const k of PILLARS) pillarGrades[k] = pillarGradeV2(pillars[k]);
+  return {
+    ...v2,
+    formulaVersion: FORMULA_VERSION_V3,
+    score,
+    scoreInterval,
+    grade: gradeWithHysteresis(score, input.previousGrade),
+    pillars,
+    pillarIntervals,
+    pillarGrades,
+    platforms: rows.length > 0 ? rows : v2.platforms,
+    recommendations: recommendV3(
+      v2.recommendations,
+      pillarIntervals,
+      pillars,
+      crisis,
+      rows,
+      input.maxRecommendations,
+    ),
+    authenticityFlags: [...v2.authenticityFlags, ...screen.flags],
+    crisis,
+    baseline: { ...BASELINE_SET_V3 },
+    baselineVersion: BASELINE_SET_V3.version,
+    screened: screen.screened,
+  };
+}
+
+/**
+ * v2's recommendations, with sentiment's judged on v3's pillar; during a crisis the sentiment advice
+ * always comes first (naming the platform with the worst sentiment and the crisis figures), and
+ * "raise engagement per view" is not given (engagement per view falls because the talk turned).
+ */
+function recommendV3(
+  v2: readonly Recommendation[],
+  intervals: Record<Pillar, Interval>,
+  pillars: PillarScores,
+  crisis: WorkspaceScoreV3['crisis'],
+  rows: readonly PlatformScoreRowV2[],
+  maxRecommendations: number | undefined,
+): Recommendation[] {
+  const max =
+    maxRecommendations !== undefined && Number.isFinite(maxRecommendations) ? maxRecommendations : 5;
+  const out = v2.filter((r) => r.pillar !== 'sentiment' && !(crisis.active && r.pillar === 'impact'));
+  const worst = rows.reduce<PlatformScoreRowV2 | null>(
+    (w, r) => (!w || r.pillars.sentiment < w.pillars.sentiment ? r : w),
+    null,
+  );
+  if (worst && (crisis.active || intervals.sentiment.high < 50)) {
+    const gain = Math.max(0, (50 - pillars.sentiment) * PILLAR_WEIGHTS.sentiment);
+    const rec: Recommendation = {
+      priority: 0,
+      pillar: 'sentiment',
+      action: crisis.active
+        ? SENTIMENT_ACTION(worst.platform, crisis.negative_share, crisis.baseline_negative_share)
+        : `Address negative conversation on ${worst.platform}: net sentiment sits below the median account`,
+      expected_impact: `up to +${round1(gain).toFixed(1)} points on the score`,
+    };
+    if (crisis.active) out.unshift(rec);
+    else {
+      const at = out.findIndex((r) => Number(/\+([\d.]+)/.exec(r.expected_impact)?.[1] ?? 0) < gain);
+      out.splice(at < 0 ? out.length : at, 0, rec);
+    }
+  }
+  return out.slice(0, Math.max(0, max)).map((r, i) => ({ ...r, priority: i + 1 }));
+}
+
+/**
+ * Score as of each day from `from` to `to` with a rolling window; point d equals scoreWorkspaceV3
+ * for d (each day is scored on its own: the screen's references move with the day).
+ */
+export function dailyScoreSeriesV3(input: DailyScoreSeriesV3Input): DailyScorePointV3[] {
+  const from = requireDay(input.from, 'from');
+  const to = requireDay(input.to, 'to');
+  if (from > to) return [];
+  const windowDays = windowLength(input.windowDays, 28);
+  const out: DailyScorePointV3[] = [];
+  let grade = input.previousGrade ?? null;
+  for (let day = from; day <= to; day++) {
+    const s = scoreWorkspaceV3({
+      snapshots: input.snapshots,
+      platforms: input.platforms,
+      asOf: formatDay(day),
+      lookbackDays: windowDays,
+      previousGrade: grade,
+    });
+    grade = s.grade;
+    const point = input.intervals === false;
+    out.push({
+      day: s.asOf,
+      score: s.score,
+      scoreInterval: point ? { low: s.score, high: s.score } : s.scoreInterval,
+      grade,
+      pillars: s.pillars,
+      pillarIntervals: point ? pointIntervals(s.pillars) : s.pillarIntervals,
+      coverage: s.coverage,
+      stale: s.stale,
+      authenticityFlags: [...new Set<AuthenticityFlagCodeV3>(s.authenticityFlags.map((f) => f.code))],
+      crisis: s.crisis,
+    });
+  }
+  return out;
+}
+
+function pointIntervals(p: PillarScores): Record<Pillar, Interval> {
+  const out = {} as Record<Pillar, Interval>;
+  for (const k of PILLARS) out[k] = { low: p[k], high: p[k] };
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * Public types of formula v3 (docs/scoring.md, "Formula v3"). A v3 result keeps every field of the
+ * v2 result with the same meaning and adds fields; v2 (../v2/) stays as it is so stored v2 scores
+ * remain reproducible.
+ */
+import type { AuthenticityFlag, Interval, WorkspaceScoreV2, ScoreWorkspaceV2Input } from '../v2/types.ts';
+import type { Platform } from '../../../core/catalog.ts';
+
+export const FORMULA_VERSION_V3 = 'v3';
+export type FormulaVersionV3 = typeof FORMULA_VERSION_V3;
+
+/**
+ * v3's flags besides v2's. Each is evidence, and what it points at is not credited:
+ * - follower_drip: cumulative follower growth over 21-30 days beyond the account's own organic rate
+ *   that its views did not follow; the excess is left out of growth and size.
+ * - bought_likes: likes per view and likes per comment both above the account's own history while
+ *   views per follower are not; likes above the historical ratio are not credited.
+ * - engagement_pod: (v2's code, on every platform in v3) engagement per view above the account's own
+ *   history with comments rising as much as likes and no rise in views; the excess is not credited.
+ * - filler_posts: posts per week above the account's own history without the views per post to carry
+ *   them; only the posts its views carry count for presence.
+ */
+export type AuthenticityFlagCodeV3 =
+  AuthenticityFlag['code'] | 'follower_drip' | 'bought_likes' | 'filler_posts';
+
+export interface AuthenticityFlagV3 extends Omit<AuthenticityFlag, 'code'> {
+  code: AuthenticityFlagCodeV3;
+}
+
+/** The brand's conversation in its last 7 days against its own previous 90 days, all platforms pooled. */
+export interface CrisisSignal {
+  active: boolean;
+  /** Negative share of classified comments and mentions over the last 7 days (0-1). */
+  negative_share: number;
+  /** The same share over the 90 days before them (0-1). */
+  baseline_negative_share: number;
+  /** Classified items a day over the last 7 days over the same over the 90 days before (0 when none). */
+  volume_ratio: number;
+  /** First day of the running crisis (YYYY-MM-DD), or null when none is active. */
+  since: string | null;
+}
+
+/** What the scale stands on: the dated, versioned set of baselines the score was computed against. */
+export interface BaselineInfo {
+  /** e.g. "2025.1": the yearly re-basing's year and revision. */
+  version: string;
+  /** Day the baselines were last re-based (YYYY-MM-DD). */
+  dated: string;
+  /**
+   * "modelled": 50 is the median of a population generated from the published baselines, not of
+   * measured accounts. "measured" is reserved for a reference drawn from real accounts.
+   */
+  reference: 'modelled' | 'measured';
+  /** Industry whose published figures were used, or "all" (cross-industry figures). */
+  industry: string;
+}
+
+export type ScoreWorkspaceV3Input = ScoreWorkspaceV2Input;
+
+export interface WorkspaceScoreV3 extends Omit<WorkspaceScoreV2, 'formulaVersion' | 'authenticityFlags'> {
+  formulaVersion: FormulaVersionV3;
+  /** v2's flags and v3's (a v2 flag code keeps its meaning). */
+  authenticityFlags: AuthenticityFlagV3[];
+  crisis: CrisisSignal;
+  baseline: BaselineInfo;
+  /** Same as baseline.version, for callers that store one string per score. */
+  baselineVersion: string;
+  /** Platforms whose inputs the manipulation screen changed (what was not credited is in the flags). */
+  screened: Platform[];
+}
+
+export interface DailyScoreSeriesV3Input {
+  snapshots: ScoreWorkspaceV3Input['snapshots'];
+  platforms: ScoreWorkspaceV3Input['platforms'];
+  from: string;
+  to: string;
+  windowDays?: number;
+  previousGrade?: WorkspaceScoreV2['grade'] | null;
+  intervals?: boolean;
+}
+
+export interface DailyScorePointV3 {
+  day: string;
+  score: number;
+  scoreInterval: Interval;
+  grade: WorkspaceScoreV2['grade'];
+  pillars: WorkspaceScoreV2['pillars'];
+  pillarIntervals: WorkspaceScoreV2['pillarIntervals'];
+  coverage: number;
+  stale: boolean;
+  authenticityFlags: AuthenticityFlagCodeV3[];
+  crisis: CrisisSignal;
+}
