@@ -70,6 +70,7 @@ const API_TAGS = [
     name: 'exports',
     description: "An agency's clients, creators and score log (JSON, or CSV with Accept: text/csv)",
   },
+  { name: 'annotations', description: "Notes on a workspace's timeline (day, text, category, author)" },
   { name: 'tacsi', description: 'The differentially private TACSI sector index (subscriber keys)' },
   { name: 'operations', description: 'Liveness and readiness probes (no key)' },
 ];

@@ -12,6 +12,7 @@ import { studioRoutes } from './studio/routes.ts';
 import { tacsiModule } from './tacsi/module.ts';
 import { retentionModule } from './retention/module.ts';
 import { peopleModule } from './people/module.ts';
+import { annotationsModule } from './annotations/module.ts';
 
 /** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
@@ -28,4 +29,5 @@ export const DOMAINS: DomainModule[] = [
   tacsiModule,
   retentionModule,
   peopleModule,
+  annotationsModule,
 ];

@@ -41,6 +41,7 @@ const OWNER: Record<string, string> = {
   tacsi_entity_charges: 'tacsi',
   tacsi_cutover: 'tacsi',
   tacsi_notices: 'tacsi',
+  annotations: 'annotations',
 };
 
 /** Pairs (folder/table) that still query another domain's table. */

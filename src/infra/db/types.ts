@@ -499,6 +499,16 @@ export interface AuditLogTable {
   address: string | null;
 }
 
+export interface AnnotationsTable {
+  id: string;
+  workspace_id: string;
+  day: DateString;
+  text: string;
+  category: string;
+  author: string | null;
+  created_at: CreatedAt;
+}
+
 export interface DB {
   audit_log: AuditLogTable;
   people: PeopleTable;
@@ -531,6 +541,7 @@ export interface DB {
   tacsi_cutover: TacsiCutoverTable;
   tacsi_notices: TacsiNoticesTable;
   workspace_sector_history: WorkspaceSectorHistoryTable;
+  annotations: AnnotationsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

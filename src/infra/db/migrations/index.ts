@@ -22,6 +22,7 @@ import * as m0070 from './0070_tacsi_vintages.ts';
 import * as m0071 from './0071_drop_workspace_sync_version.ts';
 import * as m0072 from './0072_people_sessions.ts';
 import * as m0073 from './0073_audit_log.ts';
+import * as m0074 from './0074_annotations.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0071_drop_workspace_sync_version': m0071,
   '0072_people_sessions': m0072,
   '0073_audit_log': m0073,
+  '0074_annotations': m0074,
 };
