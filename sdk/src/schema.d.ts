@@ -12569,6 +12569,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "name": "Ana Silva",
+                 *       "password": "violet-harbour-lantern-42"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
@@ -12727,6 +12734,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "k7Qx2mR9vT4wZ8pL1nB6cY3hJ5sD0fGa"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the token from the emailed link */
                     token: string;
@@ -12878,6 +12890,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com",
+                 *       "password": "violet-harbour-lantern-42"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
@@ -13520,6 +13538,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "ana@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
@@ -13674,6 +13697,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "k7Qx2mR9vT4wZ8pL1nB6cY3hJ5sD0fGa",
+                 *       "password": "violet-harbour-lantern-42"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the token from the emailed link */
                     token: string;

@@ -17,14 +17,32 @@ export const SignUpBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200, examples: ['Ana Silva'] }),
     password: Password,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ email: 'ana@example.com', name: 'Ana Silva', password: 'violet-harbour-lantern-42' }],
+  },
 );
-export const SignInBody = Type.Object({ email: Email, password: Password }, { additionalProperties: false });
-export const TokenBody = Type.Object({ token: Token }, { additionalProperties: false });
-export const ResetRequestBody = Type.Object({ email: Email }, { additionalProperties: false });
+export const SignInBody = Type.Object(
+  { email: Email, password: Password },
+  {
+    additionalProperties: false,
+    examples: [{ email: 'ana@example.com', password: 'violet-harbour-lantern-42' }],
+  },
+);
+export const TokenBody = Type.Object(
+  { token: Token },
+  { additionalProperties: false, examples: [{ token: 'k7Qx2mR9vT4wZ8pL1nB6cY3hJ5sD0fGa' }] },
+);
+export const ResetRequestBody = Type.Object(
+  { email: Email },
+  { additionalProperties: false, examples: [{ email: 'ana@example.com' }] },
+);
 export const ResetConfirmBody = Type.Object(
   { token: Token, password: Password },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ token: 'k7Qx2mR9vT4wZ8pL1nB6cY3hJ5sD0fGa', password: 'violet-harbour-lantern-42' }],
+  },
 );
 
 export const Accepted = Type.Object(

@@ -41,5 +41,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runStatements(db, `DROP TABLE person_tokens; DROP TABLE sessions; DROP TABLE people;`);
+  await runStatements(
+    db,
+    `DROP TABLE person_tokens;
+     DROP TABLE sessions;
+     DROP TABLE people;`,
+  );
 }

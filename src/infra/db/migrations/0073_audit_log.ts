@@ -28,5 +28,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await runStatements(db, `DROP TABLE audit_log; DROP FUNCTION audit_log_no_update();`);
+  await runStatements(
+    db,
+    `DROP TABLE audit_log;
+     DROP FUNCTION audit_log_no_update();`,
+  );
 }
