@@ -57,14 +57,12 @@ export async function serve(load: () => Config): Promise<Service> {
     process.on('SIGINT', () => void shutdown('SIGINT'));
     const settings = config;
     starting = (async () => {
-      // The admin socket first: once /readyz answers, a CLI on this DATA_DIR must find the service
-      // (PGlite is one process's database; without the socket the CLI would try to open it itself).
-      adminSocket = await serveAdminCommands(settings, running);
       await running.app.listen({ port: settings.port, host: settings.host });
       // After listening: /readyz answers for the database, the migrations and the job queue, which
       // createService has made ready; requests may enqueue jobs before the workers poll for them.
       await running.startWorkers();
       metrics = await running.listenMetrics();
+      adminSocket = await serveAdminCommands(settings, running);
     })();
     await starting;
   } catch (error) {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, killService, spawnService, type ChildService } from '../faults/support.ts';
+import { http, killService, spawnService, until, type ChildService } from '../faults/support.ts';
 import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // The admin CLI while the service runs (review item 18): the service owns DATA_DIR/admin.sock
@@ -29,6 +29,15 @@ beforeAll(async () => {
     ...(testDb.databaseUrl ? { DATABASE_URL: testDb.databaseUrl } : {}),
   };
   service = await spawnService(env as Record<string, string>);
+  // The service opens its admin socket once its workers run, just after /readyz first answers.
+  await until(
+    'the admin socket',
+    async () => (fs.existsSync(path.join(dataDir, 'admin.sock')) ? true : undefined),
+    {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    },
+  );
 });
 afterAll(async () => {
   if (service) await killService(service, 'SIGTERM').catch(() => {});
