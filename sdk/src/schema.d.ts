@@ -1425,7 +1425,7 @@ export interface components {
              * @enum {unknown}
              */
             grade: "elite" | "strong" | "moderate" | "weak" | "critical";
-            /** @description v2 for new scores; the latest audit keeps the formula it was scored with (v1 or v2) */
+            /** @description v3 for new scores; the latest audit keeps the formula it was scored with (v1, v2 or v3) */
             formula_version: string;
             /** Format: date-time */
             calculated_at: string;
@@ -1492,16 +1492,42 @@ export interface components {
             /** @description extension (formula v2): evidence for a human to look at, not a verdict; the score already leaves the flagged data out */
             authenticity_flags?: {
                 /**
-                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored
+                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count)
                  * @enum {unknown}
                  */
-                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported";
+                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported" | "follower_drip" | "bought_likes" | "filler_posts";
                 platform: string;
                 /** @description the day the evidence points at; null for the whole window */
                 day: string | null;
                 /** @description one sentence with the figures */
                 detail: string;
             }[];
+            /** @description The brand's conversation, all platforms pooled, against its own last 90 days. */
+            crisis?: {
+                active: boolean;
+                /** @description negative share of the last 7 days */
+                negative_share: number;
+                /** @description negative share of the 90 days before them */
+                baseline_negative_share: number;
+                /** @description classified items a day in the last 7 days over the 90 days before */
+                volume_ratio: number;
+                /** @description first day of the running crisis */
+                since: string | null;
+            };
+            /** @description extension (formula v3): what the scale stands on (docs/scoring.md "Formula v3: the scale"), re-based yearly */
+            baseline?: {
+                /** @description the re-basing year and revision, e.g. 2025.1 */
+                version: string;
+                /** @description day the baselines were re-based; null for a version this service no longer describes */
+                dated: string | null;
+                /**
+                 * @description modelled: 50 is the median of a population generated from published benchmarks, not of measured accounts
+                 * @enum {unknown}
+                 */
+                reference: "modelled" | "measured";
+                /** @description industry of the published figures, or "all" */
+                industry: string;
+            };
         };
         /** @description pillar scores, 0-100 */
         Pillars: {
@@ -1519,7 +1545,7 @@ export interface components {
              * @description extension: the formula of every point (a series never mixes formulas)
              * @enum {unknown}
              */
-            formula_version: "v1" | "v2";
+            formula_version: "v1" | "v2" | "v3";
             /** @description oldest first */
             data: components["schemas"]["ScorePoint"][];
             delta: {
@@ -1565,7 +1591,7 @@ export interface components {
              * @enum {unknown}
              */
             grade: "elite" | "strong" | "moderate" | "weak" | "critical";
-            /** @description v2 for new audits; v1 audits keep v1 */
+            /** @description v3 for new audits; earlier audits keep the formula they were scored with */
             formula_version: string;
             /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
             interval?: {
@@ -1581,16 +1607,42 @@ export interface components {
             /** @description extension (formula v2): evidence for a human to look at, not a verdict; the score already leaves the flagged data out */
             authenticity_flags?: {
                 /**
-                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored
+                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count)
                  * @enum {unknown}
                  */
-                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported";
+                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported" | "follower_drip" | "bought_likes" | "filler_posts";
                 platform: string;
                 /** @description the day the evidence points at; null for the whole window */
                 day: string | null;
                 /** @description one sentence with the figures */
                 detail: string;
             }[];
+            /** @description The brand's conversation, all platforms pooled, against its own last 90 days. */
+            crisis?: {
+                active: boolean;
+                /** @description negative share of the last 7 days */
+                negative_share: number;
+                /** @description negative share of the 90 days before them */
+                baseline_negative_share: number;
+                /** @description classified items a day in the last 7 days over the 90 days before */
+                volume_ratio: number;
+                /** @description first day of the running crisis */
+                since: string | null;
+            };
+            /** @description extension (formula v3): what the scale stands on (docs/scoring.md "Formula v3: the scale"), re-based yearly */
+            baseline?: {
+                /** @description the re-basing year and revision, e.g. 2025.1 */
+                version: string;
+                /** @description day the baselines were re-based; null for a version this service no longer describes */
+                dated: string | null;
+                /**
+                 * @description modelled: 50 is the median of a population generated from published benchmarks, not of measured accounts
+                 * @enum {unknown}
+                 */
+                reference: "modelled" | "measured";
+                /** @description industry of the published figures, or "all" */
+                industry: string;
+            };
             pillars: {
                 /** @description one pillar of an audit */
                 presence: {
@@ -5840,7 +5892,7 @@ export interface operations {
                      *         "momentum": 50.3
                      *       },
                      *       "grade": "strong",
-                     *       "formula_version": "v2",
+                     *       "formula_version": "v3",
                      *       "calculated_at": "2026-11-20T09:12:41.000Z",
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *       "tier": "pro",
@@ -5873,7 +5925,20 @@ export interface operations {
                      *       },
                      *       "stale": false,
                      *       "latest_data_day": "2026-11-19",
-                     *       "authenticity_flags": []
+                     *       "authenticity_flags": [],
+                     *       "crisis": {
+                     *         "active": false,
+                     *         "negative_share": 0.082,
+                     *         "baseline_negative_share": 0.075,
+                     *         "volume_ratio": 1.04,
+                     *         "since": null
+                     *       },
+                     *       "baseline": {
+                     *         "version": "2025.1",
+                     *         "dated": "2025-03-01",
+                     *         "reference": "modelled",
+                     *         "industry": "all"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Score"];
@@ -6075,8 +6140,8 @@ export interface operations {
                  */
                 end_date?: string;
                 granularity?: "daily" | "weekly" | "monthly";
-                /** @description extension: the formula whose stored scores to return; default v2 (the current one). Stored v1 scores stay readable with v1. */
-                formula_version?: "v1" | "v2";
+                /** @description extension: the formula whose stored scores to return; default v3 (the current one). Stored v1 scores stay readable with v1. */
+                formula_version?: "v1" | "v2" | "v3";
             };
             header?: never;
             path?: never;
@@ -6100,7 +6165,7 @@ export interface operations {
                      * @example {
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *       "granularity": "weekly",
-                     *       "formula_version": "v2",
+                     *       "formula_version": "v3",
                      *       "data": [
                      *         {
                      *           "date": "2026-11-08",
@@ -6715,7 +6780,7 @@ export interface operations {
                      *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
                      *       "score": 58.4,
                      *       "grade": "strong",
-                     *       "formula_version": "v2",
+                     *       "formula_version": "v3",
                      *       "pillars": {
                      *         "presence": {
                      *           "score": 62,
@@ -6750,6 +6815,19 @@ export interface operations {
                      *       "stale": false,
                      *       "latest_data_day": "2026-11-19",
                      *       "authenticity_flags": [],
+                     *       "crisis": {
+                     *         "active": false,
+                     *         "negative_share": 0.082,
+                     *         "baseline_negative_share": 0.075,
+                     *         "volume_ratio": 1.04,
+                     *         "since": null
+                     *       },
+                     *       "baseline": {
+                     *         "version": "2025.1",
+                     *         "dated": "2025-03-01",
+                     *         "reference": "modelled",
+                     *         "industry": "all"
+                     *       },
                      *       "recommendations": [
                      *         {
                      *           "priority": 1,
@@ -14627,6 +14705,18 @@ export interface operations {
                         source?: "sync";
                         /** @enum {unknown} */
                         platform?: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                        /** @description extension (formula v3): the crisis signal while one is active, null when the conversation is calm; a crisis that starts fires score.changed at once, whatever the score did */
+                        crisis?: {
+                            active: boolean;
+                            /** @description negative share of the last 7 days */
+                            negative_share: number;
+                            /** @description negative share of the 90 days before them */
+                            baseline_negative_share: number;
+                            /** @description classified items a day in the last 7 days over the 90 days before */
+                            volume_ratio: number;
+                            /** @description first day of the running crisis */
+                            since: string | null;
+                        } | null;
                     };
                 };
             };

@@ -2,26 +2,29 @@ import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   computeDailyScores,
+  CURRENT_FORMULA,
   DAILY_WINDOW_DAYS,
   dailyRowOf,
-  storedGradeBefore,
+  scoreCurrent,
+  scoreInputFrom,
+  storedGradesBefore,
+  indexRows,
   writeDailyScores,
+  type CurrentScore,
 } from '../scoring/daily-scores.ts';
 import {
-  FORMULA_VERSION_V2,
-  scoreWorkspaceV2,
   signedDelta,
   type CompositeGrade,
+  type CrisisSignal,
   type Interval,
   type PillarGrade,
   type Recommendation,
-  type WorkspaceScoreV2,
 } from '../scoring/engine/index.ts';
 import { isScoreChange, scoreChangedData, type ComparableScore } from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
 import { latestCompletedAudit } from './latest.ts';
-import { addDays, utcDay } from '../core/days.ts';
+import { utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
 
 /** A pillar as stored on the audit: the API fields plus the one-decimal value the next audit's change is measured from. */
@@ -47,7 +50,7 @@ export interface CompleteOptions {
   emitEvents?: boolean;
 }
 
-export function pillarsFrom(result: WorkspaceScoreV2, previous: StoredPillars | null): StoredPillars {
+export function pillarsFrom(result: CurrentScore, previous: StoredPillars | null): StoredPillars {
   const out = {} as StoredPillars;
   for (const k of PILLARS) {
     const value = result.pillars[k];
@@ -89,10 +92,13 @@ export async function completeAudit(
 
   const now = options.now ?? ctx.now();
   const asOf = utcDay(now);
-  const span = Math.max(audit.lookback_days, DAILY_WINDOW_DAYS);
-  const snapshots = await loadSnapshotsForScoring(db, ws.id, { from: addDays(asOf, -(span - 1)), to: asOf });
+  // What the audit's window and the day's stored score (the daily window) each read.
+  const snapshots = await loadSnapshotsForScoring(db, ws.id, {
+    from: scoreInputFrom(asOf, Math.max(audit.lookback_days, DAILY_WINDOW_DAYS)),
+    to: asOf,
+  });
   // Independent reads: in flight together on PostgreSQL (PGlite runs them one after the other).
-  const [previous, previousDailyGrade] = await Promise.all([
+  const [previous, dailyGrades] = await Promise.all([
     // The score this one follows: the current score's audit (this one is still processing).
     db
       .selectFrom('workspaces')
@@ -107,6 +113,7 @@ export async function completeAudit(
               'audits.lookback_days',
               'audits.score_low',
               'audits.score_high',
+              'audits.crisis',
             ])
             .as('previous'),
         (join) => join.onTrue(),
@@ -114,9 +121,9 @@ export async function completeAudit(
       .selectAll('previous')
       .where('workspaces.id', '=', ws.id)
       .executeTakeFirst(),
-    storedGradeBefore(db, ws.id, asOf),
+    storedGradesBefore(db, ws.id, asOf),
   ]);
-  const result = scoreWorkspaceV2({
+  const result = scoreCurrent({
     snapshots,
     platforms: audit.platforms as Platform[],
     asOf,
@@ -124,7 +131,7 @@ export async function completeAudit(
     today: asOf,
     // Hysteresis against the previous audit's grade when it was scored the same way.
     previousGrade:
-      previous?.formula_version === FORMULA_VERSION_V2 && previous.lookback_days === audit.lookback_days
+      previous?.formula_version === CURRENT_FORMULA && previous.lookback_days === audit.lookback_days
         ? (previous.grade as CompositeGrade | null)
         : null,
   });
@@ -147,8 +154,11 @@ export async function completeAudit(
     audit.lookback_days === DAILY_WINDOW_DAYS &&
     withData.size === audit.platforms.length &&
     audit.platforms.every((p) => withData.has(p as Platform))
-      ? [dailyRowOf(ws.id, result, previousDailyGrade)]
-      : computeDailyScores(ws.id, snapshots, asOf, asOf, { previousGrade: previousDailyGrade });
+      ? [
+          dailyRowOf(ws.id, result, dailyGrades.previousGrade ?? null),
+          ...indexRows(ws.id, snapshots, asOf, asOf, dailyGrades.previousIndexGrade ?? null),
+        ]
+      : computeDailyScores(ws.id, snapshots, asOf, asOf, dailyGrades);
 
   return db.transaction().execute(async (trx) => {
     const updated = await trx
@@ -167,6 +177,8 @@ export async function completeAudit(
         stale: result.stale,
         latest_data_day: result.latestDataDay,
         authenticity_flags: JSON.stringify(result.authenticityFlags),
+        crisis: JSON.stringify(result.crisis),
+        baseline_version: result.baselineVersion,
       })
       .where('id', '=', audit.id)
       .where('status', '=', 'processing')
@@ -234,6 +246,7 @@ export async function completeAudit(
                 previous.score_low !== null && previous.score_high !== null
                   ? { low: previous.score_low, high: previous.score_high }
                   : null,
+              crisis: (previous.crisis as CrisisSignal | null) ?? null,
             }
           : null;
       const next: ComparableScore = {
@@ -241,6 +254,7 @@ export async function completeAudit(
         grade: result.grade,
         formulaVersion: result.formulaVersion,
         interval: result.scoreInterval,
+        crisis: result.crisis,
       };
       if (before && isScoreChange(next, before)) {
         await emitEvent(ctx, trx, {

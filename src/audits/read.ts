@@ -1,3 +1,4 @@
+import { v3ScoreFields } from '../scoring/v3-fields.ts';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { AuditList, AuditListItem, CompletedAudit, FailedAudit } from './schemas.ts';
@@ -5,7 +6,7 @@ import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { currentlyManaged, visibleTo } from '../workspaces/tenancy.ts';
 import type { AuditStatus, DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
-import type { AuthenticityFlag, CompositeGrade, Recommendation } from '../scoring/engine/index.ts';
+import type { AuthenticityFlagV3, CompositeGrade, Recommendation } from '../scoring/engine/index.ts';
 import { servedBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
@@ -72,7 +73,7 @@ export async function readAudit(
           interval: { low: audit.score_low, high: audit.score_high },
           stale: audit.stale ?? false,
           latest_data_day: audit.latest_data_day,
-          authenticity_flags: (audit.authenticity_flags as AuthenticityFlag[] | null) ?? [],
+          authenticity_flags: (audit.authenticity_flags as AuthenticityFlagV3[] | null) ?? [],
         }
       : {};
   return {
@@ -85,6 +86,7 @@ export async function readAudit(
     grade: audit.grade as CompositeGrade,
     formula_version: audit.formula_version ?? '',
     ...v2,
+    ...v3ScoreFields(audit.crisis, audit.baseline_version),
     pillars,
     recommendations: audit.recommendations as Recommendation[],
     industry_benchmark: servedBenchmark(audit.industry_benchmark, audit.score!),

@@ -8,7 +8,8 @@ import {
   withDefault,
   WorkspaceIdInput,
 } from '../infra/http/schemas.ts';
-import { AuthenticityFlags, LatestDataDay, ScoreInterval, Stale } from '../scoring/schemas.ts';
+import { AuthenticityFlags, Baseline, LatestDataDay, ScoreInterval, Stale } from '../scoring/schemas.ts';
+import { CrisisData } from '../infra/http/schemas.ts';
 
 export const StartAuditBody = Type.Object(
   {
@@ -129,11 +130,15 @@ export const CompletedAudit = Type.Object(
     workspace_id: Type.String(),
     score: Type.Number({ description: 'composite Brand Credit Score, 0-100' }),
     grade: Grade,
-    formula_version: Type.String({ description: 'v2 for new audits; v1 audits keep v1' }),
+    formula_version: Type.String({
+      description: 'v3 for new audits; earlier audits keep the formula they were scored with',
+    }),
     interval: Type.Optional(ScoreInterval),
     stale: Type.Optional(Stale),
     latest_data_day: Type.Optional(LatestDataDay),
     authenticity_flags: Type.Optional(AuthenticityFlags),
+    crisis: Type.Optional(CrisisData),
+    baseline: Type.Optional(Baseline),
     pillars: Type.Object(Object.fromEntries(PILLARS.map((k) => [k, AuditPillar]))),
     recommendations: Type.Array(
       Type.Object({
@@ -277,7 +282,7 @@ export const COMPLETED_AUDIT_EXAMPLE: Static<typeof CompletedAudit> = {
   workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
   score: 58.4,
   grade: 'strong',
-  formula_version: 'v2',
+  formula_version: 'v3',
   pillars: {
     presence: pillar(62, '+2.1', 'green'),
     reach: pillar(57, '+1.4', 'yellow'),
@@ -289,6 +294,14 @@ export const COMPLETED_AUDIT_EXAMPLE: Static<typeof CompletedAudit> = {
   stale: false,
   latest_data_day: '2026-11-19',
   authenticity_flags: [],
+  crisis: {
+    active: false,
+    negative_share: 0.082,
+    baseline_negative_share: 0.075,
+    volume_ratio: 1.04,
+    since: null,
+  },
+  baseline: { version: '2025.1', dated: '2025-03-01', reference: 'modelled', industry: 'all' },
   recommendations: [
     {
       priority: 1,

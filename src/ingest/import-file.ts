@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { AppContext } from '../context.ts';
-import { DAILY_WINDOW_DAYS, recomputeDailyScores } from '../scoring/daily-scores.ts';
+import { lastDayMovedBy, recomputeDailyScores } from '../scoring/daily-scores.ts';
 import { SentimentTally } from '../scoring/engine/index.ts';
 import { upsertSnapshots, type SnapshotRow } from './store.ts';
-import { addDays, isCalendarDay, utcDay } from '../core/days.ts';
+import { isCalendarDay, utcDay } from '../core/days.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
 import { DomainError } from '../core/errors.ts';
 import {
@@ -326,7 +326,7 @@ export async function importMetrics(
     for (const [id, span] of workspaces) {
       // A snapshot on day d feeds the scores of d .. d + window - 1; only days from the workspace's
       // first changed snapshot can have moved (none when every row was already stored as is).
-      const last = addDays(span.to, DAILY_WINDOW_DAYS - 1);
+      const last = lastDayMovedBy(span.to);
       report.dailyScores += await recomputeDailyScores(trx, id, span.from, last < today ? last : today, {
         fromDay: changed.get(id) ?? null,
       });

@@ -4,9 +4,10 @@ import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
   computeDailyScores,
-  DAILY_WINDOW_DAYS,
+  lastDayMovedBy,
+  scoreInputFrom,
   latestDailyScore,
-  storedGradeBefore,
+  storedGradesBefore,
   writeDailyScores,
 } from '../scoring/daily-scores.ts';
 import { isScoreChange, scoreChangedData } from '../scoring/score-change.ts';
@@ -210,7 +211,7 @@ export async function syncConnection(
   const rows = result.snapshots
     .filter((s) => horizon === null || s.day <= horizon)
     .map((s) => snapshotRow(workspaceId, s, 'connector'));
-  const lastAffected = addDays(range.until, DAILY_WINDOW_DAYS - 1);
+  const lastAffected = lastDayMovedBy(range.until);
   const to = lastAffected < today ? lastAffected : today;
   const failures = distinctFailures(result.failures ?? []);
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
@@ -230,13 +231,12 @@ export async function syncConnection(
     const fromDay = firstDayToScore(firstChanged, before?.day ?? null, range.since, today);
     if (fromDay === null || fromDay > to) return false;
     const snapshots = await loadSnapshotsForScoring(trx, workspaceId, {
-      from: addDays(fromDay, -(DAILY_WINDOW_DAYS - 1)),
+      from: scoreInputFrom(fromDay),
       to,
     });
     // Grade hysteresis carries over from the stored day before fromDay.
-    const previousGrade =
-      before && before.day < fromDay ? before.grade : await storedGradeBefore(trx, workspaceId, fromDay);
-    await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, { previousGrade }));
+    const grades = await storedGradesBefore(trx, workspaceId, fromDay);
+    await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, grades));
     const after = await latestDailyScore(trx, workspaceId, today);
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !isScoreChange(after, before)) return false;

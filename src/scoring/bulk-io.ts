@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { CURRENT_FORMULA, insertDailyScoresBulk, type DailyScoreRow } from './daily-scores.ts';
+import { INDEX_FORMULA, insertDailyScoresBulk, type DailyScoreRow } from './daily-scores.ts';
 import { loadSnapshots } from './snapshots.ts';
 import type { Platform } from '../core/catalog.ts';
 import { METRIC_FIELDS, snapshotFromValues, type DailySnapshot } from '../core/metric-snapshot.ts';
@@ -81,25 +81,30 @@ export async function writeNewDailyScores(ctx: AppContext, rows: readonly DailyS
         r.score_low ?? '',
         r.score_high ?? '',
         r.grade ? quote(r.grade) : '',
+        typeof r.crisis === 'string' ? quote(r.crisis) : '',
+        r.baseline_version ? quote(r.baseline_version) : '',
       ].join(','),
     )
     .join('\n');
   await pglite.query(
     `COPY daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version,
-                       score_low, score_high, grade)
+                       score_low, score_high, grade, crisis, baseline_version)
      FROM '/dev/blob' WITH (FORMAT csv)`,
     [],
     { blob: new Blob([csv]) },
   );
 }
 
-/** Workspaces with snapshots and no stored daily score of the current formula yet. */
+/**
+ * Workspaces with snapshots and no stored daily score yet (of the index formula, which every backfill
+ * writes; the current formula's rows only where they are shown: the sandbox's backfillDailyScores).
+ */
 export async function workspacesWithoutDailyScores(ctx: AppContext): Promise<string[]> {
   const todo = await sql<{ id: string }>`
     SELECT w.id FROM workspaces w
     WHERE EXISTS (SELECT 1 FROM metric_snapshots s WHERE s.workspace_id = w.id)
       AND NOT EXISTS (SELECT 1 FROM daily_scores d
-                      WHERE d.workspace_id = w.id AND d.formula_version = ${CURRENT_FORMULA})
+                      WHERE d.workspace_id = w.id AND d.formula_version = ${INDEX_FORMULA})
     ORDER BY w.id`.execute(ctx.db);
   return todo.rows.map((r) => r.id);
 }

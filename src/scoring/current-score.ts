@@ -9,14 +9,14 @@ import { visibleTo, workspaceNotFound } from '../workspaces/tenancy.ts';
 import { latestCompletedAudit } from '../audits/latest.ts';
 import {
   DEFAULT_LOOKBACK_DAYS,
-  scoreWorkspaceV2,
   STALE_AFTER_DAYS,
-  type AuthenticityFlag,
+  type AuthenticityFlagV3 as AuthenticityFlag,
   type Interval,
 } from './engine/index.ts';
-import { storedGradeBefore } from './daily-scores.ts';
+import { scoreCurrent, scoreInputFrom, storedGradeBefore } from './daily-scores.ts';
+import { v3ScoreFields } from './v3-fields.ts';
 import { loadSnapshotsForScoring } from './snapshots.ts';
-import { addDays, daysBetween, utcDay } from '../core/days.ts';
+import { daysBetween, utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
 import type { CompositeGrade } from './engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
@@ -39,6 +39,8 @@ interface FoundScore {
     latest_data_day: string | null;
     authenticity_flags: AuthenticityFlag[];
   };
+  /** Formula v3's crisis and baseline (v3ScoreFields). */
+  v3?: ReturnType<typeof v3ScoreFields>;
 }
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -51,11 +53,11 @@ async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundSc
     storedGradeBefore(db, workspaceId, asOf),
   ]);
   const snapshots = await loadSnapshotsForScoring(db, workspaceId, {
-    from: addDays(asOf, -(DEFAULT_LOOKBACK_DAYS - 1)),
+    from: scoreInputFrom(asOf, DEFAULT_LOOKBACK_DAYS),
     to: asOf,
     ...(platforms.length ? { platforms } : {}),
   });
-  const result = scoreWorkspaceV2({
+  const result = scoreCurrent({
     snapshots,
     platforms,
     asOf,
@@ -78,6 +80,7 @@ async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundSc
       latest_data_day: result.latestDataDay,
       authenticity_flags: result.authenticityFlags,
     },
+    v3: v3ScoreFields(result.crisis, result.baselineVersion),
   };
 }
 
@@ -108,6 +111,8 @@ function workspaceWithLatestAudit(
             'audits.score_high',
             'audits.latest_data_day',
             'audits.authenticity_flags',
+            'audits.crisis',
+            'audits.baseline_version',
           ])
           .as('a'),
       (join) => join.onTrue(),
@@ -125,6 +130,8 @@ function workspaceWithLatestAudit(
       'a.score_high',
       'a.latest_data_day',
       'a.authenticity_flags',
+      'a.crisis',
+      'a.baseline_version',
     ])
     .where('workspaces.id', '=', workspaceId);
   if (visibleToOwner !== null) q = q.where(visibleTo(visibleToOwner));
@@ -161,6 +168,7 @@ function auditScore(row: ScoreRow, today: string): FoundScore | null {
           },
         }
       : {}),
+    v3: v3ScoreFields(row.crisis, row.baseline_version),
   };
 }
 
@@ -232,6 +240,7 @@ export async function currentScore(
           authenticity_flags: found.v2.authenticity_flags,
         }
       : {}),
+    ...found.v3,
   };
 }
 

@@ -2,13 +2,18 @@ import type { Insertable, Kysely, QueryCreator } from 'kysely';
 import { sql } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
 import {
+  BASELINE_SET_V3,
   dailyScoreSeriesV2,
-  DEFAULT_LOOKBACK_DAYS,
+  dailyScoreSeriesV3,
   FORMULA_VERSION_V2,
+  DEFAULT_LOOKBACK_DAYS,
+  FORMULA_VERSION_V3,
   gradeWithHysteresis,
-  scoreWorkspaceV2,
+  scoreInputDays,
+  scoreWorkspaceV3,
   type CompositeGrade,
-  type WorkspaceScoreV2,
+  type CrisisSignal,
+  type WorkspaceScoreV3,
 } from './engine/index.ts';
 import type { ComparableScore } from './score-change.ts';
 import { loadSnapshots } from './snapshots.ts';
@@ -25,12 +30,42 @@ export const DAILY_WINDOW_DAYS = DEFAULT_LOOKBACK_DAYS;
 
 /**
  * The formula new scores are computed with. Stored rows of other formulas stay as they are (a day
- * holds one row per formula); docs/scoring.md "Formula v2 in the API".
+ * holds one row per formula); docs/scoring.md "Formula v3 in the API".
  */
-export const CURRENT_FORMULA = FORMULA_VERSION_V2;
+export const CURRENT_FORMULA = FORMULA_VERSION_V3;
 /** Every formula a stored score can carry (the daily_scores CHECK spells the same). */
-export const FORMULA_VERSIONS = ['v1', 'v2'] as const;
+export const FORMULA_VERSIONS = ['v1', 'v2', 'v3'] as const;
 export type StoredFormula = (typeof FORMULA_VERSIONS)[number];
+
+/**
+ * The formula the sector index reads (TACSI's current methodology, tacsi-m2): its daily rows are
+ * written beside the current formula's, so the index keeps one formula across the switch to v3
+ * (docs/adr/0176-formula-v3-in-the-api.md). Only stored days carry it: audits and the live score do not.
+ */
+export const INDEX_FORMULA = FORMULA_VERSION_V2;
+
+/** The current formula's engine: every new score (audits, the live score, stored days) comes from it. */
+export const scoreCurrent = scoreWorkspaceV3;
+export type CurrentScore = WorkspaceScoreV3;
+
+/**
+ * The first day of snapshots a current-formula score of `day` over `lookbackDays` reads: its window
+ * and the manipulation screen's reference before it (scoreInputDays). Loading less would score
+ * without the account's own history; loading more changes nothing.
+ */
+export function scoreInputFrom(day: string, lookbackDays: number = DAILY_WINDOW_DAYS): string {
+  return addDays(day, -(scoreInputDays(lookbackDays) - 1));
+}
+
+/** The last day whose stored daily score a snapshot of `day` can move (the input span after it). */
+export function lastDayMovedBy(day: string): string {
+  return addDays(day, scoreInputDays(DAILY_WINDOW_DAYS) - 1);
+}
+
+/** A stored row's crisis column: the signal while active, null when calm. */
+function crisisColumn(crisis: CrisisSignal): string | null {
+  return crisis.active ? JSON.stringify(crisis) : null;
+}
 
 /** Rows per multi-row INSERT: 12 columns x 1000 rows stays far below PostgreSQL's 65535 parameters. */
 export const DAILY_SCORE_BATCH = 1000;
@@ -40,14 +75,17 @@ export type DailyScoreRow = Insertable<DailyScoresTable>;
 export interface ComputeDailyOptions {
   /** Stored grade of the day before `from`, so hysteresis carries across recomputes. */
   previousGrade?: CompositeGrade | null;
+  /** The same for the index formula's rows (storedGradesBefore gives both). */
+  previousIndexGrade?: CompositeGrade | null;
   /** Give the last row its 90% interval (default true; false for a batch that is not the last). */
   lastInterval?: boolean;
 }
 
 /**
- * Daily score rows for [from, to] from a workspace's snapshots under the current formula; days with
- * no data in their window are left out. The series runs without intervals (the jackknife costs ~9x);
- * the last stored day gets its 90% interval, which is what score.changed compares against next time.
+ * Daily score rows for [from, to] from a workspace's snapshots under the current formula, and the
+ * index formula's rows for the same days (indexRows); days with no data in their window are left out.
+ * The series runs without intervals (the jackknife costs ~9x); the last stored day gets its 90%
+ * interval, which is what score.changed compares against next time.
  */
 export function computeDailyScores(
   workspaceId: string,
@@ -56,7 +94,7 @@ export function computeDailyScores(
   to: string,
   options: ComputeDailyOptions = {},
 ): DailyScoreRow[] {
-  const points = dailyScoreSeriesV2({
+  const points = dailyScoreSeriesV3({
     snapshots,
     platforms: [],
     from,
@@ -77,11 +115,13 @@ export function computeDailyScores(
       score_low: null,
       score_high: null,
       grade: p.grade,
+      crisis: crisisColumn(p.crisis),
+      baseline_version: BASELINE_SET_V3.version,
     });
   }
   const last = rows.at(-1);
   if (last && options.lastInterval !== false) {
-    const scored = scoreWorkspaceV2({
+    const scored = scoreCurrent({
       snapshots,
       platforms: [],
       asOf: last.day,
@@ -89,6 +129,42 @@ export function computeDailyScores(
     });
     last.score_low = scored.scoreInterval.low;
     last.score_high = scored.scoreInterval.high;
+  }
+  return [...rows, ...indexRows(workspaceId, snapshots, from, to, options.previousIndexGrade ?? null)];
+}
+
+/** The index formula's daily rows for [from, to] (no intervals: nothing compares them). */
+export function indexRows(
+  workspaceId: string,
+  snapshots: readonly DailySnapshot[],
+  from: string,
+  to: string,
+  previousGrade: CompositeGrade | null,
+): DailyScoreRow[] {
+  const rows: DailyScoreRow[] = [];
+  const points = dailyScoreSeriesV2({
+    snapshots,
+    platforms: [],
+    from,
+    to,
+    windowDays: DAILY_WINDOW_DAYS,
+    previousGrade,
+    intervals: false,
+  });
+  for (const p of points) {
+    if (!(p.coverage > 0)) continue;
+    rows.push({
+      workspace_id: workspaceId,
+      day: p.day,
+      score: p.score,
+      ...p.pillars,
+      formula_version: INDEX_FORMULA,
+      score_low: null,
+      score_high: null,
+      grade: p.grade,
+      crisis: null,
+      baseline_version: null,
+    });
   }
   return rows;
 }
@@ -100,7 +176,7 @@ export function computeDailyScores(
  */
 export function dailyRowOf(
   workspaceId: string,
-  scored: WorkspaceScoreV2,
+  scored: CurrentScore,
   previousGrade: CompositeGrade | null,
 ): DailyScoreRow {
   return {
@@ -112,6 +188,8 @@ export function dailyRowOf(
     score_low: scored.scoreInterval.low,
     score_high: scored.scoreInterval.high,
     grade: gradeWithHysteresis(scored.score, previousGrade),
+    crisis: crisisColumn(scored.crisis),
+    baseline_version: scored.baselineVersion,
   };
 }
 
@@ -142,6 +220,8 @@ export function upsertDailyScoresQuery(db: QueryCreator<DB>, rows: readonly Dail
         score_low: sql`excluded.score_low`,
         score_high: sql`excluded.score_high`,
         grade: sql`excluded.grade`,
+        crisis: sql`excluded.crisis`,
+        baseline_version: sql`excluded.baseline_version`,
       }),
     );
 }
@@ -155,22 +235,36 @@ export interface RecomputeOptions {
   fromDay?: string | null;
 }
 
-/** The stored current-formula grade of the workspace's latest day before `day` (hysteresis carry-over). */
+/** The stored grade (of `formula`, default the current one) of the workspace's latest day before `day` (hysteresis carry-over). */
 export async function storedGradeBefore(
   db: Kysely<DB>,
   workspaceId: string,
   day: string,
+  formula: StoredFormula = CURRENT_FORMULA,
 ): Promise<CompositeGrade | null> {
   const row = await db
     .selectFrom('daily_scores')
     .select('grade')
     .where('workspace_id', '=', workspaceId)
-    .where('formula_version', '=', CURRENT_FORMULA)
+    .where('formula_version', '=', formula)
     .where('day', '<', day)
     .orderBy('day', 'desc')
     .limit(1)
     .executeTakeFirst();
   return (row?.grade as CompositeGrade | null | undefined) ?? null;
+}
+
+/** Both stored formulas' grades before `day`, as computeDailyScores takes them. */
+export async function storedGradesBefore(
+  db: Kysely<DB>,
+  workspaceId: string,
+  day: string,
+): Promise<Pick<ComputeDailyOptions, 'previousGrade' | 'previousIndexGrade'>> {
+  const [previousGrade, previousIndexGrade] = await Promise.all([
+    storedGradeBefore(db, workspaceId, day),
+    storedGradeBefore(db, workspaceId, day, INDEX_FORMULA),
+  ]);
+  return { previousGrade, previousIndexGrade };
 }
 
 /** A stored daily score as score.changed compares it (its day beside it). */
@@ -187,7 +281,7 @@ export async function latestDailyScore(
 ): Promise<StoredDailyScore | null> {
   const row = await db
     .selectFrom('daily_scores')
-    .select(['day', 'score', 'grade', 'score_low', 'score_high'])
+    .select(['day', 'score', 'grade', 'score_low', 'score_high', 'crisis'])
     .where('workspace_id', '=', workspaceId)
     .where('formula_version', '=', CURRENT_FORMULA)
     .where('day', '<=', day)
@@ -202,12 +296,13 @@ export async function latestDailyScore(
     formulaVersion: CURRENT_FORMULA,
     interval:
       row.score_low != null && row.score_high != null ? { low: row.score_low, high: row.score_high } : null,
+    crisis: (row.crisis as CrisisSignal | null) ?? null,
   };
 }
 
 /**
  * Recomputes and stores a workspace's daily scores for [from, to], after its snapshots changed.
- * A snapshot on day d moves the scores of d .. d + window - 1, so callers pass that span.
+ * A snapshot on day d moves the scores of d .. lastDayMovedBy(d), so callers pass that span.
  */
 export async function recomputeDailyScores(
   db: Kysely<DB>,
@@ -219,13 +314,20 @@ export async function recomputeDailyScores(
   if (options.fromDay === null) return 0;
   if (options.fromDay !== undefined && options.fromDay > from) from = options.fromDay;
   if (from > to) return 0;
-  const [snapshots, previousGrade] = await Promise.all([
-    loadSnapshots(db, workspaceId, { from: addDays(from, -(DAILY_WINDOW_DAYS - 1)), to }),
-    storedGradeBefore(db, workspaceId, from),
+  const [snapshots, grades] = await Promise.all([
+    loadSnapshots(db, workspaceId, { from: scoreInputFrom(from), to }),
+    storedGradesBefore(db, workspaceId, from),
   ]);
-  const rows = computeDailyScores(workspaceId, snapshots, from, to, { previousGrade });
+  const rows = computeDailyScores(workspaceId, snapshots, from, to, grades);
   await writeDailyScores(db, rows);
-  return rows.length;
+  return currentRows(rows);
+}
+
+/** How many of `rows` are days of the current formula (what a recompute reports as days scored). */
+export function currentRows(rows: readonly DailyScoreRow[]): number {
+  let n = 0;
+  for (const r of rows) if (r.formula_version === CURRENT_FORMULA) n++;
+  return n;
 }
 
 /** Rows per bulk INSERT ... SELECT unnest(...) (one array parameter per column, so no parameter limit). */
@@ -238,12 +340,12 @@ export async function insertDailyScoresBulk(db: Kysely<DB>, rows: readonly Daily
     const col = <K extends keyof DailyScoreRow>(k: K) => chunk.map((r) => r[k] ?? null);
     await sql`
       INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum,
-                                formula_version, score_low, score_high, grade)
+                                formula_version, score_low, score_high, grade, crisis, baseline_version)
       SELECT * FROM unnest(
         ${col('workspace_id')}::text[], ${col('day')}::date[], ${col('score')}::real[], ${col('presence')}::real[],
         ${col('reach')}::real[], ${col('impact')}::real[], ${col('sentiment')}::real[], ${col('momentum')}::real[],
         ${col('formula_version')}::text[], ${col('score_low')}::real[], ${col('score_high')}::real[],
-        ${col('grade')}::text[])
+        ${col('grade')}::text[], ${col('crisis')}::jsonb[], ${col('baseline_version')}::text[])
       ON CONFLICT (workspace_id, formula_version, day) DO NOTHING`.execute(db);
   }
 }

@@ -7,8 +7,10 @@ import type { AppContext } from '../context.ts';
 import {
   computeDailyScores,
   CURRENT_FORMULA,
-  DAILY_WINDOW_DAYS,
-  storedGradeBefore,
+  lastDayMovedBy,
+  scoreInputFrom,
+  storedGradesBefore,
+  currentRows,
   writeDailyScores,
 } from './daily-scores.ts';
 import { loadSnapshots } from './snapshots.ts';
@@ -87,7 +89,7 @@ export async function recomputeScores(
   }
   for (const ws of await targets(ctx, options.workspaceId)) {
     // A snapshot on day d feeds the scores of d .. d + window - 1 (as a sync recomputes them).
-    const lastAffected = addDays(ws.last, DAILY_WINDOW_DAYS - 1);
+    const lastAffected = lastDayMovedBy(ws.last);
     const to = lastAffected < today ? lastAffected : today;
     const start = options.fromDay !== undefined && options.fromDay > ws.first ? options.fromDay : ws.first;
     const progress = await ctx.db
@@ -107,13 +109,13 @@ export async function recomputeScores(
       const end = addDays(from, RECOMPUTE_BATCH_DAYS - 1) < to ? addDays(from, RECOMPUTE_BATCH_DAYS - 1) : to;
       const batchFrom = from;
       days += await ctx.db.transaction().execute(async (trx) => {
-        const [snapshots, previousGrade] = await Promise.all([
-          loadSnapshots(trx, ws.id, { from: addDays(batchFrom, -(DAILY_WINDOW_DAYS - 1)), to: end }),
-          storedGradeBefore(trx, ws.id, batchFrom),
+        const [snapshots, grades] = await Promise.all([
+          loadSnapshots(trx, ws.id, { from: scoreInputFrom(batchFrom), to: end }),
+          storedGradesBefore(trx, ws.id, batchFrom),
         ]);
         // Only the run's last day gets an interval, so the rows do not depend on where batches end.
         const rows = computeDailyScores(ws.id, snapshots, batchFrom, end, {
-          previousGrade,
+          ...grades,
           lastInterval: end === to,
         });
         await writeDailyScores(trx, rows);
@@ -124,7 +126,7 @@ export async function recomputeScores(
             oc.columns(['run_key', 'workspace_id']).doUpdateSet({ done_through: end, updated_at: ctx.now() }),
           )
           .execute();
-        return rows.length;
+        return currentRows(rows);
       });
       report.batches++;
       from = addDays(end, 1);

@@ -2,7 +2,14 @@
 // fields shared by the score and audit responses.
 import { Type, type Static } from 'typebox';
 import { PLANS } from '../core/catalog.ts';
-import { DateOnly, Grade, Timestamp, withDefault, WorkspaceIdInput } from '../infra/http/schemas.ts';
+import {
+  CrisisData,
+  DateOnly,
+  Grade,
+  Timestamp,
+  withDefault,
+  WorkspaceIdInput,
+} from '../infra/http/schemas.ts';
 import { GRANULARITIES } from './history.ts';
 import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
 
@@ -19,10 +26,21 @@ export const ScoreInterval = Type.Object(
 
 export const AuthenticityFlags = Type.Array(
   Type.Object({
-    code: Type.Enum(['follower_spike', 'engagement_pod', 'view_spike', 'views_unreported'], {
-      description:
-        "follower_spike: growth beyond the account's own history (not counted); engagement_pod: a fixed block of engagement on post days (not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored",
-    }),
+    code: Type.Enum(
+      [
+        'follower_spike',
+        'engagement_pod',
+        'view_spike',
+        'views_unreported',
+        'follower_drip',
+        'bought_likes',
+        'filler_posts',
+      ],
+      {
+        description:
+          "follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count)",
+      },
+    ),
     platform: Type.String(),
     day: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
       description: 'the day the evidence points at; null for the whole window',
@@ -43,7 +61,25 @@ export const LatestDataDay = Type.Union([Type.String({ format: 'date' }), Type.N
   description: 'extension (formula v2): the latest day with a snapshot over the scored platforms',
 });
 
-/** Extension fields of a v2 score (absent on v1 scores). */
+export const Baseline = Type.Object(
+  {
+    version: Type.String({ maxLength: 32, description: 'the re-basing year and revision, e.g. 2025.1' }),
+    dated: Type.Union([Type.String({ format: 'date', maxLength: 10 }), Type.Null()], {
+      description: 'day the baselines were re-based; null for a version this service no longer describes',
+    }),
+    reference: Type.Enum(['modelled', 'measured'], {
+      description:
+        'modelled: 50 is the median of a population generated from published benchmarks, not of measured accounts',
+    }),
+    industry: Type.String({ maxLength: 64, description: 'industry of the published figures, or "all"' }),
+  },
+  {
+    description:
+      'extension (formula v3): what the scale stands on (docs/scoring.md "Formula v3: the scale"), re-based yearly',
+  },
+);
+
+/** Extension fields of a v2 or v3 score (absent on v1 scores; crisis and baseline on v3 only). */
 export const V2ScoreFields = {
   interval: Type.Optional(ScoreInterval),
   pillar_intervals: Type.Optional(
@@ -61,6 +97,8 @@ export const V2ScoreFields = {
   stale: Type.Optional(Stale),
   latest_data_day: Type.Optional(LatestDataDay),
   authenticity_flags: Type.Optional(AuthenticityFlags),
+  crisis: Type.Optional(CrisisData),
+  baseline: Type.Optional(Baseline),
 };
 
 const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
@@ -88,7 +126,7 @@ export const Score = Type.Object(
     formula_version: Type.String({
       maxLength: 20,
       pattern: '^v\\d+$',
-      description: 'v2 for new scores; the latest audit keeps the formula it was scored with (v1 or v2)',
+      description: 'v3 for new scores; the latest audit keeps the formula it was scored with (v1, v2 or v3)',
     }),
     calculated_at: Timestamp,
     workspace_id: Type.String({ maxLength: 64, pattern: '^ws_[0-9A-Z]{26}$' }),
@@ -175,7 +213,7 @@ export const SCORE_EXAMPLE: Static<typeof Score> = {
   score: 58.4,
   pillars: PILLARS_EXAMPLE,
   grade: 'strong',
-  formula_version: 'v2',
+  formula_version: 'v3',
   calculated_at: '2026-11-20T09:12:41.000Z',
   workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
   tier: 'pro',
@@ -191,12 +229,20 @@ export const SCORE_EXAMPLE: Static<typeof Score> = {
   stale: false,
   latest_data_day: '2026-11-19',
   authenticity_flags: [],
+  crisis: {
+    active: false,
+    negative_share: 0.082,
+    baseline_negative_share: 0.075,
+    volume_ratio: 1.04,
+    since: null,
+  },
+  baseline: { version: '2025.1', dated: '2025-03-01', reference: 'modelled', industry: 'all' },
 };
 
 export const SCORE_HISTORY_EXAMPLE: Static<typeof ScoreHistory> = {
   workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
   granularity: 'weekly',
-  formula_version: 'v2',
+  formula_version: 'v3',
   data: [
     { date: '2026-11-08', score: 66.9, pillars: { ...PILLARS_EXAMPLE, reach: 64.0 } },
     { date: '2026-11-15', score: 67.6, pillars: { ...PILLARS_EXAMPLE, reach: 65.3 } },

@@ -4,6 +4,7 @@ import {
   round1,
   signedDelta,
   type CompositeGrade,
+  type CrisisSignal,
   type Interval,
 } from './engine/index.ts';
 import type { EventData } from '../webhooks/events.ts';
@@ -19,6 +20,18 @@ export interface ComparableScore {
   formulaVersion: string;
   /** The 90% interval of the composite (formula v2), or null where none was computed or stored. */
   interval: Interval | null;
+  /** Formula v3: the crisis signal (a stored calm day reads as null, as do v1 and v2 scores). */
+  crisis?: CrisisSignal | null;
+}
+
+/** A crisis started between the two scores (same formula): it fires score.changed whatever the score did. */
+export function crisisStarted(next: ComparableScore, previous: ComparableScore | null): boolean {
+  return (
+    !!previous &&
+    previous.formulaVersion === next.formulaVersion &&
+    next.crisis?.active === true &&
+    previous.crisis?.active !== true
+  );
 }
 
 /**
@@ -28,10 +41,13 @@ export interface ComparableScore {
  *   not the brand);
  * - v2 with the previous score's interval: the new score lies outside that interval AND moved at least
  *   SCORE_CHANGED_THRESHOLD (a grade change alone does not fire: grades already have hysteresis);
- * - otherwise (v1, or a v2 score stored without interval): at least the threshold or a grade change.
+ * - otherwise (v1, or a v2 score stored without interval): at least the threshold or a grade change;
+ * - v3: besides, a crisis that started (crisisStarted) fires at once, however little the score moved
+ *   (docs/adr/0176-formula-v3-in-the-api.md).
  */
 export function isScoreChange(next: ComparableScore, previous: ComparableScore | null): boolean {
   if (!previous || previous.formulaVersion !== next.formulaVersion) return false;
+  if (crisisStarted(next, previous)) return true;
   const moved = Math.abs(round1(next.score) - round1(previous.score)) >= SCORE_CHANGED_THRESHOLD - 1e-9;
   if (next.formulaVersion !== 'v1' && previous.interval) {
     return moved && changeExceedsInterval({ score: previous.score, scoreInterval: previous.interval }, next);
@@ -67,9 +83,27 @@ export function scoreChangedData(input: {
     previous_grade: gradeOf(before.grade, previous),
     changed_at: input.changedAt.toISOString(),
     ...('platform' in cause ? { source: 'sync' as const, platform: cause.platform } : {}),
+    ...(after.crisis !== undefined ? { crisis: after.crisis?.active ? crisisData(after.crisis) : null } : {}),
   };
 }
 
 function gradeOf(stored: string | null, score: number): CompositeGrade {
   return (stored as CompositeGrade | null) ?? compositeGradeV2(score);
+}
+
+/** The crisis as events and the API give it: shares to three decimals, the ratio to two. */
+export function crisisData(c: CrisisSignal): {
+  active: boolean;
+  negative_share: number;
+  baseline_negative_share: number;
+  volume_ratio: number;
+  since: string | null;
+} {
+  return {
+    active: c.active,
+    negative_share: Math.round(c.negative_share * 1000) / 1000,
+    baseline_negative_share: Math.round(c.baseline_negative_share * 1000) / 1000,
+    volume_ratio: Math.round(c.volume_ratio * 100) / 100,
+    since: c.since,
+  };
 }

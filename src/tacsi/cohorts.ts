@@ -13,7 +13,9 @@ export const HEADLINE = 'headline';
 /**
  * The score formula each methodology reads (docs/tacsi.md "Formula per methodology"). A methodology
  * never averages two formulas: v2 scores sit at another level (its median account scores 50), so
- * the series break of formula v2 coincides with the methodology break at TACSI_M2_FROM.
+ * the series break of formula v2 coincides with the methodology break at TACSI_M2_FROM. tacsi-m2
+ * reads the scoring domain's INDEX_FORMULA, whose rows are stored beside the current formula's (v3)
+ * so the index continues on one formula (docs/adr/0176-formula-v3-in-the-api.md).
  */
 export const METHODOLOGY_FORMULA = { 'tacsi-m1': 'v1', 'tacsi-m2': 'v2' } as const;
 

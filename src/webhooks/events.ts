@@ -3,7 +3,7 @@
 // its emitter records (emitEvent callers, typed by EventData), and the Standard Webhooks signature headers.
 import { Type, type Static, type TSchema } from 'typebox';
 import { EVENT_TYPES, SYNC_ERROR_CLASSES, type EventType } from '../core/catalog.ts';
-import { Grade, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { CrisisData, Grade, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 
 const Id = (prefix: string) =>
   Type.String({
@@ -59,6 +59,13 @@ const DATA = {
         Type.Enum(['sync'], { description: 'extension: present when a sync moved the score' }),
       ),
       platform: Type.Optional(PlatformName),
+      crisis: Type.Optional(
+        Type.Union([CrisisData, Type.Null()], {
+          description:
+            'extension (formula v3): the crisis signal while one is active, null when the conversation is calm; ' +
+            'a crisis that starts fires score.changed at once, whatever the score did',
+        }),
+      ),
     }),
     example: {
       workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',

@@ -146,7 +146,7 @@ describe('audit lifecycle', () => {
       // Formula v2 extension: each pillar's 90% interval holds its value.
       expect(p.interval.low).toBeLessThanOrEqual(p.interval.high);
     }
-    expect(audit.formula_version).toBe('v2');
+    expect(audit.formula_version).toBe('v3');
     expect(audit.interval.low).toBeLessThanOrEqual(audit.score);
     expect(audit.interval.high).toBeGreaterThanOrEqual(audit.score);
     expect(audit.stale).toBe(false);
@@ -179,9 +179,10 @@ describe('audit lifecycle', () => {
       .selectFrom('daily_scores')
       .selectAll()
       .where('workspace_id', '=', workspace.id)
+      .where('formula_version', '=', 'v3')
       .where('day', '=', today)
       .executeTakeFirst();
-    expect(daily?.formula_version).toBe('v2');
+    expect(daily?.formula_version).toBe('v3');
     const events = await t.db
       .selectFrom('events')
       .selectAll()
@@ -209,10 +210,11 @@ describe('audit lifecycle', () => {
     await runJob(t.ctx, first.audit_id);
     const before = (await read(key, first.audit_id)).json();
 
-    // A much better last 90 days: ten times the engagement and follower growth.
+    // A much better last 90 days: a far larger audience with more engagement and warmer talk (a seed
+    // the manipulation screen does not flag: the new figures hold for the whole window).
     await seedMetrics(t.db, workspace.id, {
       platforms: ['instagram'],
-      seed: 99,
+      seed: 107,
       days: 90,
       followers: 2_000_000,
     });
@@ -234,7 +236,7 @@ describe('audit lifecycle', () => {
       .where('workspace_id', '=', workspace.id)
       .orderBy('created_at')
       .execute();
-    // Formula v2: a change is a move of at least 1.0 outside the previous score's 90% interval.
+    // Formulas v2 and v3: a change is a move of at least 1.0 outside the previous score's 90% interval.
     const moved =
       Math.abs(after.score - before.score) >= 1 &&
       (after.score < before.interval.low || after.score > before.interval.high);

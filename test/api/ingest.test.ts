@@ -59,11 +59,13 @@ describe('metrics import', () => {
       1, 1, 1,
     ]);
     expect(rows[2]!.sentiment_positive).toBe(1);
-    // Each imported day moves that day's stored score and the 89 after it.
+    // Each imported day moves that day's stored score and those after it that read it (lastDayMovedBy);
+    // a day whose 90-day window holds no data has no score, so the stored days end 89 days after the last.
     const daily = await t.db
       .selectFrom('daily_scores')
       .select('day')
       .where('workspace_id', '=', ws.id)
+      .where('formula_version', '=', CURRENT_FORMULA)
       .orderBy('day')
       .execute();
     expect(daily[0]!.day).toBe('2025-01-01');
@@ -174,6 +176,7 @@ describe('metrics import', () => {
         .selectFrom('daily_scores')
         .select(['day', 'formula_version', 'grade'])
         .where('workspace_id', '=', ws.id)
+        .where('formula_version', '=', CURRENT_FORMULA)
         .orderBy('day')
         .execute();
     const stored = await scores();
@@ -311,6 +314,7 @@ describe('platform sync', () => {
         .selectFrom('daily_scores')
         .select('day')
         .where('workspace_id', '=', ws.id)
+        .where('formula_version', '=', CURRENT_FORMULA)
         .orderBy('day')
         .execute();
       expect(daily.map((d) => d.day)).toEqual(['2025-03-01', '2025-03-02', '2025-03-03', '2025-03-04']);

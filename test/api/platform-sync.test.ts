@@ -144,10 +144,11 @@ describe('scheduled sync', () => {
       .selectFrom('daily_scores')
       .select(['score', 'score_low', 'score_high', 'formula_version'])
       .where('workspace_id', '=', w.workspace.id)
+      .where('formula_version', '=', 'v3')
       .where('day', '=', '2025-03-04')
       .executeTakeFirstOrThrow();
     // The last day of a recompute is stored with its interval: what the next sync compares against.
-    expect(today.formula_version).toBe('v2');
+    expect(today.formula_version).toBe('v3');
     expect(today.score_low).not.toBeNull();
     const s = today.score;
     // Stands for an earlier stored score and its interval, with the day's snapshot moved too: a sync
@@ -157,6 +158,7 @@ describe('scheduled sync', () => {
         .updateTable('daily_scores')
         .set({ score, score_low: low, score_high: high })
         .where('workspace_id', '=', w.workspace.id)
+        .where('formula_version', '=', 'v3')
         .where('day', '=', '2025-03-04')
         .execute();
       await t.db

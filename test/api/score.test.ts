@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
-import { scoreWorkspaceV2 } from '../../src/scoring/engine/index.ts';
 import { loadSnapshots, loadSnapshotsForScoring } from '../../src/scoring/snapshots.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
 import { addDays } from '../../src/core/days.ts';
+import { CURRENT_FORMULA, scoreCurrent } from '../../src/scoring/daily-scores.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
 let t: TestService;
@@ -51,7 +51,7 @@ describe('GET /v1/score', () => {
     expect(score).toMatchObject({
       score: audit.score,
       grade: audit.grade,
-      formula_version: 'v2',
+      formula_version: CURRENT_FORMULA,
       calculated_at: audit.completed_at,
       workspace_id: workspace.id,
       tier: 'pro',
@@ -166,8 +166,8 @@ describe('GET /v1/score', () => {
     expect(byKey).toEqual([...byKey].sort(keyOrder));
     expect(byKey).toEqual([...byDay].sort(keyOrder));
     const input = { platforms: [], asOf, lookbackDays: 30 };
-    expect(scoreWorkspaceV2({ ...input, snapshots: byKey })).toEqual(
-      scoreWorkspaceV2({ ...input, snapshots: byDay }),
+    expect(scoreCurrent({ ...input, snapshots: byKey })).toEqual(
+      scoreCurrent({ ...input, snapshots: byDay }),
     );
   });
 });
@@ -190,7 +190,7 @@ describe('GET /v1/score/history', () => {
       impact: 20,
       sentiment: 60,
       momentum: 50 - i / 2,
-      formula_version: 'v2',
+      formula_version: CURRENT_FORMULA,
     }));
     await t.db.insertInto('daily_scores').values(rows).execute();
   });
@@ -257,7 +257,7 @@ describe('GET /v1/score/history', () => {
           impact: 50,
           sentiment: 50,
           momentum: 50,
-          formula_version: 'v2',
+          formula_version: CURRENT_FORMULA,
         })),
       )
       .execute();

@@ -1,3 +1,4 @@
+import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
@@ -288,7 +289,7 @@ describe('delivery', () => {
         score_low: 19.94,
         score_high: 20.14,
         grade: 'critical',
-        formula_version: 'v2',
+        formula_version: CURRENT_FORMULA,
         pillars: '{}',
         recommendations: '[]',
         industry_benchmark: '{}',

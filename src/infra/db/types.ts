@@ -219,6 +219,10 @@ export interface AuditsTable {
   stale: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
   latest_data_day: ColumnType<DateString | null, string | null | undefined, string | null>;
   authenticity_flags: ColumnType<unknown, string | null | undefined, string | null>;
+  /** v3: the crisis signal the audit was answered with (CrisisSignal, active or not); null before v3. */
+  crisis: ColumnType<unknown, string | null | undefined, string | null>;
+  /** v3: the version of the baselines the audit was scored against. */
+  baseline_version: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ScoreLogTable {
@@ -252,6 +256,10 @@ export interface DailyScoresTable {
   score_high: number | null;
   /** v2: the composite grade with hysteresis along the stored series; null on v1 rows. */
   grade: string | null;
+  /** v3: the crisis signal while one is active (CrisisSignal); null when calm and on v1/v2 rows. */
+  crisis: ColumnType<unknown, string | null | undefined, string | null>;
+  /** v3: the version of the baselines the day was scored against; null on v1/v2 rows. */
+  baseline_version: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Progress of `brandhealth scores recompute` (migration 0060). */

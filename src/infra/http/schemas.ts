@@ -253,3 +253,22 @@ export const WorkspaceIdInput = Type.String({
   description: "default: the API key owner's workspace",
   examples: ['ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C'],
 });
+
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+/** Formula v3's crisis signal (src/scoring/engine/v3/crisis.ts), as events and GET /v1/score give it. */
+export const CrisisData = Type.Object(
+  {
+    active: Type.Boolean(),
+    negative_share: Share('negative share of the last 7 days'),
+    baseline_negative_share: Share('negative share of the 90 days before them'),
+    volume_ratio: Type.Number({
+      minimum: 0,
+      maximum: 1_000_000,
+      description: 'classified items a day in the last 7 days over the 90 days before',
+    }),
+    since: Type.Union([Type.String({ format: 'date', maxLength: 10 }), Type.Null()], {
+      description: 'first day of the running crisis',
+    }),
+  },
+  { description: "The brand's conversation, all platforms pooled, against its own last 90 days." },
+);

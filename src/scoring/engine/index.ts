@@ -1,6 +1,7 @@
 /**
- * IMPRS brand scoring engine, pure and deterministic, no database. New scores are formula v2 (v2/);
- * stored v1 rows are read back as stored, with no engine. See docs/scoring.md.
+ * IMPRS brand scoring engine, pure and deterministic, no database. New scores are formula v3 (v3/,
+ * which evaluates its screened inputs with v2's pillars); v2 stays reproducible for its stored rows,
+ * and stored v1 rows are read back as stored, with no engine. See docs/scoring.md.
  */
 export {
   ACCOUNT_TIERS,
@@ -43,9 +44,11 @@ export {
 export {
   scoreWorkspaceV3,
   dailyScoreSeriesV3,
+  scoreInputDays,
   crisisSignal,
   FORMULA_VERSION_V3,
   BASELINE_SET_V3,
+  baselineOf,
   type WorkspaceScoreV3,
   type DailyScorePointV3,
   type CrisisSignal,

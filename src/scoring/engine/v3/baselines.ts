@@ -34,3 +34,11 @@ export function baselineV3(platform: Platform, followers: number): ReturnType<ty
   const b = baselineV2(platform, followers);
   return { ...b, engagementPerView: b.engagementPerView * (1 + ENGAGEMENT_DRIFT_2025[platform]) };
 }
+
+/** Every baseline set v3 has scored against, by version (a re-basing adds one; none is removed). */
+const BASELINE_SETS: Readonly<Record<string, BaselineInfo>> = { [BASELINE_SET_V3.version]: BASELINE_SET_V3 };
+
+/** What a stored score's baseline version stands for (a version this build does not know keeps its name). */
+export function baselineOf(version: string): Omit<BaselineInfo, 'dated'> & { dated: string | null } {
+  return BASELINE_SETS[version] ?? { version, dated: null, reference: 'modelled', industry: 'all' };
+}

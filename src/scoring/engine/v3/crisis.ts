@@ -6,6 +6,7 @@
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 import { formatDay, requireDay } from '../../../core/days.ts';
 import type { CrisisSignal } from './types.ts';
+import { neutralOf } from './counts.ts';
 
 export const CRISIS_RECENT_DAYS = 7;
 export const CRISIS_BASELINE_DAYS = 90;
@@ -40,7 +41,7 @@ export function crisisSignal(snapshots: readonly DailySnapshot[], asOf: string):
     if (d < origin || d > end) continue;
     const i = d - origin;
     neg[i] = neg[i]! + n(s.sentimentNegative);
-    cls[i] = cls[i]! + (n(s.sentimentNegative) + n(s.sentimentPositive) + n(s.sentimentNeutral));
+    cls[i] = cls[i]! + (n(s.sentimentNegative) + n(s.sentimentPositive) + neutralOf(s));
     seen[i] = 1;
   }
   // Prefix sums: P[i] = sum over [0, i).

@@ -36,6 +36,7 @@ import {
 import type { Interval, PlatformScoreRowV2 } from '../v2/types.ts';
 import { BASELINE_SET_V3, baselineV3 } from './baselines.ts';
 import { crisisSignal } from './crisis.ts';
+import { neutralOf } from './counts.ts';
 import { REFERENCE_DAYS, REFERENCE_GAP, screenSnapshots } from './screen.ts';
 import {
   FORMULA_VERSION_V3,
@@ -87,7 +88,7 @@ function conversationOf(
     const pos = n(s.sentimentPositive);
     const neg = n(s.sentimentNegative);
     net += w * (pos - neg);
-    classified += w * (pos + neg + n(s.sentimentNeutral));
+    classified += w * (pos + neg + neutralOf(s));
   }
   return { net, classified };
 }
@@ -180,7 +181,7 @@ function momentumOf(snaps: readonly DailySnapshot[], start: number, end: number)
     const d = requireDay(s.day, 'day');
     if (d <= end - 7 || d > end) continue;
     rNet += n(s.sentimentPositive) - n(s.sentimentNegative);
-    rCls += n(s.sentimentPositive) + n(s.sentimentNegative) + n(s.sentimentNeutral);
+    rCls += n(s.sentimentPositive) + n(s.sentimentNegative) + neutralOf(s);
   }
   const recentNet = (rNet + MEDIAN_NET_SENTIMENT * SENTIMENT_PRIOR_V2) / (rCls + SENTIMENT_PRIOR_V2);
   const shift = clamp(2 * Math.min(0, recentNet - (MEDIAN_NET_SENTIMENT - SENTIMENT_BAND)), -TREND_CAP, 0);

@@ -1,10 +1,12 @@
-// Formula v2 in the service (docs/scoring.md "Formula v2 in the API"): the extension fields of the
+// The current formula (v3) in the service (docs/scoring.md "Formula v3 in the API"): the extension fields of the
 // score, history that never mixes formulas, score.changed gated by the interval on the daily
 // recompute of a sync, and `brandhealth scores recompute`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { connectPlatform } from '../../src/admin/platforms.ts';
+import { METHODOLOGY_FORMULA } from '../../src/tacsi/cohorts.ts';
+import { INDEX_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
@@ -91,9 +93,10 @@ describe('score.changed on the daily recompute', () => {
           .selectFrom('daily_scores')
           .select(['score', 'score_low', 'score_high', 'formula_version'])
           .where('workspace_id', '=', workspace.id)
+          .where('formula_version', '=', 'v3')
           .where('day', '=', addDays(START, d))
           .executeTakeFirstOrThrow();
-        expect(row.formula_version).toBe('v2');
+        expect(row.formula_version).toBe('v3');
         // The latest day carries its interval: what the next sync compares against.
         expect(row.score_low).toBeLessThanOrEqual(row.score);
         expect(row.score_high).toBeGreaterThanOrEqual(row.score);
@@ -127,8 +130,8 @@ describe('score.changed on the daily recompute', () => {
   }, 120_000);
 });
 
-describe('GET /v1/score under formula v2', () => {
-  it('a live score carries formula v2, 90% intervals, stale with the latest data day, and the flags', async () => {
+describe('GET /v1/score under the current formula (v3)', () => {
+  it('a live score carries formula v3, 90% intervals, stale with the latest data day, and the flags', async () => {
     const { agency, client } = await realtimeClient('Live v2');
     await connectPlatform(t.db, { workspaceId: client.id, platform: 'youtube', handle: '@livev2' });
     await seedMetrics(t.db, client.id, { platforms: ['youtube'], seed: 5, asOf: TODAY });
@@ -136,7 +139,7 @@ describe('GET /v1/score under formula v2', () => {
     try {
       const live = (await get(agency.key, `/v1/score?workspace_id=${client.id}`)).json();
       expect(live).toMatchObject({
-        formula_version: 'v2',
+        formula_version: 'v3',
         source: 'realtime',
         stale: false,
         latest_data_day: TODAY,
@@ -214,17 +217,17 @@ describe('GET /v1/score/history across the formula switch', () => {
       momentum: score,
       formula_version: formula,
     });
-    // v1 on 2025-04-01..20, v2 (recomputed) on 2025-04-11..30: ten days hold both.
+    // v1 on 2025-04-01..20, v3 (recomputed) on 2025-04-11..30: ten days hold both.
     await t.db
       .insertInto('daily_scores')
       .values([
         ...Array.from({ length: 20 }, (_, i) => row(addDays('2025-04-01', i), 70, 'v1')),
-        ...Array.from({ length: 20 }, (_, i) => row(addDays('2025-04-11', i), 50, 'v2')),
+        ...Array.from({ length: 20 }, (_, i) => row(addDays('2025-04-11', i), 50, 'v3')),
       ])
       .execute();
     const range = 'start_date=2025-04-01&end_date=2025-04-30';
     const current = (await get(key, `/v1/score/history?${range}&granularity=daily`)).json();
-    expect(current.formula_version).toBe('v2');
+    expect(current.formula_version).toBe('v3');
     expect(current.data.map((p: any) => p.date)).toEqual(
       Array.from({ length: 20 }, (_, i) => addDays('2025-04-11', i)),
     );
@@ -239,7 +242,7 @@ describe('GET /v1/score/history across the formula switch', () => {
     const weekly = (await get(key, `/v1/score/history?${range}&granularity=weekly`)).json();
     expect(weekly.data.every((p: any) => p.score === 50)).toBe(true);
     const bad = expectProblem(
-      await get(key, `/v1/score/history?${range}&formula_version=v3`),
+      await get(key, `/v1/score/history?${range}&formula_version=v4`),
       400,
       'Invalid Parameter',
     );
@@ -253,7 +256,7 @@ describe('GET /v1/score/history across the formula switch', () => {
 });
 
 describe('brandhealth scores recompute', () => {
-  it('recomputes under v2 in batches, keeps v1 rows, is idempotent and resumes an interrupted run', async () => {
+  it('recomputes under v3 (and the index formula v2) in batches, keeps v1 rows, is idempotent and resumes an interrupted run', async () => {
     const { key, workspace } = await workspaceWithKey(t.db, { plan: 'pro' });
     await seedMetrics(t.db, workspace.id, { platforms: ['instagram', 'tiktok'], days: 400, asOf: TODAY });
     const firstDay = addDays(TODAY, -399);
@@ -277,7 +280,7 @@ describe('brandhealth scores recompute', () => {
       expect(first.code, first.err).toBe(0);
       // Every day from the first snapshot through today, in 180-day batches.
       expect(JSON.parse(first.out)).toMatchObject({
-        formulaVersion: 'v2',
+        formulaVersion: 'v3',
         workspaces: 1,
         days: 400,
         batches: 3,
@@ -289,9 +292,12 @@ describe('brandhealth scores recompute', () => {
         .groupBy('formula_version')
         .orderBy('formula_version')
         .execute();
+      // The index formula's rows (what TACSI's methodology reads) are written beside the current ones.
+      expect(METHODOLOGY_FORMULA['tacsi-m2']).toBe(INDEX_FORMULA);
       expect(stored.map((r) => [r.formula_version, Number(r.n)])).toEqual([
         ['v1', 1],
         ['v2', 400],
+        ['v3', 400],
       ]);
       const v1 = (
         await get(
@@ -310,7 +316,7 @@ describe('brandhealth scores recompute', () => {
         .selectFrom('daily_scores')
         .selectAll()
         .where('workspace_id', '=', workspace.id)
-        .where('formula_version', '=', 'v2')
+        .where('formula_version', '=', 'v3')
         .orderBy('day')
         .execute();
       expect(snapshot[0]!.day).toBe(firstDay);
@@ -329,7 +335,7 @@ describe('brandhealth scores recompute', () => {
       await t.db
         .deleteFrom('daily_scores')
         .where('workspace_id', '=', workspace.id)
-        .where('formula_version', '=', 'v2')
+        .where('formula_version', '=', 'v3')
         .where('day', '>', mid)
         .execute();
       const resumed = await cli('--json', 'scores', 'recompute', '--workspace', workspace.id);
@@ -338,7 +344,7 @@ describe('brandhealth scores recompute', () => {
         .selectFrom('daily_scores')
         .selectAll()
         .where('workspace_id', '=', workspace.id)
-        .where('formula_version', '=', 'v2')
+        .where('formula_version', '=', 'v3')
         .orderBy('day')
         .execute();
       expect(after).toEqual(snapshot);
@@ -356,7 +362,7 @@ describe('brandhealth scores recompute', () => {
       expect(JSON.parse(from.out)).toMatchObject({
         days: 10,
         batches: 1,
-        runKey: `v2 from ${addDays(TODAY, -9)}`,
+        runKey: `v3 from ${addDays(TODAY, -9)}`,
       });
 
       // Bad input: an unknown workspace (exit 1) and an impossible day (exit 2, usage).
@@ -389,7 +395,7 @@ describe("an audit's stored daily score", () => {
           .selectFrom('daily_scores')
           .selectAll()
           .where('workspace_id', '=', workspace.id)
-          .where('formula_version', '=', 'v2')
+          .where('formula_version', '=', 'v3')
           .where('day', '=', TODAY)
           .executeTakeFirstOrThrow();
       const written = await row();
@@ -459,5 +465,90 @@ describe('a stored v1 audit', () => {
         grade: 'strong',
       }),
     ]);
+  });
+});
+
+describe('a crisis under formula v3', () => {
+  it('fires score.changed at once with the crisis signal, keeps the advice on sentiment, and fires once', async () => {
+    const { key, workspace } = await workspaceWithKey(
+      t.db,
+      { plan: 'pro' },
+      { platforms: [{ platform: 'instagram' }] },
+    );
+    await seedMetrics(t.db, workspace.id, { platforms: ['instagram'], seed: 21, asOf: TODAY });
+    // The previous audit: calm, with an interval over the whole scale, so only a crisis can fire the event.
+    const yesterday = at(addDays(TODAY, -1));
+    await t.db
+      .insertInto('audits')
+      .values({
+        id: 'aud_calm_before_the_crisis',
+        workspace_id: workspace.id,
+        status: 'completed',
+        platforms: ['instagram'],
+        lookback_days: 90,
+        estimated_completion: yesterday,
+        created_at: yesterday,
+        completed_at: yesterday,
+        score: 50,
+        score_low: 0,
+        score_high: 100,
+        grade: 'moderate',
+        formula_version: 'v3',
+        pillars: '{}',
+        recommendations: '[]',
+        industry_benchmark: '{}',
+        crisis: JSON.stringify({
+          active: false,
+          negative_share: 0.05,
+          baseline_negative_share: 0.05,
+          volume_ratio: 1,
+          since: null,
+        }),
+        baseline_version: '2025.1',
+      })
+      .execute();
+    // The last five days: complaints pour in on top of the usual talk.
+    await t.db
+      .updateTable('metric_snapshots')
+      .set((eb) => ({ sentiment_negative: eb('sentiment_negative', '+', 40) }))
+      .where('workspace_id', '=', workspace.id)
+      .where('day', '>', addDays(TODAY, -5))
+      .execute();
+    t.setNow(at(TODAY));
+    try {
+      const audit = async () => {
+        const started = await t.request({ method: 'POST', url: '/v1/audit/run', key, payload: {} });
+        expect(started.statusCode, started.body).toBe(200);
+        expect(await runJob(t.ctx, started.json().audit_id)).toBe('completed');
+        return (await get(key, `/v1/audit/${started.json().audit_id}`)).json();
+      };
+      const first = await audit();
+      expect(first.formula_version).toBe('v3');
+      expect(first.crisis).toMatchObject({ active: true });
+      expect(first.crisis.since >= addDays(TODAY, -6)).toBe(true);
+      expect(first.crisis.negative_share).toBeGreaterThan(first.crisis.baseline_negative_share);
+      expect(first.baseline).toMatchObject({ version: '2025.1', reference: 'modelled' });
+      // The advice names sentiment first while the crisis runs.
+      expect(first.recommendations[0].pillar).toBe('sentiment');
+      const events = await scoreEvents(workspace.id);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.data).toMatchObject({
+        previous_score: 50,
+        crisis: { active: true, since: first.crisis.since },
+      });
+      const score = (await get(key, '/v1/score')).json();
+      expect(score).toMatchObject({ formula_version: 'v3', crisis: { active: true } });
+
+      // The same crisis the next audit: no second event for it (it already fired when it started).
+      const second = await audit();
+      expect(second.crisis.active).toBe(true);
+      const moved =
+        Math.abs(second.score - first.score) >= 1 &&
+        (second.score < first.interval.low || second.score > first.interval.high);
+      expect(moved).toBe(false);
+      expect(await scoreEvents(workspace.id)).toHaveLength(1);
+    } finally {
+      t.setNow(undefined);
+    }
   });
 });
