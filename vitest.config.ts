@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
@@ -14,6 +15,12 @@ import LongestFirst from './test/sequencer.ts';
 // the service's whole module graph again for every file (46 s of a 200 s run). Safe because no
 // module holds per-service state (it lives in the AppContext each test service creates) and no test
 // mocks modules. NODE_COMPILE_CACHE lets the node processes the CLI tests spawn reuse compiled code.
+//
+// The `postgres` project runs only the files whose run can differ on it: those that read TEST_DB or
+// TEST_DATABASE_URL, themselves or through a module of test/ they import (test/helpers/database.ts,
+// which every service, database and data folder of a test comes from). That environment is the only
+// difference between the projects and nothing in src/ reads it, so any other file (pure unit tests:
+// engines, privacy audits, parsers, the SDK's retry) would run the same code on the same inputs twice.
 export function testProjects(include: string[], exclude: string[] = []) {
   const shared = {
     include,
@@ -27,9 +34,46 @@ export function testProjects(include: string[], exclude: string[] = []) {
   return [
     { test: { ...shared, name: 'pglite', env: { ...env, TEST_DB: 'pglite' } } },
     ...(process.env.TEST_DATABASE_URL
-      ? [{ test: { ...shared, name: 'postgres', env: { ...env, TEST_DB: 'postgres' } } }]
+      ? [
+          {
+            test: {
+              ...shared,
+              include: filesUsingTheDatabase(include, exclude),
+              name: 'postgres',
+              env: { ...env, TEST_DB: 'postgres' },
+            },
+          },
+        ]
       : []),
   ];
+}
+
+const DATABASE_SWITCH = /\bTEST_DB\b|\bTEST_DATABASE_URL\b/;
+const RELATIVE_IMPORT = /(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+
+/** The test files matching `include` that reach the database switch through their imports within test/. */
+export function filesUsingTheDatabase(include: string[], exclude: string[] = []): string[] {
+  const root = import.meta.dirname;
+  const testDir = path.join(root, 'test');
+  const reaches = new Map<string, boolean>();
+  const visit = (file: string): boolean => {
+    const known = reaches.get(file);
+    if (known !== undefined) return known;
+    reaches.set(file, false); // an import cycle adds nothing
+    const source = fs.readFileSync(file, 'utf8');
+    let found = DATABASE_SWITCH.test(source);
+    for (const [, spec] of source.matchAll(RELATIVE_IMPORT)) {
+      if (found) break;
+      const target = path.resolve(path.dirname(file), spec!);
+      if (target.startsWith(testDir + path.sep) && fs.existsSync(target)) found = visit(target);
+    }
+    reaches.set(file, found);
+    return found;
+  };
+  return fs
+    .globSync(include, { cwd: root, exclude })
+    .filter((file) => visit(path.join(root, file)))
+    .sort();
 }
 
 export default defineConfig({

@@ -478,11 +478,17 @@ export async function runCli(argv: readonly string[], io: CliIo, withContext: Wi
   }
 }
 
-/** Runs one invocation in this process, opening the configured database for it (no service running). */
-export async function runLocally(argv: readonly string[]): Promise<number> {
-  const io: CliIo = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+/**
+ * Runs one invocation in this process, opening the database `env` configures for it (no service
+ * running). `brandhealth` passes its own streams and environment; tests pass theirs.
+ */
+export async function runLocally(
+  argv: readonly string[],
+  io: CliIo = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) },
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const withContext: WithContext = async (fn) => {
-    const config = { ...loadConfig(), runWorkers: false, logLevel: 'silent' as const };
+    const config = { ...loadConfig(env), runWorkers: false, logLevel: 'silent' as const };
     // A database that cannot be opened reads as the service reports it: one line naming the setting.
     const service = await createService(config).catch((error: unknown) => {
       throw failureOf(error).known ? error : new StartupError(describeStartupFailure(error, config));

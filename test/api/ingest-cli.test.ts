@@ -1,42 +1,24 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { cliOn } from '../helpers/cli.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 
-const execFileAsync = promisify(execFile);
-const CLI = path.resolve('src/cli/main.ts');
-
-let testDb: TestDatabase;
+// `brandhealth metrics import`, run in this process on a test service (the CLI as a process:
+// test/cli/cli.test.ts and test/cli/admin-socket.test.ts).
+let t: TestService;
 let dir: string;
-let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
-  testDb = await createTestDatabase({ migrated: true });
-  dir = await createDataDir('bh-ingest-cli-');
-  env = {
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    DATA_DIR: dir,
-    DATABASE_URL: testDb.databaseUrl ?? '',
-  };
+  t = await startTestService();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-ingest-cli-'));
 });
 afterAll(async () => {
-  await testDb?.drop();
+  await t?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(...args: string[]) {
-  try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [CLI, ...args], {
-      env,
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error: any) {
-    return { code: error.code ?? 1, stdout: String(error.stdout ?? ''), stderr: String(error.stderr ?? '') };
-  }
-}
+const cli = (...args: string[]) => cliOn(t.ctx, ...args);
 
 it('brandhealth metrics import: all or nothing, exit 1 with a line report, --skip-invalid imports the rest', async () => {
   const created = await cli('--json', 'workspace', 'create', '--name', 'CLI import', '--plan', 'pro');
@@ -71,4 +53,4 @@ it('brandhealth metrics import: all or nothing, exit 1 with a line report, --ski
   const unknown = await cli('metrics', 'import', path.join(dir, 'metrics.txt'));
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain('cannot tell the format');
-}, 120_000);
+});

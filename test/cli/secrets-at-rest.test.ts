@@ -1,9 +1,7 @@
-import { execFile } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
@@ -11,13 +9,12 @@ import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { sealedAt } from '../../src/infra/crypto/sealed-columns.ts';
 import { createService, type Service } from '../../src/service.ts';
+import { cliLocally } from '../helpers/cli.ts';
 import { createDataDir, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Secrets at rest: what the database holds, rotation through the CLI, and refusing to start
 // without the right key. One database (a PGlite folder, or a PostgreSQL database) opened by one
 // process at a time, as an operator would.
-const run = promisify(execFile);
-const CLI = path.resolve('src/cli/main.ts');
 const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const K1_BYTES = randomBytes(32);
 const K1 = `k1:${K1_BYTES.toString('base64')}`;
@@ -26,7 +23,7 @@ const K2 = key('k2');
 let testDb: TestDatabase;
 let dataDir: string;
 beforeAll(async () => {
-  testDb = await createTestDatabase();
+  testDb = await createTestDatabase({ migrated: true });
   dataDir = await createDataDir('bh-secrets-');
 });
 afterAll(async () => {
@@ -49,17 +46,10 @@ async function open(keys: string | null): Promise<Service> {
   return createService({ ...loadConfig(env(keys)), runWorkers: false });
 }
 
-async function cli(keys: string | null, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, '--json', ...args], {
-      env: env(keys),
-      timeout: 60_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error: any) {
-    return { code: error.code ?? 1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-  }
-}
+// The CLI as `brandhealth` runs it with no service running (opening the database itself), in this
+// process: what it prints and its exit code, without a Node start per command (the process:
+// test/cli/cli.test.ts).
+const cli = (keys: string | null, ...args: string[]) => cliLocally(env(keys), '--json', ...args);
 
 const SECRET = 'a-human-chosen-shared-secret-0123456789';
 let webhookId: string;
@@ -67,7 +57,7 @@ let otherWebhookId: string;
 let otherSecret: string;
 let apiKey: string;
 
-// Each case runs the real CLI several times (a Node start and a database open each): minutes on a busy machine.
+// Each case opens the database several times (a service or a CLI command each).
 describe('secrets at rest', { timeout: 180_000 }, () => {
   it('stores webhook secrets and replayable responses sealed, never in plaintext', async () => {
     const service = await open(K1);

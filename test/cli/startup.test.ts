@@ -1,24 +1,50 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { usingPostgres } from '../helpers/database.ts';
+import { createDataDir, createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';
 
 // Every start-up failure of the real entry (`node src/main.ts`) is one clean line on stderr
 // naming the setting and the cause, with a documented exit code (78 configuration, 69 a
 // dependency unavailable): no stack trace (review item 17).
 const ENTRY = path.resolve('src/main.ts');
 const folders: string[] = [];
-afterAll(() => {
+// A child that outlives a failed or timed-out test is killed here, never left running (it holds its
+// data folder, a port and several hundred MB).
+const children = new Set<ChildProcess>();
+const databases: TestDatabase[] = [];
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
   for (const f of folders) fs.rmSync(f, { recursive: true, force: true });
+  for (const db of databases) await db.drop();
 });
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
 
 function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-start-'));
   folders.push(dir);
   return dir;
+}
+
+/**
+ * The data of a start that gets past opening the database: a data folder holding the migrated image
+ * (PGlite), or a migrated database (PostgreSQL), so the child does not spend seconds on initdb and
+ * every migration before reaching what the test is about.
+ */
+async function migratedData(): Promise<Record<string, string>> {
+  const dir = await createDataDir('bh-start-');
+  folders.push(dir);
+  if (!usingPostgres()) return { DATA_DIR: dir };
+  const db = await createTestDatabase({ migrated: true });
+  databases.push(db);
+  return { DATA_DIR: dir, DATABASE_URL: db.databaseUrl! };
 }
 
 /** The environment of a started entry point: a free port and a data folder of its own unless `env` says. */
@@ -42,6 +68,7 @@ function start(
       env: entryEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -75,7 +102,7 @@ describe('start-up failures of node src/main.ts', () => {
       /DATABASE_URL must use postgres/,
     );
     expectCleanFailure(
-      await start({ HOST: '192.0.2.77' }),
+      await start({ ...(await migratedData()), HOST: '192.0.2.77' }),
       78,
       /HOST: 192\.0\.2\.77 is not an address of this machine/,
     );
@@ -115,10 +142,11 @@ describe('start-up failures of node src/main.ts', () => {
     const server = net.createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as net.AddressInfo).port;
-    const dir = tempDir();
+    const data = await migratedData();
+    const dir = data.DATA_DIR!;
     try {
       expectCleanFailure(
-        await start({ DATA_DIR: dir, PORT: String(port) }),
+        await start({ ...data, PORT: String(port) }),
         69,
         new RegExp(`^brand-health: PORT: 127\\.0\\.0\\.1:${port} is already in use`),
       );
@@ -131,7 +159,7 @@ describe('start-up failures of node src/main.ts', () => {
 
   it(
     'shuts down cleanly on a SIGTERM sent at the first 200 on /readyz, and starts again on the same data',
-    { timeout: 180_000 },
+    { timeout: 300_000 },
     async () => {
       const dir = tempDir();
       for (let run = 0; run < 2; run++) {
@@ -140,6 +168,7 @@ describe('start-up failures of node src/main.ts', () => {
           env: entryEnv({ PORT: String(port), METRICS_PORT: '0', SHUTDOWN_DRAIN_MS: '0', DATA_DIR: dir }),
           stdio: ['ignore', 'ignore', 'pipe'],
         });
+        track(child);
         let stderr = '';
         child.stderr.on('data', (c) => (stderr += c));
         const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
@@ -147,7 +176,10 @@ describe('start-up failures of node src/main.ts', () => {
         );
         const deadline = Date.now() + 120_000;
         while (!(await readyz(port))) {
-          if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready: ${stderr}`);
+          if (child.exitCode !== null || Date.now() > deadline) {
+            child.kill('SIGKILL');
+            throw new Error(`not ready: ${stderr}`);
+          }
           await new Promise((r) => setTimeout(r, 10));
         }
         // The start-up steps after listening (workers, metrics, admin socket) may still be running.
@@ -169,7 +201,9 @@ async function freePort(): Promise<number> {
 
 async function readyz(port: number): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(1000) });
+    // A generous bound: on a loaded machine an answer can take seconds, and a request abandoned
+    // early would never see the first 200.
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(10_000) });
     await res.body?.cancel();
     return res.status === 200;
   } catch {
