@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/infra/config.ts';
-import { DEFAULT_MODEL_ID, loadClassifier, MULTILINGUAL_MODEL_ID } from '../../src/scoring/sentiment/index.ts';
+import {
+  DEFAULT_MODEL_ID,
+  loadClassifier,
+  MULTILINGUAL_MODEL_ID,
+} from '../../src/scoring/sentiment/index.ts';
 import { buildBagOfWordsModel } from '../helpers/onnx.ts';
 
 // A Spanish bag-of-words model: "bueno"/"encanta" push positive, "malo"/"pésima" negative.
