@@ -1220,11 +1220,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const post = a.metrics(postDay).posts[Number(video![4])];
         if (!post || postDay > day) throw tiktokError(40007, 'The video does not exist.');
         const max = Math.min(30, Math.max(1, Number(q.get('max_count')) || 20));
+        // Pages by `cursor` (the offset the previous page returned) while `has_more`.
+        const from = Math.max(0, Math.floor(Number(q.get('cursor')) || 0));
         // The first video of a day holds its comment texts, as on the other simulated platforms.
         const texts = video![4] === '0' ? (a.postTotals(postDay, day)?.commentTexts ?? []) : [];
         return ok({
-          comments: texts.slice(0, max).map((c, i) => ({
-            comment_id: `${post.id}${i}`,
+          comments: texts.slice(from, from + max).map((c, i) => ({
+            comment_id: `${post.id}${from + i}`,
             video_id: post.id,
             create_time: String(unixSeconds(c.at)),
             text: c.text,
@@ -1233,8 +1235,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
             owner: false,
             status: 'PUBLIC',
           })),
-          cursor: Math.min(max, texts.length),
-          has_more: texts.length > max,
+          cursor: Math.min(from + max, texts.length),
+          has_more: texts.length > from + max,
         });
       }
       throw new HttpError(404, { code: 40404, message: `no such endpoint ${path}`, request_id: 'sim' });
