@@ -302,7 +302,6 @@ const de: LanguagePack = {
     ärgerlich: -3,
     sauer: -2,
     teuer: -1,
-    nie: -1,
     leider: -2,
     mangelhaft: -3,
     unmöglich: -3,
