@@ -838,6 +838,68 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       };
     }
 
+    // A post's comments edge, oldest first, cursor-paginated like the page nested in the post
+    // (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments,
+    // https://developers.facebook.com/docs/graph-api/reference/object/comments).
+    if (edge === 'comments' && node !== 'me') {
+      const owner = account(platform, me.handle);
+      const postId = platform === 'instagram' ? node : node.slice(node.lastIndexOf('_') + 1);
+      if (platform === 'facebook' && node.slice(0, node.lastIndexOf('_')) !== `${prefix}${owner.handle}`)
+        throw notFound(node);
+      const postDay = /^\d{8}$/.test(postId.slice(-9, -1))
+        ? `${postId.slice(-9, -5)}-${postId.slice(-5, -3)}-${postId.slice(-3, -1)}`
+        : '';
+      const m = isCalendarDay(postDay) && postId.startsWith(owner.numericId) ? owner.metrics(postDay) : null;
+      const t = m ? owner.postTotals(postDay, day) : null;
+      const at = m ? m.posts.findIndex((p) => p.id === postId) : -1;
+      if (!m || !t || at < 0) throw notFound(node);
+      if (platform === 'instagram') {
+        requireScope(
+          'instagram_manage_comments',
+          '(#10) Application does not have permission for this action',
+        );
+        requireScope('pages_read_engagement', '(#10) Application does not have permission for this action');
+      } else
+        requireScope(
+          'pages_read_user_content',
+          "(#10) This endpoint requires the 'pages_read_user_content' permission",
+        );
+      const texts = at === 0 ? t.commentTexts : [];
+      const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
+      const offset = Math.max(0, Number(q.get('after')) || 0);
+      return {
+        data: texts
+          .slice(offset, offset + limit)
+          .map((c) =>
+            platform === 'instagram'
+              ? { text: c.text, timestamp: graphTime(c.at) }
+              : { message: c.text, created_time: graphTime(c.at) },
+          ),
+        ...commentsPaging(node, offset, limit, texts.length, platform),
+      };
+    }
+
+    /** Cursors of a page of a post's comments, and the next page's link when there are more. */
+    function commentsPaging(
+      postId: string,
+      offset: number,
+      limit: number,
+      total: number,
+      on: 'instagram' | 'facebook',
+    ): { paging?: { cursors: { before: string; after: string }; next?: string } } {
+      if (limit === 0) return {};
+      const next = new URL(`${root}/${postId}/comments`);
+      next.searchParams.set('fields', on === 'instagram' ? 'text,timestamp' : 'message,created_time');
+      next.searchParams.set('limit', String(limit));
+      next.searchParams.set('after', String(offset + limit));
+      return {
+        paging: {
+          cursors: { before: String(offset), after: String(offset + limit) },
+          ...(offset + limit < total ? { next: next.href } : {}),
+        },
+      };
+    }
+
     if (!edge) {
       // As the Graph API: an Instagram account is addressed by its id only (no lookup by username);
       // a Page also by its username.
@@ -981,6 +1043,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         }
       }
       const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
+      // `comments.limit(N)`: the comments nested in each post, 25 by default (Graph's page size).
+      const commentLimit = Math.min(
+        100,
+        Math.max(0, Number(/comments[^,{]*\.limit\((\d+)\)/.exec(fields)?.[1] ?? 25)),
+      );
       // Instagram's media edge takes no time range: newest first, whole days a page, from the cursor.
       // Pages' published_posts honours since/until (time-based pagination).
       const cursor = q.get('after');
@@ -1008,8 +1075,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const t = a.postTotals(m.day, day)!;
         const likes = Math.round(t.likes / n);
         const comments = Math.round(t.comments / n);
-        // The first post of the day holds the comment texts (at most the page the connectors ask for).
-        const take = first && wantsCommentTexts ? t.commentTexts.slice(0, 25) : [];
+        // The first post of the day holds the comment texts: the first page of the `comments.limit(N)`
+        // modifier nested in the post, with a cursor to the post's comments edge for the rest.
+        const texts = first && wantsCommentTexts ? t.commentTexts : [];
+        const postId = platform === 'instagram' ? p.id : `${node}_${p.id}`;
+        const take = texts.slice(0, commentLimit);
+        const commentPaging = commentsPaging(postId, 0, commentLimit, texts.length, platform);
         return platform === 'instagram'
           ? {
               id: p.id,
@@ -1017,7 +1088,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
               like_count: likes,
               comments_count: comments,
               ...(wantsCommentTexts
-                ? { comments: { data: take.map((c) => ({ text: c.text, timestamp: graphTime(c.at) })) } }
+                ? {
+                    comments: {
+                      data: take.map((c) => ({ text: c.text, timestamp: graphTime(c.at) })),
+                      ...commentPaging,
+                    },
+                  }
                 : {}),
             }
           : {
@@ -1028,6 +1104,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
               comments: {
                 data: take.map((c) => ({ message: c.text, created_time: graphTime(c.at) })),
                 summary: { total_count: comments },
+                ...commentPaging,
               },
             };
       });
@@ -1143,11 +1220,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const post = a.metrics(postDay).posts[Number(video![4])];
         if (!post || postDay > day) throw tiktokError(40007, 'The video does not exist.');
         const max = Math.min(30, Math.max(1, Number(q.get('max_count')) || 20));
+        // Pages by `cursor` (the offset the previous page returned) while `has_more`.
+        const from = Math.max(0, Math.floor(Number(q.get('cursor')) || 0));
         // The first video of a day holds its comment texts, as on the other simulated platforms.
         const texts = video![4] === '0' ? (a.postTotals(postDay, day)?.commentTexts ?? []) : [];
         return ok({
-          comments: texts.slice(0, max).map((c, i) => ({
-            comment_id: `${post.id}${i}`,
+          comments: texts.slice(from, from + max).map((c, i) => ({
+            comment_id: `${post.id}${from + i}`,
             video_id: post.id,
             create_time: String(unixSeconds(c.at)),
             text: c.text,
@@ -1156,8 +1235,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
             owner: false,
             status: 'PUBLIC',
           })),
-          cursor: Math.min(max, texts.length),
-          has_more: texts.length > max,
+          cursor: Math.min(from + max, texts.length),
+          has_more: texts.length > from + max,
         });
       }
       throw new HttpError(404, { code: 40404, message: `no such endpoint ${path}`, request_id: 'sim' });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { importMetrics } from '../../src/ingest/import-file.ts';
-import { defaultModel } from '../../src/scoring/sentiment/index.ts';
+import { defaultModel, multilingualModel } from '../../src/scoring/sentiment/index.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 let t: TestService;
@@ -42,6 +42,7 @@ describe('imported texts are classified by the default sentiment classifier', ()
         'still waiting for my order, 3 weeks now',
         'Obsessed with the new collection 😍',
         'Pésima atención al cliente, no vuelvo a comprar',
+        'Servizio pessimo, non comprerò mai più da voi',
         'Love the food but the service was painfully slow',
         '   ',
       ],
@@ -49,16 +50,17 @@ describe('imported texts are classified by the default sentiment classifier', ()
     const report = await importMetrics(t.ctx, JSON.stringify(row), 'jsonl');
     expect(report).toMatchObject({ committed: true, imported: 1, rejected: [] });
     // v1 stored 4 positive, 2 neutral, 0 negative: the sarcasm and the wait as praise, the
-    // Spanish complaint as neutral. Now the Spanish one is counted as unscored (never judged), the
-    // mixed one apart from neutral, and an empty text not at all.
+    // Spanish complaint as neutral. Now the Spanish one is negative (the multilingual model), the
+    // Italian one unscored (never judged), the mixed one apart from neutral, and an empty text not
+    // at all.
     const s = await stored(ws.id);
     expect(s).toMatchObject({
       sentiment_positive: 1,
       sentiment_neutral: 0,
-      sentiment_negative: 3,
+      sentiment_negative: 4,
       sentiment_mixed: 1,
       sentiment_unscored: 1,
-      sentiment_model: `brand-lr@${defaultModel.version}`,
+      sentiment_model: `brand-lex-ml@${multilingualModel.version}+brand-lr@${defaultModel.version}`,
     });
     expect(s.sentiment_confidence).toBeGreaterThan(0.4);
     expect(s.sentiment_confidence).toBeLessThanOrEqual(1);

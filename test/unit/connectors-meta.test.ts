@@ -6,6 +6,7 @@ import {
   GRAPH_API_VERSION,
 } from '../../src/ingest/connectors/index.ts';
 import { IG_VIEWS_DAYS } from '../../src/ingest/connectors/instagram.ts';
+import { GRAPH_COMMENT_PAGES_MAX } from '../../src/ingest/connectors/graph.ts';
 import { fixtureServer, loadFixture, type Route } from './connectors-fixtures/server.ts';
 import { addDays } from '../../src/core/days.ts';
 
@@ -183,6 +184,105 @@ describe('Graph error taxonomy (readFault)', () => {
 });
 
 describe('Instagram connector', () => {
+  describe('every comment of a post, not the first page', () => {
+    const COMMENTS_DOC =
+      'https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments (cursor-based pagination: https://developers.facebook.com/docs/graph-api/results)';
+    const comment = (i: number) => ({
+      text: 'Still waiting for my refund, three weeks now',
+      timestamp: '2025-03-03T10:00:00+0000',
+      id: `17${i}`,
+    });
+    const commentsNext = (after: string) =>
+      `{BASE}${V}/18000000000000002/comments?access_token=ACCESS_TOKEN&fields=text%2Ctimestamp&limit=50&after=${after}`;
+    /** The fixture, with media 18000000000000002 holding `first` comments and a link to the next page. */
+    function withComments(first: number, pages: Route[]): Route[] {
+      return [
+        ...loadFixture('instagram').map((r): Route => {
+          if (!r.path.endsWith('/media') || r.query?.after) return r;
+          const body = r.body as { data: Array<Record<string, unknown>> };
+          return {
+            ...r,
+            body: {
+              ...body,
+              data: body.data.map((m) =>
+                m.id === '18000000000000002'
+                  ? {
+                      ...m,
+                      comments_count: 120,
+                      comments: {
+                        data: Array.from({ length: first }, (_, i) => comment(i)),
+                        paging: { cursors: { after: 'C1' }, next: commentsNext('C1') },
+                      },
+                    }
+                  : m,
+              ),
+            },
+          };
+        }),
+        ...pages,
+      ];
+    }
+    const page = (after: string, from: number, n: number, next: string | null): Route => ({
+      method: 'GET',
+      path: `${V}/18000000000000002/comments`,
+      query: { access_token: 'ACCESS_TOKEN', fields: 'text,timestamp', limit: '50', after },
+      body: {
+        data: Array.from({ length: n }, (_, i) => comment(from + i)),
+        paging: { cursors: { after: next ?? 'END' }, ...(next ? { next: commentsNext(next) } : {}) },
+      },
+      source: COMMENTS_DOC,
+    });
+
+    it("follows a post's comment pages to the end: 120 comments, not the first 50", async () => {
+      const { result, seen } = await sync(
+        'instagram',
+        withComments(50, [page('C1', 50, 50, 'C2'), page('C2', 100, 20, null)]),
+      );
+      if (result instanceof Error) throw result;
+      const r = result as Awaited<ReturnType<typeof CONNECTORS.instagram.fetchSnapshots>>;
+      expect(r.failures).toBeUndefined();
+      expect(seen.filter((q) => q.path.endsWith('/comments')).map((q) => q.query.after)).toEqual([
+        'C1',
+        'C2',
+      ]);
+      const day = r.snapshots.find((s) => s.day === '2025-03-03')!;
+      expect(day.sentimentNegative).toBe(120);
+    });
+
+    it(`reads at most ${GRAPH_COMMENT_PAGES_MAX} follow-up comment pages a sync, and keeps what it read`, async () => {
+      const endless: Route = {
+        ...page('*', 50, 50, 'C9'),
+        query: { ...page('*', 0, 0, null).query!, after: '*' },
+      };
+      const { result, seen } = await sync('instagram', withComments(50, [endless]));
+      if (result instanceof Error) throw result;
+      const r = result as Awaited<ReturnType<typeof CONNECTORS.instagram.fetchSnapshots>>;
+      expect(seen.filter((q) => q.path.endsWith('/comments'))).toHaveLength(GRAPH_COMMENT_PAGES_MAX);
+      const day = r.snapshots.find((s) => s.day === '2025-03-03')!;
+      expect(day.sentimentNegative).toBe(50 * (GRAPH_COMMENT_PAGES_MAX + 1));
+    });
+
+    it("a refused comment page is a partial failure; the first page's comments are kept", async () => {
+      const refused: Route = {
+        ...page('C1', 0, 0, null),
+        status: 403,
+        body: {
+          error: {
+            message: '(#10) Requires instagram_manage_comments permission to manage the object',
+            type: 'OAuthException',
+            code: 10,
+          },
+        },
+        source: ERRORS,
+      };
+      const { result } = await sync('instagram', withComments(50, [refused]));
+      if (result instanceof Error) throw result;
+      const r = result as Awaited<ReturnType<typeof CONNECTORS.instagram.fetchSnapshots>>;
+      expect(r.failures).toMatchObject([{ call: 'GET /{ig-media-id}/comments', kind: 'permission_missing' }]);
+      expect(r.snapshots.find((s) => s.day === '2025-03-03')!.sentimentNegative).toBe(50);
+    });
+  });
+
   it('a missing comments permission is a partial failure: the rest of the sync is stored', async () => {
     // Graph refuses the whole media request when the comments field needs a permission the token lacks.
     const routes = loadFixture('instagram').flatMap((r): Route[] => {

@@ -238,6 +238,42 @@ describe('formula v3: crisis', () => {
   });
 });
 
+describe('formula v3: data quality', () => {
+  /** The last 90 days with `share` of each day's comments and mentions in a language no model covers. */
+  const unscored = (snaps: DailySnapshot[], share: number) =>
+    alter(snaps, addDays(LAST, -89), LAST, (s) => {
+      const judged = (s.sentimentPositive ?? 0) + (s.sentimentNeutral ?? 0) + (s.sentimentNegative ?? 0);
+      return { ...s, sentimentUnscored: Math.round((judged * share) / (1 - share)) };
+    });
+
+  it('flags a platform whose unscored share of the window is high, with its figures, and leaves the score alone', () => {
+    const honest = account(20_000, 1);
+    const blind = unscored(honest, 0.4);
+    const s = score(blind);
+    const flag = s.authenticityFlags.find((f) => f.code === 'sentiment_unscored');
+    expect(flag).toMatchObject({ platform: 'instagram', day: null });
+    expect(flag!.detail).toMatch(/^(39|40|41)% of the window's comments and mentions \(\d+ of \d+\)/);
+    // Unscored comments are never judged: the pillar and the composite do not move.
+    expect(s.score).toBe(score(honest).score);
+    expect(s.pillars.sentiment).toBe(score(honest).pillars.sentiment);
+  });
+
+  it('does not flag a small unscored share, nor a handful of unscored comments', () => {
+    expect(score(unscored(account(20_000, 2), 0.1)).authenticityFlags.map((f) => f.code)).not.toContain(
+      'sentiment_unscored',
+    );
+    const few = alter(account(200, 3), addDays(LAST, -89), LAST, (s) => ({
+      ...s,
+      sentimentPositive: 0,
+      sentimentNeutral: 0,
+      sentimentNegative: 0,
+      sentimentUnscored: 0,
+    }));
+    few[few.length - 1] = { ...few[few.length - 1]!, sentimentUnscored: 5 };
+    expect(score(few).authenticityFlags.map((f) => f.code)).not.toContain('sentiment_unscored');
+  });
+});
+
 describe('formula v3: the scale', () => {
   it('every score carries its dated, versioned baselines and says the reference is modelled', () => {
     const r = score(account(50_000, 1));

@@ -4,6 +4,7 @@ import {
   classifyWithDefaultModel,
   defaultModel,
   DEFAULT_MODEL_ID,
+  MULTILINGUAL_MODEL_ID,
 } from '../../src/scoring/sentiment/index.ts';
 
 // Each case below is one the v1 (wink-only) classifier got wrong: see docs/scoring.md.
@@ -62,11 +63,27 @@ describe('default sentiment classifier', () => {
     expect(classifyWithDefaultModel('🔥🔥🔥')).toMatchObject({ label: 'positive', language: 'und' });
   });
 
-  it('leaves non-English text unscored, and ingestion does not count it', () => {
-    const r = classifyWithDefaultModel('Pésima atención al cliente, no vuelvo a comprar');
-    expect(r).toMatchObject({ label: 'unscored', confidence: 0, language: 'es', modelId: 'none' });
-    expect(classifySentiment('Pésima atención al cliente, no vuelvo a comprar')).toBe('unscored');
-    expect(classifySentiment('Très déçu de la livraison, colis abîmé')).toBe('unscored');
+  it('scores Spanish, German, Portuguese and French with the multilingual model', () => {
+    const es = classifyWithDefaultModel('Pésima atención al cliente, no vuelvo a comprar');
+    expect(es).toMatchObject({ label: 'negative', language: 'es', modelId: MULTILINGUAL_MODEL_ID });
+    expect(es.modelVersion).toMatch(/^lex-[0-9a-f]{12}$/);
+    expect(es.confidence).toBeGreaterThan(0.5);
+    expect(classifySentiment('Très déçu de la livraison, colis abîmé')).toBe('negative');
+    expect(classifySentiment('Keine Antwort vom Support, seit einer Woche')).toBe('negative');
+    expect(classifySentiment('Ninguém responde no chat')).toBe('negative');
+    expect(classifySentiment('Personne ne répond au téléphone')).toBe('negative');
+    expect(classifySentiment('Nadie contesta los mensajes')).toBe('negative');
+    // Sarcasm: praise around trouble, irony phrases.
+    expect(classifySentiment('Genial, otra semana sin internet. Gracias por nada')).toBe('negative');
+    expect(classifySentiment('Na toll, die Lieferung ist wieder zu spät')).toBe('negative');
+    expect(classifySentiment('Adorei o atendimento, resolveram tudo')).toBe('positive');
+    expect(classifySentiment('Qual é o prazo de entrega para Lisboa?')).toBe('neutral');
+  });
+
+  it('leaves languages no model covers unscored, and ingestion does not count them', () => {
+    const r = classifyWithDefaultModel('Servizio pessimo, non comprerò mai più da voi');
+    expect(r).toMatchObject({ label: 'unscored', confidence: 0, language: 'it', modelId: 'none' });
+    expect(classifySentiment('Slechte service, nooit meer bestellen bij jullie')).toBe('unscored');
   });
 
   it('treats empty and non-string input as neutral without throwing', () => {

@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/infra/config.ts';
-import { DEFAULT_MODEL_ID, loadClassifier } from '../../src/scoring/sentiment/index.ts';
+import {
+  DEFAULT_MODEL_ID,
+  loadClassifier,
+  MULTILINGUAL_MODEL_ID,
+} from '../../src/scoring/sentiment/index.ts';
 import { buildBagOfWordsModel } from '../helpers/onnx.ts';
 
 // A Spanish bag-of-words model: "bueno"/"encanta" push positive, "malo"/"pésima" negative.
@@ -32,14 +36,19 @@ beforeAll(async () => {
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 describe('ONNX sentiment models', () => {
-  it('scores the languages it covers, leaves English to the default model and the rest unscored', async () => {
+  it('scores the languages it covers ahead of the built-in models, and leaves the rest unscored', async () => {
     const classifier = await loadClassifier({ SENTIMENT_MODEL: `onnx:${modelPath}` });
-    expect(classifier.models.map((m) => m.id)).toEqual(['onnx:es.onnx', DEFAULT_MODEL_ID]);
-    const [es1, es2, en, fr] = await classifier.classify([
+    expect(classifier.models.map((m) => m.id)).toEqual([
+      'onnx:es.onnx',
+      MULTILINGUAL_MODEL_ID,
+      DEFAULT_MODEL_ID,
+    ]);
+    const [es1, es2, en, fr, it] = await classifier.classify([
       'Me encanta, muy bueno el servicio',
       'Pésima atención, servicio malo',
       'still waiting for my order, 3 weeks now',
       'Très déçu de la livraison, colis abîmé',
+      'Servizio pessimo, non comprerò mai più da voi',
     ]);
     // Softmax(x·W + B) by hand: bueno + encanta + servicio = [-4, 1.5, 6] -> positive.
     const z = [-4, 1.5, 6];
@@ -54,7 +63,8 @@ describe('ONNX sentiment models', () => {
     expect(es1!.probabilities.mixed).toBe(0);
     expect(es2).toMatchObject({ label: 'negative', language: 'es', modelId: 'onnx:es.onnx' });
     expect(en).toMatchObject({ label: 'negative', language: 'en', modelId: DEFAULT_MODEL_ID });
-    expect(fr).toMatchObject({ label: 'unscored', language: 'fr', confidence: 0, modelId: 'none' });
+    expect(fr).toMatchObject({ label: 'negative', language: 'fr', modelId: MULTILINGUAL_MODEL_ID });
+    expect(it).toMatchObject({ label: 'unscored', language: 'it', confidence: 0, modelId: 'none' });
   });
 
   it('reads logits, an explicit vocabulary path, and versions the model by content when unversioned', async () => {
@@ -130,11 +140,17 @@ describe('ONNX sentiment models', () => {
     );
   });
 
-  it('uses only the default model when nothing is configured', async () => {
+  it('uses only the built-in models when nothing is configured', async () => {
     const classifier = await loadClassifier({});
-    expect(classifier.models.map((m) => m.id)).toEqual([DEFAULT_MODEL_ID]);
-    const [es, en, emoji] = await classifier.classify(['muy bueno el servicio', 'thanks for nothing', '😍']);
-    expect(es!.label).toBe('unscored');
+    expect(classifier.models.map((m) => m.id)).toEqual([DEFAULT_MODEL_ID, MULTILINGUAL_MODEL_ID]);
+    const [es, en, emoji, nl] = await classifier.classify([
+      'muy bueno el servicio',
+      'thanks for nothing',
+      '😍',
+      'Slechte service, nooit meer bestellen bij jullie',
+    ]);
+    expect(es).toMatchObject({ label: 'positive', language: 'es', modelId: MULTILINGUAL_MODEL_ID });
+    expect(nl).toMatchObject({ label: 'unscored', language: 'nl' });
     expect(en!.label).toBe('negative');
     expect(emoji).toMatchObject({ label: 'positive', language: 'und' });
   });

@@ -184,6 +184,39 @@ describe('platform simulator', () => {
     expect(second.data[0].id).not.toBe(first.data[0].id);
   });
 
+  it.each([
+    ['instagram', '/ig_pages/media', 'id,timestamp,comments_count,comments.limit(1){text,timestamp}', 'text'],
+    [
+      'facebook',
+      '/page_pages/published_posts',
+      'id,created_time,comments.summary(total_count).limit(1){message,created_time}',
+      'message',
+    ],
+  ] as const)(
+    "%s: pages a post's comments from the nested page through its comments edge, as Graph does",
+    async (platform, path, fields, key) => {
+      const { access_token } = sim.issueTokens(platform, 'pages');
+      const api = client(platform, access_token);
+      const page = await api.get<any>('graph', path, { fields, limit: '25' });
+      const post = page.data.find((p: any) => p.comments?.paging?.next);
+      expect(post, 'a post with more than one comment').toBeDefined();
+      const texts: string[] = post.comments.data.map((c: any) => c[key]);
+      expect(texts).toHaveLength(1);
+      for (let next = post.comments.paging.next; next;) {
+        const more = await api.follow<any>('graph', next);
+        expect(more.data.length).toBeLessThanOrEqual(1);
+        texts.push(...more.data.map((c: any) => c[key]));
+        next = more.paging?.next;
+      }
+      // Every comment text the account holds for the post, in order, each once.
+      const account = new SyntheticAccount(platform, 'pages');
+      const created: string = post.timestamp ?? post.created_time;
+      const totals = account.postTotals(created.slice(0, 10), sim.today())!;
+      expect(texts).toEqual(totals.commentTexts.map((c) => c.text));
+      expect(texts.length).toBeGreaterThan(1);
+    },
+  );
+
   it('injects 429 bursts with Retry-After, then 5xx, per platform', async () => {
     await post('/_sim/faults', {
       platform: 'facebook',

@@ -96,6 +96,56 @@ describe('TikTok Business API envelopes', () => {
     expect(r.seen.filter((s) => s.path.endsWith('/comment/list/'))).toHaveLength(1);
   });
 
+  it('reads every comment of a video by paging with cursor while has_more (here 75 over three pages)', async () => {
+    const comment = (i: number) => ({
+      video_id: '7340000000000000002',
+      text: 'still waiting for my refund, three weeks now',
+      create_time: '1740920400',
+      comment_id: `7340000000000000${i}`,
+      status: 'PUBLIC',
+      likes: 0,
+      replies: 0,
+      owner: false,
+    });
+    const page = (cursor: number | null, from: number, n: number, hasMore: boolean): Route => ({
+      method: 'GET',
+      path: '/open_api/v1.3/business/comment/list/',
+      query: {
+        business_id: 'acme',
+        video_id: '7340000000000000002',
+        max_count: '30',
+        ...(cursor === null ? {} : { cursor: String(cursor) }),
+      },
+      source: 'https://ads.tiktok.com/marketing_api/docs?id=1733329505077250',
+      body: {
+        code: 0,
+        message: 'OK',
+        request_id: `2025030401010101${from}`,
+        data: {
+          comments: Array.from({ length: n }, (_, i) => comment(from + i)),
+          cursor: from + n,
+          has_more: hasMore,
+        },
+      },
+    });
+    const routes = [
+      ...loadFixture('tiktok').filter(
+        (r) => !(r.path.endsWith('/comment/list/') && r.query?.video_id === '7340000000000000002'),
+      ),
+      page(null, 0, 30, true),
+      page(30, 30, 30, true),
+      page(60, 60, 15, false),
+    ];
+    const r = await run(routes);
+    expect(r.failures).toBeUndefined();
+    expect(
+      r.seen
+        .filter((s) => s.path.endsWith('/comment/list/') && s.query.video_id === '7340000000000000002')
+        .map((s) => s.query.cursor ?? null),
+    ).toEqual([null, '30', '60']);
+    expect(r.snapshots.find((s) => s.day === '2025-03-02')!.sentimentNegative).toBe(75);
+  });
+
   it('a refused token on the comments stops the whole sync (every call would meet it)', async () => {
     const error = await run(
       failing('/business/comment/list/', 40105, 'Access token is incorrect or has been revoked.'),

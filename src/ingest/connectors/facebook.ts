@@ -1,10 +1,12 @@
 import { commentsSince, completeness, count, DayBook, dayOf } from './daybook.ts';
 import {
+  allComments,
   dayWindows,
   GRAPH_BASE_URL,
   graphFault,
   insightSeries,
   unixDay,
+  type GraphCommentEdge,
   type GraphInsights,
 } from './graph.ts';
 import { ConnectorError, partial, type ApiClient } from './http.ts';
@@ -27,8 +29,7 @@ interface FbPostsPage {
     created_time?: string;
     shares?: { count?: number };
     reactions?: { summary?: { total_count?: number } };
-    comments?: {
-      data?: Array<{ message?: string; created_time?: string }>;
+    comments?: GraphCommentEdge<{ message?: string; created_time?: string }> & {
       summary?: { total_count?: number };
     };
   }>;
@@ -45,7 +46,10 @@ export const FB_INSIGHTS_WINDOW_DAYS = 90;
 export const FB_DAY_METRICS = 'page_media_view,page_daily_follows_unique,page_daily_unfollows_unique';
 
 const POST_FIELDS = 'id,created_time,shares,reactions.summary(total_count).limit(0)';
-/** Comment messages of other people need pages_read_user_content; the count alone does not. */
+/**
+ * Comment messages of other people need pages_read_user_content; the count alone does not. The first
+ * 25 come with each post; the rest are paged (allComments, GRAPH_COMMENT_PAGES_MAX).
+ */
 const POST_FIELDS_WITH_COMMENTS = `${POST_FIELDS},comments.summary(total_count).limit(25){message,created_time}`;
 const POST_FIELDS_COUNT_ONLY = `${POST_FIELDS},comments.summary(total_count).limit(0)`;
 
@@ -109,10 +113,11 @@ export const facebookConnector: PlatformConnector = {
       ...window,
       limit: 100,
     });
+    const all: NonNullable<FbPostsPage['data']> = [];
     while (posts) {
       for (const post of posts.data ?? []) {
+        all.push(post);
         const day = dayOf(post.created_time);
-        for (const c of post.comments?.data ?? []) book.addComment(day, dayOf(c.created_time), c.message);
         if (day === null || day < range.since) continue;
         book.add(day, 'posts', 1);
         book.add(day, 'likes', post.reactions?.summary?.total_count);
@@ -121,6 +126,9 @@ export const facebookConnector: PlatformConnector = {
       }
       posts = posts.paging?.next ? await api.follow<FbPostsPage>('graph', posts.paging.next) : null;
     }
+    const commented = await allComments(api, failures, 'GET /{object-id}/comments', all, (p) => p.comments);
+    for (const { post, comments } of commented)
+      for (const c of comments) book.addComment(dayOf(post.created_time), dayOf(c.created_time), c.message);
 
     const followers = count(page.followers_count ?? page.fan_count);
     const profile = completeness([page.name, page.about, page.website, page.picture?.data?.url]);

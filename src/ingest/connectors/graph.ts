@@ -1,5 +1,13 @@
 import { count, dayOf } from './daybook.ts';
-import { errorMessage, httpFault, type PlatformAnswer, type PlatformFault } from './http.ts';
+import {
+  errorMessage,
+  httpFault,
+  partial,
+  type ApiClient,
+  type PlatformAnswer,
+  type PlatformFault,
+} from './http.ts';
+import type { PartialFailure } from './types.ts';
 import { addDays, dayStart } from '../../core/days.ts';
 
 /**
@@ -14,6 +22,57 @@ export const GRAPH_API_VERSION = 'v26.0';
 export const GRAPH_BASE_URL = `https://graph.facebook.com/${GRAPH_API_VERSION}`;
 export const FACEBOOK_DIALOG_URL = `https://www.facebook.com/${GRAPH_API_VERSION}/dialog/oauth`;
 export const GRAPH_TOKEN_URL = `${GRAPH_BASE_URL}/oauth/access_token`;
+
+/**
+ * Comment pages followed per sync beyond the first page of each post (which comes with the post):
+ * at most 40, each up to the first page's size, so a sync reads every comment of a post up to some
+ * 2,000 (Instagram, 50 a page) or 1,000 (Pages, 25 a page) beyond its first page, and its request budget
+ * (ApiClient.MAX_REQUESTS, 200) keeps room for the rest. Newest posts are read first.
+ */
+export const GRAPH_COMMENT_PAGES_MAX = 40;
+
+/** A post's `comments` edge as Graph nests it: a page of comments and a cursor to the next. */
+export interface GraphCommentEdge<C> {
+  data?: C[];
+  paging?: { next?: string };
+}
+
+/**
+ * Every comment of each post: the page nested in the post, then its `paging.next` links (cursor-based
+ * pagination, https://developers.facebook.com/docs/graph-api/results; the comments edge of a media
+ * object or Page post pages the same way: https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments,
+ * https://developers.facebook.com/docs/graph-api/reference/object/comments), newest post first, until
+ * GRAPH_COMMENT_PAGES_MAX follow-up pages have been read. A refused follow-up page is a partial failure
+ * and ends the paging (the same permission covers every post); the comments read so far are kept.
+ */
+export async function allComments<P, C>(
+  api: ApiClient,
+  failures: PartialFailure[],
+  call: string,
+  posts: readonly P[],
+  edge: (post: P) => GraphCommentEdge<C> | undefined,
+): Promise<Array<{ post: P; comments: C[] }>> {
+  let pages = 0;
+  let refused = false;
+  const out: Array<{ post: P; comments: C[] }> = [];
+  for (const post of posts) {
+    const first = edge(post);
+    const comments = [...(first?.data ?? [])];
+    let next = first?.paging?.next;
+    while (next && !refused && pages < GRAPH_COMMENT_PAGES_MAX) {
+      pages += 1;
+      const link = next;
+      const page = await partial(failures, { call, metric: 'comments' }, null, () =>
+        api.follow<GraphCommentEdge<C>>('graph', link),
+      );
+      if (!page) refused = true;
+      comments.push(...(page?.data ?? []));
+      next = page?.paging?.next;
+    }
+    out.push({ post, comments });
+  }
+  return out;
+}
 
 /** Unix seconds of a day's start (Graph `since` / `until`). */
 export function unixDay(day: string): number {

@@ -1,11 +1,13 @@
 import { commentsSince, completeness, count, DayBook, dayOf } from './daybook.ts';
 import {
+  allComments,
   dayWindows,
   GRAPH_BASE_URL,
   graphFault,
   insightSeries,
   totalValue,
   unixDay,
+  type GraphCommentEdge,
   type GraphInsights,
 } from './graph.ts';
 import { ConnectorError, partial, type ApiClient } from './http.ts';
@@ -28,7 +30,7 @@ interface IgMedia {
   timestamp?: string;
   like_count?: number;
   comments_count?: number;
-  comments?: { data?: Array<{ text?: string; timestamp?: string }> };
+  comments?: GraphCommentEdge<{ text?: string; timestamp?: string }>;
 }
 
 interface IgMediaPage {
@@ -52,7 +54,10 @@ export const IG_VIEWS_DAYS = 30;
 export const IG_MEDIA_INSIGHTS_MAX = 40;
 
 const MEDIA_FIELDS = 'id,timestamp,like_count,comments_count';
-/** Comment texts need instagram_manage_comments (and pages_read_engagement). */
+/**
+ * Comment texts need instagram_manage_comments (and pages_read_engagement). The first 50 come with
+ * each post; the rest are paged (allComments, GRAPH_COMMENT_PAGES_MAX).
+ */
 const MEDIA_FIELDS_WITH_COMMENTS = `${MEDIA_FIELDS},comments.limit(50){text,timestamp}`;
 
 /**
@@ -169,9 +174,15 @@ export const instagramConnector: PlatformConnector = {
       book.add(m.day, 'likes', m.like_count);
       book.add(m.day, 'comments', m.comments_count);
     }
-    for (const m of [...media, ...earlier]) {
-      for (const c of m.comments?.data ?? []) book.addComment(m.day, dayOf(c.timestamp), c.text);
-    }
+    const commented = await allComments(
+      api,
+      failures,
+      'GET /{ig-media-id}/comments',
+      [...media, ...earlier],
+      (m) => m.comments,
+    );
+    for (const { post: m, comments } of commented)
+      for (const c of comments) book.addComment(m.day, dayOf(c.timestamp), c.text);
 
     // Media insights for the newest posts: lifetime saves and shares on the post's day, like likes;
     // the post's views count for its day only where the account's daily views are out of Graph's reach.

@@ -48,9 +48,15 @@ interface CommentList {
  * last day asked for (today, on a scheduled sync) so the oldest day is never refused.
  */
 export const TIKTOK_LOOKBACK_DAYS = 59;
-/** Recent videos whose comments are read for sentiment, and comments read per video (one page; max 30). */
+/** Recent videos whose comments are read for sentiment, and comments a page (the endpoint's max, 30). */
 export const TIKTOK_COMMENT_VIDEOS = 10;
 export const TIKTOK_COMMENTS_PER_VIDEO = 30;
+/**
+ * Comment pages read per sync beyond each video's first: every comment of a video is read by paging
+ * (`cursor` and `has_more`, https://ads.tiktok.com/marketing_api/docs?id=1733329505077250), newest video
+ * first, up to 40 more pages (1,200 comments) a sync.
+ */
+export const TIKTOK_COMMENT_PAGES_MAX = 40;
 
 /** Envelope codes (Business API return codes). */
 const CODE = {
@@ -170,25 +176,35 @@ export const tiktokConnector: PlatformConnector = {
     }
 
     const failures: PartialFailure[] = [];
-    for (const video of recent.slice(0, TIKTOK_COMMENT_VIDEOS)) {
-      const page = await partial(
-        failures,
-        { call: 'GET /business/comment/list/', metric: 'comments' },
-        null,
-        () =>
-          api.get<Envelope<CommentList>>('business', '/business/comment/list/', {
-            business_id: businessId,
-            video_id: video.id,
-            max_count: TIKTOK_COMMENTS_PER_VIDEO,
-          }),
-      );
-      if (!page) {
-        // Without the permission no other video's comments can be read either.
-        if (failures.at(-1)?.kind === 'permission_missing') break;
-        continue;
+    let morePages = 0;
+    videos: for (const video of recent.slice(0, TIKTOK_COMMENT_VIDEOS)) {
+      let cursor: number | undefined;
+      for (;;) {
+        const page = await partial(
+          failures,
+          { call: 'GET /business/comment/list/', metric: 'comments' },
+          null,
+          () =>
+            api.get<Envelope<CommentList>>('business', '/business/comment/list/', {
+              business_id: businessId,
+              video_id: video.id,
+              max_count: TIKTOK_COMMENTS_PER_VIDEO,
+              cursor,
+            }),
+        );
+        if (!page) {
+          // Without the permission no other video's comments can be read either.
+          if (failures.at(-1)?.kind === 'permission_missing') break videos;
+          break;
+        }
+        for (const c of page.data?.comments ?? [])
+          book.addComment(video.day, dayOf(unixSeconds(c.create_time)), c.text);
+        const next = page.data?.cursor;
+        if (!page.data?.has_more || next === undefined || next === cursor) break;
+        if (morePages >= TIKTOK_COMMENT_PAGES_MAX) break videos;
+        morePages += 1;
+        cursor = next;
       }
-      for (const c of page.data?.comments ?? [])
-        book.addComment(video.day, dayOf(unixSeconds(c.create_time)), c.text);
     }
 
     const followers = count(profile?.followers_count);

@@ -4,6 +4,8 @@
  */
 import { classifyOne, defaultModel } from './default-model.ts';
 import { detectLanguage } from './language.ts';
+import { LANGUAGE_PACKS } from './languages.ts';
+import { classifyMultilingual, multilingualModel } from './multilingual-model.ts';
 import { unscoredResult } from './registry.ts';
 import type { SentimentResult } from './types.ts';
 
@@ -12,11 +14,15 @@ export { detectLanguage, type DetectedLanguage } from './language.ts';
 export { forWink, WINK_MAX_RUN } from './text.ts';
 export { createClassifier, loadClassifier, modelFor, type SentimentClassifier } from './registry.ts';
 export { defaultModel, DEFAULT_MODEL_ID } from './default-model.ts';
+export { multilingualModel, MULTILINGUAL_MODEL_ID } from './multilingual-model.ts';
+export { PACK_LANGUAGES } from './languages.ts';
 export { loadOnnxModel } from './onnx.ts';
 
 /**
- * The default model, synchronously, for code that cannot await (ingestion's row parsers).
- * Non-English text is `unscored`; empty or non-string input is neutral with full confidence.
+ * The built-in models, synchronously, for code that cannot await (ingestion's row parsers):
+ * English (and emoji-only text) by the default model; Spanish, German, Portuguese and French by
+ * the multilingual lexicon model; any other language `unscored`. Empty or non-string input is
+ * neutral with full confidence.
  */
 export function classifyWithDefaultModel(text: string): SentimentResult {
   const base = { modelId: defaultModel.id, modelVersion: defaultModel.version };
@@ -29,6 +35,13 @@ export function classifyWithDefaultModel(text: string): SentimentResult {
       ...base,
     };
   const { language } = detectLanguage(text);
+  if (LANGUAGE_PACKS[language])
+    return {
+      ...classifyMultilingual(text, language),
+      language,
+      modelId: multilingualModel.id,
+      modelVersion: multilingualModel.version,
+    };
   if (language !== 'en' && language !== 'und') return unscoredResult(language);
   return { ...classifyOne(text), language, ...base };
 }

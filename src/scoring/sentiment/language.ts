@@ -12,6 +12,7 @@
  * English model: emoji carry the same sentiment in any language.
  */
 import { createRequire } from 'node:module';
+import { LANGUAGE_PACKS } from './languages.ts';
 import { AFINN, SLANG } from './lexicon.ts';
 import { letterWords, tokenize } from './text.ts';
 
@@ -19,7 +20,7 @@ export interface DetectedLanguage {
   /** ISO 639-1 code, or 'und' when the text has no words. */
   language: string;
   /** How the decision was made, for debugging and the evaluation report. */
-  basis: 'no-words' | 'english-words' | 'script' | 'detector' | 'default';
+  basis: 'no-words' | 'english-words' | 'language-words' | 'script' | 'detector' | 'default';
 }
 
 // Closed-class English words: short texts are mostly made of these.
@@ -58,8 +59,28 @@ function detectAll(text: string, options: { only: string[] }) {
 const isEnglishWord = (w: string): boolean =>
   ENGLISH_FUNCTION_WORDS.has(w) || AFINN[w] !== undefined || SLANG[w] !== undefined;
 
+/**
+ * The share of a text's words that are the function or brand-comment words of a language with a
+ * sentiment pack (languages.ts), for each such language. Elided words count by their parts
+ * ("l'appli" is "l" and "appli").
+ */
+function packShares(words: readonly string[]): { language: string; share: number } | undefined {
+  const parts = words.map((w) => (w.includes("'") ? w.split("'").filter(Boolean) : [w]));
+  let best: { language: string; share: number } | undefined;
+  for (const [language, pack] of Object.entries(LANGUAGE_PACKS)) {
+    const known = parts.filter((ps) =>
+      ps.some((p) => pack.functionWords.has(p) || pack.words[p] !== undefined),
+    ).length;
+    const share = known / words.length;
+    if (!best || share > best.share) best = { language, share };
+  }
+  return best;
+}
+
 /** Share of English words at or above which a text is English whatever the detector says. */
 const ENGLISH_WORD_SHARE = 0.5;
+/** Share of a sentiment pack language's words at or above which (if English has fewer) it wins. */
+const PACK_WORD_SHARE = 0.5;
 /** tinyld's score for its top language at or above which a non-English guess is trusted. */
 const DETECTOR_CONFIDENCE = 0.5;
 /** Below this share of English words any non-English guess of the detector is taken. */
@@ -85,6 +106,26 @@ export function detectLanguage(text: string): DetectedLanguage {
     return { language: top?.lang && top.lang !== 'en' ? top.lang : 'und-script', basis: 'script' };
   }
   const english = words.filter(isEnglishWord).length / words.length;
+  // Spanish, German, Portuguese or French by their own words, when they outnumber the English
+  // ones: short comments ("Horrible experiencia", "Was kostet der Versand?") fool the detector.
+  const pack = packShares(words);
+  if (
+    pack &&
+    pack.share > 0 &&
+    // Mostly that language's words and more of them than English ones (a tie goes to the detector).
+    ((pack.share >= PACK_WORD_SHARE && (pack.share > english || top?.lang === pack.language)) ||
+      // The detector's usual confusions on a few words: Spanish as Romanian or Italian, say.
+      (pack.share >= FOREIGN_WORD_SHARE &&
+        pack.share > english &&
+        top !== undefined &&
+        top.lang !== 'en' &&
+        !LANGUAGE_PACKS[top.lang] &&
+        top.accuracy < DETECTOR_CONFIDENCE))
+  )
+    return { language: pack.language, basis: 'language-words' };
+  // Spanish and Portuguese share most short words; their letters tell them apart.
+  if (top?.lang === 'es' && /[ãõç]/u.test(letters) && !/[ñ¿¡]/u.test(text))
+    return { language: 'pt', basis: 'language-words' };
   if (english >= ENGLISH_WORD_SHARE) return { language: 'en', basis: 'english-words' };
   if (top && top.lang !== 'en' && (top.accuracy >= DETECTOR_CONFIDENCE || english < FOREIGN_WORD_SHARE))
     return { language: top.lang, basis: 'detector' };

@@ -1,8 +1,9 @@
 /**
  * Which model scores which text. Each text's language is detected; the first configured model
  * that covers the language scores it, and a text no model covers is `unscored` rather than
- * misjudged. The default English model is always available as the last resort for English
- * (and for emoji-only text, language 'und').
+ * misjudged. The built-in models are always available after the configured ones: the
+ * multilingual lexicon model for Spanish, German, Portuguese and French, and the default English
+ * model for English (and for emoji-only text, language 'und').
  *
  * Configuration (environment):
  *   SENTIMENT_MODEL       comma-separated: `default`, `onnx:/path/model.onnx` (vocabulary next
@@ -13,6 +14,7 @@
 import { ConfigError } from '../../infra/config.ts';
 import { defaultModel } from './default-model.ts';
 import { detectLanguage } from './language.ts';
+import { multilingualModel } from './multilingual-model.ts';
 import { loadOnnxModel } from './onnx.ts';
 import { zeroProbabilities, type SentimentModel, type SentimentResult } from './types.ts';
 
@@ -37,7 +39,9 @@ export const unscoredResult = (language: string): SentimentResult => ({
 });
 
 export function createClassifier(configured: readonly SentimentModel[]): SentimentClassifier {
-  const models = configured.includes(defaultModel) ? [...configured] : [...configured, defaultModel];
+  const models = [...configured];
+  for (const builtIn of [multilingualModel, defaultModel])
+    if (!models.includes(builtIn)) models.push(builtIn);
   return {
     models,
     async classify(texts) {
@@ -59,6 +63,7 @@ export function createClassifier(configured: readonly SentimentModel[]): Sentime
       for (const [model, batch] of batches) {
         const out = await model.classify(
           batch.at.map((i) => (typeof texts[i] === 'string' ? texts[i]! : '')),
+          batch.language,
         );
         batch.at.forEach((i, j) => {
           const o = out[j];

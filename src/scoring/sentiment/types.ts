@@ -30,13 +30,14 @@ export type ModelOutput = Pick<SentimentResult, 'label' | 'confidence' | 'probab
 
 /**
  * A sentiment model an operator can plug in. `languages` lists the ISO 639-1 codes it
- * understands ('*' for any); texts in other languages are never sent to it.
+ * understands ('*' for any); texts in other languages are never sent to it. The registry passes
+ * each text's detected language alongside, for models that cover several.
  */
 export interface SentimentModel {
   readonly id: string;
   readonly version: string;
   readonly languages: readonly string[];
-  classify(texts: readonly string[]): Promise<ModelOutput[]> | ModelOutput[];
+  classify(texts: readonly string[], languages?: readonly string[]): Promise<ModelOutput[]> | ModelOutput[];
 }
 
 export const zeroProbabilities = (): Record<ScoredLabel, number> => ({

@@ -37,6 +37,7 @@ import type { Interval, PlatformScoreRowV2 } from '../v2/types.ts';
 import { BASELINE_SET_V3, baselineV3 } from './baselines.ts';
 import { crisisSignal } from './crisis.ts';
 import { neutralOf } from './counts.ts';
+import { unscoredSentimentFlags } from './data-quality.ts';
 import { REFERENCE_DAYS, REFERENCE_GAP, screenSnapshots } from './screen.ts';
 import {
   FORMULA_VERSION_V3,
@@ -308,7 +309,16 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
       rows,
       input.maxRecommendations,
     ),
-    authenticityFlags: [...v2.authenticityFlags, ...screen.flags],
+    authenticityFlags: [
+      ...v2.authenticityFlags,
+      ...screen.flags,
+      ...unscoredSentimentFlags(
+        screen.snapshots,
+        v2.platforms.map((r) => r.platform),
+        start,
+        end,
+      ),
+    ],
     crisis,
     baseline: { ...BASELINE_SET_V3 },
     baselineVersion: BASELINE_SET_V3.version,
