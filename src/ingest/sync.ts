@@ -10,6 +10,8 @@ import {
   writeDailyScores,
 } from '../scoring/daily-scores.ts';
 import { isScoreChange, scoreChangedData } from '../scoring/score-change.ts';
+import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
+import { compositeGradeV2 } from '../scoring/engine/index.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import type { PartialFailure } from './connectors/types.ts';
@@ -238,6 +240,19 @@ export async function syncConnection(
       before && before.day < fromDay ? before.grade : await storedGradeBefore(trx, workspaceId, fromDay);
     await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, { previousGrade }));
     const after = await latestDailyScore(trx, workspaceId, today);
+    if (after) {
+      await enqueueAlertEvaluation(ctx, trx, {
+        workspaceId,
+        change: {
+          score: after.score,
+          previous_score: before?.score ?? null,
+          grade: after.grade ?? compositeGradeV2(after.score),
+          previous_grade: before ? (before.grade ?? compositeGradeV2(before.score)) : null,
+          changed_at: now.toISOString(),
+          platform,
+        },
+      });
+    }
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !isScoreChange(after, before)) return false;
     await emitEvent(ctx, trx, {
