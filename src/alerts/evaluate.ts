@@ -78,7 +78,7 @@ export async function evaluateAlerts(ctx: AppContext, job: EvaluateJob): Promise
         rule.condition,
         rule.params as AlertParams,
         state,
-        (open?.drivers as Drivers | undefined) ?? null,
+        open ? { drivers: open.drivers as Drivers, triggeredDay: utcDay(open.triggered_at) } : null,
       );
       if (!verdict) return;
       if (verdict.firing && !open) {

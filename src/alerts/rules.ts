@@ -69,6 +69,13 @@ export interface Verdict {
   drivers: Drivers;
 }
 
+/** The rule's firing episode, as a condition may look at it. */
+export interface OpenEpisode {
+  drivers: Drivers;
+  /** YYYY-MM-DD it fired. */
+  triggeredDay: string;
+}
+
 export const MAX_DAYS = 90;
 const DEFAULTS: Record<AlertCondition, AlertParams> = {
   score_below: {},
@@ -154,14 +161,14 @@ function currentPillars(state: AlertState): PillarScores | undefined {
 /**
  * Whether the rule's condition holds for `state`; null when the state says nothing about it (no
  * score came with a connection change; no crisis signal with a score of a formula without one).
- * `open`: the drivers of the rule's firing episode, if any (grade_change resolves against the grade
- * it fell from).
+ * `open`: the rule's firing episode, if any (grade_change resolves against the grade it fell from,
+ * score_drop against the high it fell from while that is in the look-back).
  */
 export function evaluateCondition(
   condition: AlertCondition,
   params: AlertParams,
   state: AlertState,
-  open: Drivers | null,
+  open: OpenEpisode | null,
 ): Verdict | null {
   const change = state.change;
   if (condition === 'connection_needs_brand') {
@@ -206,6 +213,15 @@ export function evaluateCondition(
           : null;
       for (const p of daysBefore(state, days)) {
         if (!peak || p.score > peak.score) peak = { score: p.score, day: p.day, pillars: p.pillars };
+      }
+      // The high an open episode fell from counts while it is inside the look-back, even where its
+      // day's stored score was since replaced (several scores recorded in one day).
+      const openDay = open?.drivers.peak_day ?? open?.triggeredDay;
+      const openPeak = open?.drivers.peak_score;
+      if (openPeak !== undefined && openDay !== undefined && openDay >= addDays(state.today, -days)) {
+        if (!peak || openPeak > peak.score) {
+          peak = { score: openPeak, ...(open!.drivers.peak_day ? { day: open!.drivers.peak_day } : {}) };
+        }
       }
       if (!peak) return null;
       const drop = round1(peak.score - change.score);
@@ -258,7 +274,7 @@ export function evaluateCondition(
       };
     }
     case 'grade_change': {
-      const from = (open?.previous_grade as CompositeGrade | undefined) ?? change.previous_grade;
+      const from = open?.drivers.previous_grade ?? change.previous_grade;
       if (!from) return null;
       const firing = params.direction === 'any' ? change.grade !== from : rank(change.grade) > rank(from);
       return {
