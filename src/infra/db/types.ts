@@ -510,12 +510,7 @@ export interface AnnotationsTable {
 }
 
 export type AlertCondition =
-  | 'score_below'
-  | 'score_drop'
-  | 'pillar_change'
-  | 'grade_change'
-  | 'crisis'
-  | 'connection_needs_brand';
+  'score_below' | 'score_drop' | 'pillar_change' | 'grade_change' | 'crisis' | 'connection_needs_brand';
 
 export interface AlertRulesTable {
   id: string;
