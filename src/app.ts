@@ -71,6 +71,10 @@ const API_TAGS = [
     description: "An agency's clients, creators and score log (JSON, or CSV with Accept: text/csv)",
   },
   { name: 'annotations', description: "Notes on a workspace's timeline (day, text, category, author)" },
+  {
+    name: 'alerts',
+    description: 'Alert rules on the score and the connections, by email, webhook and Slack (Agency plan)',
+  },
   { name: 'tacsi', description: 'The differentially private TACSI sector index (subscriber keys)' },
   { name: 'operations', description: 'Liveness and readiness probes (no key)' },
 ];

@@ -9,6 +9,7 @@ import { PlatformsView } from './views/platforms.tsx';
 import { CampaignsView } from './views/campaigns.tsx';
 import { StudioView } from './views/studio.tsx';
 import { WebhooksView } from './views/webhooks.tsx';
+import { AlertsView } from './views/alerts.tsx';
 import { AgencyView } from './views/agency.tsx';
 import { TacsiView } from './views/tacsi.tsx';
 import './style.css';
@@ -37,6 +38,7 @@ const VIEWS: ViewDef[] = [
   { path: 'campaigns', label: 'Campaigns', agency: true, view: CampaignsView },
   { path: 'studio', label: 'Content studio', agency: true, view: StudioView },
   { path: 'webhooks', label: 'Webhooks', agency: true, view: WebhooksView },
+  { path: 'alerts', label: 'Alerts', agency: true, view: AlertsView },
   { path: 'agency', label: 'Agency', agency: true, view: AgencyView },
 ];
 

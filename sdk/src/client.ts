@@ -21,6 +21,13 @@ export type LicensedSector = Ok<'/v1/tacsi/sectors', 'get'>['sectors'][number];
 export type TacsiHistoryRow = Ok<'/v1/tacsi/history', 'get'>['rows'][number];
 export type ScoreLogRow = Ok<'/v1/export/scores', 'get'>['scores'][number];
 export type AuditStart = Ok<'/v1/audit/run', 'post'>;
+/** An alert rule, with whether it is firing (GET /v1/alerts). */
+export type Alert = Ok<'/v1/alerts', 'get'>['alerts'][number];
+/** One episode of an alert: what fired, why (drivers), when it resolved, how it was notified. */
+export type AlertEpisode = Ok<'/v1/alerts/{alert_id}/history', 'get'>['episodes'][number];
+export type CreateAlertBody = NonNullable<
+  paths['/v1/alerts']['post']['requestBody']
+>['content']['application/json'];
 export type AuditRunBody = NonNullable<
   paths['/v1/audit/run']['post']['requestBody']
 >['content']['application/json'];

@@ -1,5 +1,8 @@
 export {
   AuditTimeoutError,
+  type Alert,
+  type AlertEpisode,
+  type CreateAlertBody,
   createBrandHealthClient,
   ScoreLogGapError,
   type AuditResult,

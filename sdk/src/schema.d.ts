@@ -924,6 +924,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List alert rules (extension)
+         * @description The workspace's alerts, oldest first, each with whether it is firing now.
+         */
+        get: operations["listAlerts"];
+        put?: never;
+        /**
+         * Add an alert rule (extension)
+         * @description A condition on the score (score_below, score_drop, pillar_change, grade_change, crisis) or the connections (connection_needs_brand), evaluated whenever a score is recorded, and its channels: email recipients, the alert.triggered / alert.resolved webhook events, a Slack incoming-webhook URL. At most 50 alerts per workspace (422 Alert Limit Reached). Supports the Idempotency-Key header.
+         */
+        post: operations["createAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an alert rule (extension)
+         * @description Another tenant's alert is 404.
+         */
+        get: operations["getAlert"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an alert rule (extension)
+         * @description Deletes the alert and its history; notifications not sent yet are dropped. Another tenant's alert is 404.
+         */
+        delete: operations["deleteAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/alerts/{alert_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an alert fired on, and why (extension)
+         * @description The episodes of the alert, newest first: what made it fire (summary and drivers: the figures the condition looked at, the pillars that moved, the audit or sync that moved the score), when and why it resolved, and how each channel was notified. Page with limit and offset.
+         */
+        get: operations["listAlertHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "audit.completed": {
@@ -1060,6 +1128,46 @@ export interface webhooks {
          * @description Extension: a sync stored its data, but a call was refused for a permission the brand did not grant; the pillars it feeds lack that data until the owner connects again granting it. Once per call. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
          */
         post: operations["onPlatformConnectionDegraded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.triggered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.triggered event
+         * @description Extension: an alert rule's condition became true (docs/alerts.md); once per episode, with what drove it. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
+         */
+        post: operations["onAlertTriggered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * alert.resolved event
+         * @description Extension: the condition of an alert that fired is false again (docs/alerts.md); `drivers` are the figures that cleared it. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
+         */
+        post: operations["onAlertResolved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2019,7 +2127,7 @@ export interface components {
         CreatedWebhook: {
             id: string;
             url: string;
-            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded")[];
+            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved")[];
             /**
              * @description disabled (extension): the endpoint answered 410 Gone, or its deliveries kept failing
              * @enum {unknown}
@@ -2038,7 +2146,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded")[];
+            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved")[];
             /**
              * @description disabled (extension): the endpoint answered 410 Gone, or its deliveries kept failing
              * @enum {unknown}
@@ -2064,7 +2172,7 @@ export interface components {
             /** @description also the webhook-id header and the payload id */
             event_id: string;
             /** @enum {unknown} */
-            event_type: "audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded";
+            event_type: "audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved";
             /** @enum {unknown} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -2580,6 +2688,188 @@ export interface components {
             author: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        Alert: {
+            id: string;
+            workspace_id: string;
+            name: string;
+            /**
+             * @description score_below (threshold), score_drop (points over days), pillar_change (pillar, points over days, direction), grade_change (direction), crisis (the scoring engine crisis signal), connection_needs_brand
+             * @enum {unknown}
+             */
+            condition: "score_below" | "score_drop" | "pillar_change" | "grade_change" | "crisis" | "connection_needs_brand";
+            /** @description the condition's parameters */
+            params: {
+                /** @description score_below: fires below it */
+                threshold?: number;
+                /** @description score_drop, pillar_change: size of the move */
+                points?: number;
+                /**
+                 * Format: int32
+                 * @description look-back (default 7)
+                 */
+                days?: number;
+                /** @enum {unknown} */
+                pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                /** @enum {unknown} */
+                direction?: "down" | "up" | "any";
+            };
+            channels: {
+                email: string[];
+                /** @description emit alert.triggered / alert.resolved to subscribed webhooks */
+                webhook: boolean;
+                slack_url: string | null;
+            };
+            cooldown_minutes: number;
+            /**
+             * @description firing: an episode is open
+             * @enum {unknown}
+             */
+            status: "firing" | "ok";
+            last_triggered_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AlertList: {
+            alerts: components["schemas"]["Alert"][];
+        };
+        DeletedAlert: {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        AlertEpisodeList: {
+            episodes: components["schemas"]["AlertEpisode"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        AlertEpisode: {
+            id: string;
+            /** @enum {unknown} */
+            status: "firing" | "resolved";
+            summary: string;
+            /** @description the figures the condition looked at; each condition fills its own */
+            drivers: {
+                score?: number;
+                previous_score?: number;
+                threshold?: number;
+                peak_score?: number;
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                peak_day?: string;
+                drop?: number;
+                days?: number;
+                /**
+                 * @description composite grade: elite, strong, moderate, weak or critical
+                 * @enum {unknown}
+                 */
+                grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                /**
+                 * @description composite grade: elite, strong, moderate, weak or critical
+                 * @enum {unknown}
+                 */
+                previous_grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                /** @enum {unknown} */
+                pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                pillar_score?: number;
+                reference_pillar_score?: number;
+                pillar_change?: number;
+                /** @description the pillars that moved, largest move first, over the same span as the condition */
+                pillars?: {
+                    /** @enum {unknown} */
+                    pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                    change: number;
+                }[];
+                crisis?: {
+                    active: boolean;
+                    negative_share: number;
+                    baseline_negative_share: number;
+                    volume_ratio: number;
+                    since: string | null;
+                };
+                connections?: {
+                    /** @enum {unknown} */
+                    platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                    handle: string;
+                    reason: string | null;
+                }[];
+                /** @example aud_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                audit_id?: string;
+                /** @enum {unknown} */
+                platform?: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+            };
+            /** Format: date-time */
+            triggered_at: string;
+            resolved_at: string | null;
+            resolution: {
+                summary: string;
+                /** @description the figures the condition looked at; each condition fills its own */
+                drivers: {
+                    score?: number;
+                    previous_score?: number;
+                    threshold?: number;
+                    peak_score?: number;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    peak_day?: string;
+                    drop?: number;
+                    days?: number;
+                    /**
+                     * @description composite grade: elite, strong, moderate, weak or critical
+                     * @enum {unknown}
+                     */
+                    grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                    /**
+                     * @description composite grade: elite, strong, moderate, weak or critical
+                     * @enum {unknown}
+                     */
+                    previous_grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                    /** @enum {unknown} */
+                    pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                    pillar_score?: number;
+                    reference_pillar_score?: number;
+                    pillar_change?: number;
+                    /** @description the pillars that moved, largest move first, over the same span as the condition */
+                    pillars?: {
+                        /** @enum {unknown} */
+                        pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                        change: number;
+                    }[];
+                    crisis?: {
+                        active: boolean;
+                        negative_share: number;
+                        baseline_negative_share: number;
+                        volume_ratio: number;
+                        since: string | null;
+                    };
+                    connections?: {
+                        /** @enum {unknown} */
+                        platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                        handle: string;
+                        reason: string | null;
+                    }[];
+                    /** @example aud_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                    audit_id?: string;
+                    /** @enum {unknown} */
+                    platform?: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                };
+            } | null;
+            notifications: {
+                /** @enum {unknown} */
+                phase: "triggered" | "resolved";
+                /** @enum {unknown} */
+                channel: "email" | "slack";
+                /** @enum {unknown} */
+                status: "pending" | "sent" | "failed";
+                attempts: number;
+                last_error: string | null;
+                sent_at: string | null;
+            }[];
         };
     };
     responses: never;
@@ -9117,7 +9407,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL on a public address */
                     url: string;
-                    /** @description one or more of audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded; duplicates are ignored */
+                    /** @description one or more of audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved; duplicates are ignored */
                     events: string[];
                     /** @description signing secret: "whsec_" + base64 of 24-64 bytes, or 24-128 visible ASCII characters; generated when absent */
                     secret?: string;
@@ -9277,7 +9567,7 @@ export interface operations {
                      *       "type": "/problems/invalid-events",
                      *       "title": "Invalid Events",
                      *       "status": 422,
-                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded.",
+                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001",
                      *       "invalid_events": [
@@ -14548,6 +14838,1206 @@ export interface operations {
             };
         };
     };
+    listAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "alerts": [
+                     *         {
+                     *           "id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                     *           "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *           "name": "Score fell 5 points in a week",
+                     *           "condition": "score_drop",
+                     *           "params": {
+                     *             "points": 5,
+                     *             "days": 7
+                     *           },
+                     *           "channels": {
+                     *             "email": [
+                     *               "brand-team@example.com"
+                     *             ],
+                     *             "webhook": true,
+                     *             "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+                     *           },
+                     *           "cooldown_minutes": 60,
+                     *           "status": "firing",
+                     *           "last_triggered_at": "2026-11-21T04:00:12.000Z",
+                     *           "created_at": "2026-11-20T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createAlert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry: the same key and body within 24 hours replays the first answer (Idempotent-Replayed: true); the same key with another body is 422, while the first still runs 409.
+                 * @example 3f0c6a1e-2b5d-4c8e-9a7f-1d2e3f4a5b6c
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Score fell 5 points in a week",
+                 *       "condition": "score_drop",
+                 *       "points": 5,
+                 *       "days": 7,
+                 *       "email": [
+                 *         "brand-team@example.com"
+                 *       ],
+                 *       "webhook": true,
+                 *       "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description score_below (threshold), score_drop (points over days), pillar_change (pillar, points over days, direction), grade_change (direction), crisis (the scoring engine crisis signal), connection_needs_brand
+                     * @enum {unknown}
+                     */
+                    condition: "score_below" | "score_drop" | "pillar_change" | "grade_change" | "crisis" | "connection_needs_brand";
+                    /** @description score_below: fires below it */
+                    threshold?: number;
+                    /** @description score_drop, pillar_change: size of the move */
+                    points?: number;
+                    /**
+                     * Format: int32
+                     * @description look-back (default 7)
+                     */
+                    days?: number;
+                    /** @enum {unknown} */
+                    pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                    /** @enum {unknown} */
+                    direction?: "down" | "up" | "any";
+                    /** @description recipients of the alert emails */
+                    email?: string[];
+                    /** @description emit alert.triggered / alert.resolved (default false) */
+                    webhook?: boolean;
+                    /** @description a Slack-compatible incoming-webhook URL (https) */
+                    slack_url?: string;
+                    /**
+                     * Format: int32
+                     * @description after an episode resolves, the rule does not fire again for this long (default 60)
+                     */
+                    cooldown_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The alert */
+            201: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description present when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "name": "Score fell 5 points in a week",
+                     *       "condition": "score_drop",
+                     *       "params": {
+                     *         "points": 5,
+                     *         "days": 7
+                     *       },
+                     *       "channels": {
+                     *         "email": [
+                     *           "brand-team@example.com"
+                     *         ],
+                     *         "webhook": true,
+                     *         "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+                     *       },
+                     *       "cooldown_minutes": 60,
+                     *       "status": "ok",
+                     *       "last_triggered_at": null,
+                     *       "created_at": "2026-11-20T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1 */
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alert */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "name": "Score fell 5 points in a week",
+                     *       "condition": "score_drop",
+                     *       "params": {
+                     *         "points": 5,
+                     *         "days": 7
+                     *       },
+                     *       "channels": {
+                     *         "email": [
+                     *           "brand-team@example.com"
+                     *         ],
+                     *         "webhook": true,
+                     *         "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+                     *       },
+                     *       "cooldown_minutes": 60,
+                     *       "status": "firing",
+                     *       "last_triggered_at": "2026-11-21T04:00:12.000Z",
+                     *       "created_at": "2026-11-20T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1 */
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeletedAlert"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAlertHistory: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1 */
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of episodes */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "episodes": [
+                     *         {
+                     *           "id": "ale_01JD8ZN3P4Q5R6S7T8V9W0X1Y2",
+                     *           "status": "resolved",
+                     *           "summary": "The score fell 6.2 points in 7 days (71.4 on 2026-11-14 to 65.2).",
+                     *           "drivers": {
+                     *             "score": 65.2,
+                     *             "peak_score": 71.4,
+                     *             "peak_day": "2026-11-14",
+                     *             "drop": 6.2,
+                     *             "days": 7,
+                     *             "pillars": [
+                     *               {
+                     *                 "pillar": "sentiment",
+                     *                 "change": -14.1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "triggered_at": "2026-11-21T04:00:12.000Z",
+                     *           "resolved_at": "2026-11-23T04:00:09.000Z",
+                     *           "resolution": {
+                     *             "summary": "The score is back within 5.0 points of its 7-day high (70.8, high 71.4).",
+                     *             "drivers": {
+                     *               "score": 70.8,
+                     *               "peak_score": 71.4,
+                     *               "drop": 0.6,
+                     *               "days": 7
+                     *             }
+                     *           },
+                     *           "notifications": [
+                     *             {
+                     *               "phase": "triggered",
+                     *               "channel": "email",
+                     *               "status": "sent",
+                     *               "attempts": 1,
+                     *               "last_error": null,
+                     *               "sent_at": "2026-11-21T04:00:13.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AlertEpisodeList"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     onAuditCompleted: {
         parameters: {
             query?: never;
@@ -15126,6 +16616,304 @@ export interface operations {
                         reconnect: string;
                         /** Format: date-time */
                         degraded_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the delivery fails at once and the webhook is disabled (unsubscribes) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertTriggered: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the event id (also `id` in the body): the same on every retry, so receivers can de-duplicate
+                 * @example evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt (signed); refuse deliveries more than 5 minutes old
+                 * @example 1763629961
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures: space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two while a secret rotates)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9",
+                 *       "type": "alert.triggered",
+                 *       "created_at": "2026-11-20T09:12:41.000Z",
+                 *       "data": {
+                 *         "alert_id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                 *         "episode_id": "ale_01JD8ZN3P4Q5R6S7T8V9W0X1Y2",
+                 *         "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                 *         "name": "Score fell 5 points in a week",
+                 *         "condition": "score_drop",
+                 *         "summary": "The score fell 6.2 points in 7 days (71.4 on 2026-11-14 to 65.2).",
+                 *         "drivers": {
+                 *           "score": 65.2,
+                 *           "peak_score": 71.4,
+                 *           "peak_day": "2026-11-14",
+                 *           "drop": 6.2,
+                 *           "days": 7,
+                 *           "pillars": [
+                 *             {
+                 *               "pillar": "sentiment",
+                 *               "change": -14.1
+                 *             },
+                 *             {
+                 *               "pillar": "reach",
+                 *               "change": -3
+                 *             }
+                 *           ],
+                 *           "audit_id": "aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8"
+                 *         },
+                 *         "triggered_at": "2026-11-21T04:00:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example evt_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                    id: string;
+                    /** @constant */
+                    type: "alert.triggered";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @example alr_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        alert_id: string;
+                        /** @example ale_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        episode_id: string;
+                        /** @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        workspace_id: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        condition: "score_below" | "score_drop" | "pillar_change" | "grade_change" | "crisis" | "connection_needs_brand";
+                        /** @description one sentence saying what happened */
+                        summary: string;
+                        /** @description the figures the condition looked at; each condition fills its own */
+                        drivers: {
+                            score?: number;
+                            previous_score?: number;
+                            threshold?: number;
+                            peak_score?: number;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            peak_day?: string;
+                            drop?: number;
+                            days?: number;
+                            /**
+                             * @description composite grade: elite, strong, moderate, weak or critical
+                             * @enum {unknown}
+                             */
+                            grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                            /**
+                             * @description composite grade: elite, strong, moderate, weak or critical
+                             * @enum {unknown}
+                             */
+                            previous_grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                            /** @enum {unknown} */
+                            pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                            pillar_score?: number;
+                            reference_pillar_score?: number;
+                            pillar_change?: number;
+                            /** @description the pillars that moved, largest move first, over the same span as the condition */
+                            pillars?: {
+                                /** @enum {unknown} */
+                                pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                                change: number;
+                            }[];
+                            crisis?: {
+                                active: boolean;
+                                negative_share: number;
+                                baseline_negative_share: number;
+                                volume_ratio: number;
+                                since: string | null;
+                            };
+                            connections?: {
+                                /** @enum {unknown} */
+                                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                                handle: string;
+                                reason: string | null;
+                            }[];
+                            /** @example aud_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                            audit_id?: string;
+                            /** @enum {unknown} */
+                            platform?: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                        };
+                        /** Format: date-time */
+                        triggered_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the delivery fails at once and the webhook is disabled (unsubscribes) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onAlertResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the event id (also `id` in the body): the same on every retry, so receivers can de-duplicate
+                 * @example evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt (signed); refuse deliveries more than 5 minutes old
+                 * @example 1763629961
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures: space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two while a secret rotates)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9",
+                 *       "type": "alert.resolved",
+                 *       "created_at": "2026-11-20T09:12:41.000Z",
+                 *       "data": {
+                 *         "alert_id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                 *         "episode_id": "ale_01JD8ZN3P4Q5R6S7T8V9W0X1Y2",
+                 *         "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                 *         "name": "Score fell 5 points in a week",
+                 *         "condition": "score_drop",
+                 *         "summary": "The score is back within 5 points of its 7-day high (70.8, high 71.4).",
+                 *         "drivers": {
+                 *           "score": 70.8,
+                 *           "peak_score": 71.4,
+                 *           "peak_day": "2026-11-14",
+                 *           "drop": 0.6,
+                 *           "days": 7
+                 *         },
+                 *         "triggered_at": "2026-11-21T04:00:12.000Z",
+                 *         "resolved_at": "2026-11-23T04:00:09.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example evt_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                    id: string;
+                    /** @constant */
+                    type: "alert.resolved";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @example alr_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        alert_id: string;
+                        /** @example ale_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        episode_id: string;
+                        /** @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        workspace_id: string;
+                        name: string;
+                        /** @enum {unknown} */
+                        condition: "score_below" | "score_drop" | "pillar_change" | "grade_change" | "crisis" | "connection_needs_brand";
+                        /** @description one sentence saying what happened */
+                        summary: string;
+                        /** @description the figures the condition looked at; each condition fills its own */
+                        drivers: {
+                            score?: number;
+                            previous_score?: number;
+                            threshold?: number;
+                            peak_score?: number;
+                            /**
+                             * Format: date
+                             * @description YYYY-MM-DD
+                             */
+                            peak_day?: string;
+                            drop?: number;
+                            days?: number;
+                            /**
+                             * @description composite grade: elite, strong, moderate, weak or critical
+                             * @enum {unknown}
+                             */
+                            grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                            /**
+                             * @description composite grade: elite, strong, moderate, weak or critical
+                             * @enum {unknown}
+                             */
+                            previous_grade?: "elite" | "strong" | "moderate" | "weak" | "critical";
+                            /** @enum {unknown} */
+                            pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                            pillar_score?: number;
+                            reference_pillar_score?: number;
+                            pillar_change?: number;
+                            /** @description the pillars that moved, largest move first, over the same span as the condition */
+                            pillars?: {
+                                /** @enum {unknown} */
+                                pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                                change: number;
+                            }[];
+                            crisis?: {
+                                active: boolean;
+                                negative_share: number;
+                                baseline_negative_share: number;
+                                volume_ratio: number;
+                                since: string | null;
+                            };
+                            connections?: {
+                                /** @enum {unknown} */
+                                platform: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                                handle: string;
+                                reason: string | null;
+                            }[];
+                            /** @example aud_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                            audit_id?: string;
+                            /** @enum {unknown} */
+                            platform?: "instagram" | "tiktok" | "youtube" | "twitter" | "facebook";
+                        };
+                        /** Format: date-time */
+                        triggered_at: string;
+                        /** Format: date-time */
+                        resolved_at: string;
                     };
                 };
             };

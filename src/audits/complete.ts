@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
+import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
 import {
   computeDailyScores,
   CURRENT_FORMULA,
@@ -20,12 +21,12 @@ import {
   type PillarGrade,
   type Recommendation,
 } from '../scoring/engine/index.ts';
-import { isScoreChange, scoreChangedData, type ComparableScore } from '../scoring/score-change.ts';
+import { crisisData, isScoreChange, scoreChangedData, type ComparableScore } from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
 import { latestCompletedAudit } from './latest.ts';
 import { utcDay } from '../core/days.ts';
-import { type Pillar, PILLARS, type Platform } from '../core/catalog.ts';
+import { type Pillar, type PillarScores, PILLARS, type Platform } from '../core/catalog.ts';
 
 /** A pillar as stored on the audit: the API fields plus the one-decimal value the next audit's change is measured from. */
 export interface StoredPillar {
@@ -46,7 +47,7 @@ export type CompletionOutcome = 'completed' | 'already-finished';
 export interface CompleteOptions {
   /** Completion instant (default ctx.now()); the sandbox back-dates audits with it. */
   now?: Date;
-  /** Emit audit.completed / score.changed (default true). */
+  /** Emit audit.completed / score.changed and evaluate the alerts (default true). */
   emitEvents?: boolean;
 }
 
@@ -269,6 +270,27 @@ export async function completeAudit(
           }),
         });
       }
+      const previousPillars = sameFormula ? ((previous?.pillars as StoredPillars | null) ?? null) : null;
+      await enqueueAlertEvaluation(ctx, trx, {
+        workspaceId: ws.id,
+        change: {
+          score: result.score,
+          previous_score: before && before.formulaVersion === next.formulaVersion ? before.score : null,
+          grade: result.grade,
+          previous_grade:
+            before && before.formulaVersion === next.formulaVersion
+              ? ((before.grade as CompositeGrade | null) ?? null)
+              : null,
+          pillars: { ...result.pillars },
+          previous_pillars:
+            previousPillars && PILLARS.every((k) => typeof previousPillars[k]?.value === 'number')
+              ? (Object.fromEntries(PILLARS.map((k) => [k, previousPillars[k].value])) as PillarScores)
+              : null,
+          changed_at: now.toISOString(),
+          audit_id: audit.id,
+          crisis: crisisData(result.crisis),
+        },
+      });
     }
     return 'completed' as const;
   });

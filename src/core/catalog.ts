@@ -95,7 +95,7 @@ export type OrgType = (typeof ORG_TYPES)[number];
 
 /**
  * Events a workspace's webhooks can subscribe to: the spec's three, then the connection-health
- * extensions (docs/webhooks.md, docs/ingestion.md).
+ * extensions (docs/webhooks.md, docs/ingestion.md) and the alerts' (docs/alerts.md).
  */
 export const EVENT_TYPES = [
   'audit.completed',
@@ -105,5 +105,7 @@ export const EVENT_TYPES = [
   'platform.reauth_required',
   'platform.token_expiring',
   'platform.connection_degraded',
+  'alert.triggered',
+  'alert.resolved',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -66,6 +66,8 @@ export interface ErrorDetails {
   invalid_secret: FieldDetails;
   invalid_events: FieldDetails & { invalid: string[] };
   webhook_limit_reached: undefined;
+  // alerts
+  alert_limit_reached: undefined;
   // campaigns
   invalid_dates: FieldDetails;
   campaign_completed: undefined;

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
+import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import type { EventData } from '../webhooks/events.ts';
 import type { DB, HealthReason, SyncErrorClass } from '../infra/db/types.ts';
@@ -436,6 +437,7 @@ async function recordReauth(
         required_at: now.toISOString(),
       },
     });
+    await enqueueAlertEvaluation(ctx, trx, { workspaceId: c.workspace_id });
   });
 }
 

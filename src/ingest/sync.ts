@@ -11,6 +11,9 @@ import {
   writeDailyScores,
 } from '../scoring/daily-scores.ts';
 import { isScoreChange, scoreChangedData } from '../scoring/score-change.ts';
+import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
+import { storedCrisis } from '../scoring/v3-fields.ts';
+import { compositeGradeV2 } from '../scoring/engine/index.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import type { PartialFailure } from './connectors/types.ts';
@@ -238,6 +241,20 @@ export async function syncConnection(
     const grades = await storedGradesBefore(trx, workspaceId, fromDay);
     await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, grades));
     const after = await latestDailyScore(trx, workspaceId, today);
+    if (after) {
+      await enqueueAlertEvaluation(ctx, trx, {
+        workspaceId,
+        change: {
+          score: after.score,
+          previous_score: before?.score ?? null,
+          grade: after.grade ?? compositeGradeV2(after.score),
+          previous_grade: before ? (before.grade ?? compositeGradeV2(before.score)) : null,
+          changed_at: now.toISOString(),
+          platform,
+          crisis: storedCrisis(after.crisis),
+        },
+      });
+    }
     // The first data (nothing to compare) is not a change, as with a workspace's first audit.
     if (!before || !after || !isScoreChange(after, before)) return false;
     await emitEvent(ctx, trx, {

@@ -19,6 +19,7 @@ import type { ComparableScore } from './score-change.ts';
 import { loadSnapshots } from './snapshots.ts';
 import { addDays } from '../core/days.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
+import { pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 
 /**
  * A stored daily score is the workspace's score as of that day over the same 90-day window an
@@ -348,4 +349,36 @@ export async function insertDailyScoresBulk(db: Kysely<DB>, rows: readonly Daily
         ${col('grade')}::text[], ${col('crisis')}::jsonb[], ${col('baseline_version')}::text[])
       ON CONFLICT (workspace_id, formula_version, day) DO NOTHING`.execute(db);
   }
+}
+
+/** A stored daily score with its pillars, as alert conditions look back over days. */
+export interface DailyScorePoint {
+  day: string;
+  score: number;
+  grade: CompositeGrade | null;
+  pillars: PillarScores;
+}
+
+/** The workspace's current-formula daily scores in [from, to], oldest first. */
+export async function dailyScoreWindow(
+  db: Kysely<DB>,
+  workspaceId: string,
+  from: string,
+  to: string,
+): Promise<DailyScorePoint[]> {
+  const rows = await db
+    .selectFrom('daily_scores')
+    .select(['day', 'score', 'grade', 'presence', 'reach', 'impact', 'sentiment', 'momentum'])
+    .where('workspace_id', '=', workspaceId)
+    .where('formula_version', '=', CURRENT_FORMULA)
+    .where('day', '>=', from)
+    .where('day', '<=', to)
+    .orderBy('day')
+    .execute();
+  return rows.map((r) => ({
+    day: String(r.day),
+    score: Number(r.score),
+    grade: r.grade as CompositeGrade | null,
+    pillars: pillarScoresOf(r),
+  }));
 }

@@ -11,6 +11,11 @@ const CALM: CrisisSignal = {
   since: null,
 };
 
+/** A stored crisis column (null: calm) as the API and alerts give it. */
+export function storedCrisis(crisis: unknown) {
+  return crisisData((crisis as CrisisSignal | null) ?? CALM);
+}
+
 /**
  * `crisis` and `baseline` of a v3 score; nothing for a score of an earlier formula (no baseline
  * version). A stored daily row keeps the crisis only while active, so a missing one reads as calm.
@@ -18,7 +23,7 @@ const CALM: CrisisSignal = {
 export function v3ScoreFields(crisis: unknown, baselineVersion: string | null) {
   if (baselineVersion === null) return {};
   return {
-    crisis: crisisData((crisis as CrisisSignal | null) ?? CALM),
+    crisis: storedCrisis(crisis),
     baseline: baselineOf(baselineVersion),
   };
 }

@@ -3,7 +3,7 @@
 // its emitter records (emitEvent callers, typed by EventData), and the Standard Webhooks signature headers.
 import { Type, type Static, type TSchema } from 'typebox';
 import { EVENT_TYPES, SYNC_ERROR_CLASSES, type EventType } from '../core/catalog.ts';
-import { CrisisData, Grade, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import { CrisisData, DateOnly, Grade, PillarName, PlatformName, Timestamp } from '../infra/http/schemas.ts';
 
 const Id = (prefix: string) =>
   Type.String({
@@ -18,6 +18,99 @@ const Signed = Type.String({
   description: 'signed, one decimal',
 });
 const Handle = Type.String({ maxLength: 200 });
+
+/** What an alert's condition is (docs/alerts.md "Conditions"). */
+export const ALERT_CONDITIONS = [
+  'score_below',
+  'score_drop',
+  'pillar_change',
+  'grade_change',
+  'crisis',
+  'connection_needs_brand',
+] as const;
+const Points = Type.Number({ minimum: -100, maximum: 100 });
+
+/**
+ * Why an alert fired or resolved: the figures its condition looked at (each condition fills its own),
+ * and what moved the score (an audit or a platform sync). Shared by the events and GET /v1/alerts/{id}/history.
+ */
+export const AlertDrivers = Type.Object(
+  {
+    score: Type.Optional(Score),
+    previous_score: Type.Optional(Score),
+    threshold: Type.Optional(Score),
+    peak_score: Type.Optional(Score),
+    peak_day: Type.Optional(DateOnly),
+    drop: Type.Optional(Points),
+    days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })),
+    grade: Type.Optional(Grade),
+    previous_grade: Type.Optional(Grade),
+    pillar: Type.Optional(PillarName),
+    pillar_score: Type.Optional(Score),
+    reference_pillar_score: Type.Optional(Score),
+    pillar_change: Type.Optional(Points),
+    pillars: Type.Optional(
+      Type.Array(Type.Object({ pillar: PillarName, change: Points }), {
+        maxItems: 5,
+        description: 'the pillars that moved, largest move first, over the same span as the condition',
+      }),
+    ),
+    crisis: Type.Optional(
+      Type.Object({
+        active: Type.Boolean(),
+        negative_share: Type.Number({ minimum: 0, maximum: 1 }),
+        baseline_negative_share: Type.Number({ minimum: 0, maximum: 1 }),
+        volume_ratio: Type.Number({ minimum: 0 }),
+        since: Type.Union([DateOnly, Type.Null()]),
+      }),
+    ),
+    connections: Type.Optional(
+      Type.Array(
+        Type.Object({
+          platform: PlatformName,
+          handle: Handle,
+          reason: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+        }),
+        { maxItems: 10 },
+      ),
+    ),
+    audit_id: Type.Optional(Id('aud')),
+    platform: Type.Optional(PlatformName),
+  },
+  { description: 'the figures the condition looked at; each condition fills its own' },
+);
+
+const ALERT_EXAMPLE = {
+  alert_id: 'alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1',
+  episode_id: 'ale_01JD8ZN3P4Q5R6S7T8V9W0X1Y2',
+  workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+  name: 'Score fell 5 points in a week',
+  condition: 'score_drop',
+  summary: 'The score fell 6.2 points in 7 days (71.4 on 2026-11-14 to 65.2).',
+  drivers: {
+    score: 65.2,
+    peak_score: 71.4,
+    peak_day: '2026-11-14',
+    drop: 6.2,
+    days: 7,
+    pillars: [
+      { pillar: 'sentiment', change: -14.1 },
+      { pillar: 'reach', change: -3.0 },
+    ],
+    audit_id: 'aud_01JD8ZC4T6Y8K2M3N4P5Q6R7S8',
+  },
+};
+
+const alertFields = {
+  alert_id: Id('alr'),
+  episode_id: Id('ale'),
+  workspace_id: Id('ws'),
+  name: Type.String({ maxLength: 100 }),
+  condition: Type.Enum([...ALERT_CONDITIONS]),
+  summary: Type.String({ maxLength: 500, description: 'one sentence saying what happened' }),
+  drivers: AlertDrivers,
+  triggered_at: Timestamp,
+};
 
 interface EventDoc {
   description: string;
@@ -198,6 +291,24 @@ const DATA = {
       ],
       reconnect: 'POST /v1/platforms/instagram/connect',
       degraded_at: '2026-11-21T04:00:12.000Z',
+    },
+  },
+  'alert.triggered': {
+    description:
+      "Extension: an alert rule's condition became true (docs/alerts.md); once per episode, with what drove it.",
+    data: Type.Object(alertFields),
+    example: { ...ALERT_EXAMPLE, triggered_at: '2026-11-21T04:00:12.000Z' },
+  },
+  'alert.resolved': {
+    description:
+      'Extension: the condition of an alert that fired is false again (docs/alerts.md); `drivers` are the figures that cleared it.',
+    data: Type.Object({ ...alertFields, resolved_at: Timestamp }),
+    example: {
+      ...ALERT_EXAMPLE,
+      summary: 'The score is back within 5 points of its 7-day high (70.8, high 71.4).',
+      drivers: { score: 70.8, peak_score: 71.4, peak_day: '2026-11-14', drop: 0.6, days: 7 },
+      triggered_at: '2026-11-21T04:00:12.000Z',
+      resolved_at: '2026-11-23T04:00:09.000Z',
     },
   },
 } satisfies Record<EventType, EventDoc>;

@@ -29,3 +29,13 @@ export async function lockWorkspace(trx: Transaction<DB>, workspaceId: string) {
     .forUpdate()
     .executeTakeFirst();
 }
+
+/** The workspace's display name; undefined when it does not exist. */
+export async function workspaceName(db: Kysely<DB>, workspaceId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('name')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return row?.name;
+}

@@ -146,7 +146,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await shot(page, 'workspace');
 
     // Views the key may not see are not offered, and their addresses show nothing.
-    for (const hidden of ['agency', 'tacsi', 'campaigns', 'webhooks']) {
+    for (const hidden of ['agency', 'tacsi', 'campaigns', 'webhooks', 'alerts']) {
       await page.goto(`${base}/app/#/${hidden}`);
       await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
     }
@@ -285,6 +285,18 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.getByTestId('deliveries').waitFor();
     await expectAccessible(page, 'webhooks');
     await shot(page, 'webhooks');
+
+    await go(page, 'Alerts');
+    await page.getByLabel('Name').fill('Score under 30');
+    await page.getByLabel('Condition').selectOption('score_below');
+    await page.getByLabel('Below').fill('30');
+    await page.getByLabel('Send alert.triggered / alert.resolved to subscribed webhooks').check();
+    await page.getByRole('button', { name: 'Add alert' }).click();
+    await page.getByTestId('alerts').getByText('score below 30').waitFor();
+    await page.getByRole('button', { name: 'History' }).click();
+    await page.getByTestId('alert-history').waitFor();
+    await expectAccessible(page, 'alerts');
+    await shot(page, 'alerts');
 
     await go(page, 'Agency');
     const clients = page.getByTestId('clients');

@@ -11,6 +11,8 @@ const EVENTS = [
   'platform.reauth_required',
   'platform.connection_degraded',
   'platform.token_expiring',
+  'alert.triggered',
+  'alert.resolved',
 ] as const;
 type EventType = (typeof EVENTS)[number];
 

@@ -517,7 +517,49 @@ export interface AnnotationsTable {
   created_at: CreatedAt;
 }
 
+export type AlertCondition =
+  'score_below' | 'score_drop' | 'pillar_change' | 'grade_change' | 'crisis' | 'connection_needs_brand';
+
+export interface AlertRulesTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  condition: AlertCondition;
+  /** The condition's parameters (threshold, points, days, pillar, direction), as alerts/rules.ts reads them. */
+  params: ColumnType<unknown, string | undefined, string>;
+  email: Generated<string[]>;
+  webhook: Generated<boolean>;
+  slack_url: string | null;
+  cooldown_minutes: Generated<number>;
+  created_at: CreatedAt;
+}
+
+export interface AlertEpisodesTable {
+  id: string;
+  rule_id: string;
+  workspace_id: string;
+  status: 'firing' | 'resolved';
+  summary: string;
+  drivers: ColumnType<unknown, string, string>;
+  triggered_at: RequiredTimestamp;
+  resolved_at: Timestamp | null;
+  resolution: ColumnType<unknown, string | null | undefined, string | null> | null;
+}
+
+export interface AlertNotificationsTable {
+  episode_id: string;
+  phase: 'triggered' | 'resolved';
+  channel: 'email' | 'slack';
+  status: Generated<'pending' | 'sent' | 'failed'>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  sent_at: Timestamp | null;
+}
+
 export interface DB {
+  alert_rules: AlertRulesTable;
+  alert_episodes: AlertEpisodesTable;
+  alert_notifications: AlertNotificationsTable;
   audit_log: AuditLogTable;
   people: PeopleTable;
   sessions: SessionsTable;

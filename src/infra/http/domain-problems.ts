@@ -90,6 +90,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
     options: (error) => ({ ...field(error), extensions: { invalid_events: error.details.invalid } }),
   },
   webhook_limit_reached: { status: 422, title: 'Webhook Limit Reached' },
+  alert_limit_reached: { status: 422, title: 'Alert Limit Reached' },
 
   invalid_dates: { status: 400, title: 'Invalid Dates', options: field },
   campaign_completed: { status: 409, title: 'Campaign Completed' },

@@ -24,6 +24,7 @@ import * as m0072 from './0072_people_sessions.ts';
 import * as m0073 from './0073_audit_log.ts';
 import * as m0074 from './0074_annotations.ts';
 import * as m0075 from './0075_formula_v3.ts';
+import * as m0076 from './0076_alerts.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0073_audit_log': m0073,
   '0074_annotations': m0074,
   '0075_formula_v3': m0075,
+  '0076_alerts': m0076,
 };

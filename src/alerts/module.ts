@@ -1,0 +1,11 @@
+import type { DomainModule } from '../domain-module.ts';
+import { alertEvaluateJob } from './evaluate.ts';
+import { alertNotifyJob } from './notify.ts';
+import { alertRoutes } from './routes.ts';
+
+/** Alert rules on the score and the connections, evaluated as scores are recorded (docs/alerts.md). */
+export const alertsModule: DomainModule = {
+  name: 'alerts',
+  routes: alertRoutes,
+  jobs: [alertEvaluateJob, alertNotifyJob],
+};
