@@ -13,6 +13,7 @@ import { tacsiModule } from './tacsi/module.ts';
 import { retentionModule } from './retention/module.ts';
 import { peopleModule } from './people/module.ts';
 import { annotationsModule } from './annotations/module.ts';
+import { reportsModule } from './reports/module.ts';
 
 /** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
@@ -30,4 +31,5 @@ export const DOMAINS: DomainModule[] = [
   retentionModule,
   peopleModule,
   annotationsModule,
+  reportsModule,
 ];

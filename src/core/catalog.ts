@@ -95,7 +95,7 @@ export type OrgType = (typeof ORG_TYPES)[number];
 
 /**
  * Events a workspace's webhooks can subscribe to: the spec's three, then the connection-health
- * extensions (docs/webhooks.md, docs/ingestion.md).
+ * extensions (docs/webhooks.md, docs/ingestion.md) and the scheduled reports' (docs/reports.md).
  */
 export const EVENT_TYPES = [
   'audit.completed',
@@ -105,5 +105,6 @@ export const EVENT_TYPES = [
   'platform.reauth_required',
   'platform.token_expiring',
   'platform.connection_degraded',
+  'report.ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

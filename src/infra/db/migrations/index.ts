@@ -23,6 +23,7 @@ import * as m0071 from './0071_drop_workspace_sync_version.ts';
 import * as m0072 from './0072_people_sessions.ts';
 import * as m0073 from './0073_audit_log.ts';
 import * as m0074 from './0074_annotations.ts';
+import * as m0075 from './0075_reports.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0072_people_sessions': m0072,
   '0073_audit_log': m0073,
   '0074_annotations': m0074,
+  '0075_reports': m0075,
 };
