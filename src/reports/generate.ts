@@ -3,7 +3,8 @@
  * them and emit `report.ready` in one transaction (a pending report becomes ready once), then email
  * the recipients. Each step checks what is done, so a retried or repeated run finishes the work
  * without doing it twice: the render when the report is still pending, the mail when it has not been
- * sent (at least once: a crash between the send and its record sends it again).
+ * sent and no other run holds it (a lease; after a crash between the send and its record, the mail
+ * is sent again when the lease lapses: at least once).
  */
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
@@ -11,6 +12,9 @@ import { gatherContent, type ReportContent } from './content.ts';
 import { renderCsv } from './render-csv.ts';
 import { renderPdf } from './render-pdf.ts';
 import * as q from './queries.ts';
+
+/** How long one run holds a report's email before another may send it. */
+const MAIL_LEASE_MS = 10 * 60_000;
 
 export type GenerationOutcome = 'ready' | 'already-ready' | 'gone' | 'failed';
 
@@ -104,7 +108,15 @@ export async function emailReport(ctx: AppContext, reportId: string): Promise<'s
   const schedule = report && (await q.scheduleById(ctx.db, report.schedule_id));
   // A schedule deleted after the period closed sends nothing more; its reports stay readable.
   if (!schedule || schedule.deleted_at) return 'skipped';
-  await ctx.mail.send(reportEmail(files.content as ReportContent, schedule.recipients, files.pdf, files.csv));
+  if (!(await q.claimMail(ctx.db, reportId, ctx.now(), MAIL_LEASE_MS))) return 'skipped';
+  try {
+    await ctx.mail.send(
+      reportEmail(files.content as ReportContent, schedule.recipients, files.pdf, files.csv),
+    );
+  } catch (error) {
+    await q.releaseMail(ctx.db, reportId);
+    throw error;
+  }
   await q.markEmailed(ctx.db, reportId, ctx.now());
   return 'sent';
 }

@@ -12,7 +12,7 @@ export type BrandRow = Selectable<ReportBrandsTable>;
 export type ScheduleRow = Selectable<ReportSchedulesTable>;
 export type ReportRow = Selectable<ReportsTable>;
 /** A report without its rendered files: what lists show. */
-export type ReportSummaryRow = Omit<ReportRow, 'pdf' | 'csv' | 'content'>;
+export type ReportSummaryRow = Omit<ReportRow, 'pdf' | 'csv' | 'content' | 'mail_claimed_at'>;
 
 const SUMMARY_COLUMNS = [
   'reports.id',
@@ -273,6 +273,37 @@ export async function markFailed(db: Db, id: string, reason: string): Promise<vo
     .set({ status: 'failed', failure_reason: reason })
     .where('id', '=', id)
     .where('status', '=', 'pending')
+    .execute();
+}
+
+/**
+ * Takes the report's email to send: true for one taker at a time (a lease of `leaseMs`, after which
+ * a crashed taker's email may be taken again), false once it was sent.
+ */
+export async function claimMail(db: Db, id: string, now: Date, leaseMs: number): Promise<boolean> {
+  const r = await db
+    .updateTable('reports')
+    .set({ mail_claimed_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'ready')
+    .where('emailed_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('mail_claimed_at', 'is', null),
+        eb('mail_claimed_at', '<', new Date(now.getTime() - leaseMs)),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Gives the email back after a failed send, so the retry may take it at once. */
+export async function releaseMail(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable('reports')
+    .set({ mail_claimed_at: null })
+    .where('id', '=', id)
+    .where('emailed_at', 'is', null)
     .execute();
 }
 

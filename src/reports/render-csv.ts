@@ -8,6 +8,9 @@ type Row = Static<typeof ReportCsvRow>;
 /** The CSV of a report: one row per score, pillar, day, annotation, audit, recommendation, connection and phase. */
 export const REPORT_CSV = csvTable(ReportCsvRow);
 
+/** A signed delta ('+6.5') as a number, so a spreadsheet keeps it numeric. */
+const num = (delta: string | null) => (delta === null ? null : Number(delta));
+
 export function csvRows(content: ReportContent): Row[] {
   const rows: Row[] = [];
   for (const s of content.workspaces) {

@@ -345,6 +345,6 @@ export const ReportCsvRow = Type.Object({
   item: Type.String(),
   start: Nullable(Type.Number()),
   end: Nullable(Type.Number()),
-  change: Nullable(Type.String()),
+  change: Nullable(Type.Number({ description: 'end minus start, one decimal' })),
   detail: Type.String(),
 });

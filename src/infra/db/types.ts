@@ -546,6 +546,8 @@ export interface ReportsTable {
   failure_reason: string | null;
   created_at: RequiredTimestamp;
   ready_at: Timestamp | null;
+  /** When a job took the email to send (a lease: another may take it 10 minutes later). */
+  mail_claimed_at: Timestamp | null;
   emailed_at: Timestamp | null;
 }
 

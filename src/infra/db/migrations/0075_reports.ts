@@ -51,6 +51,7 @@ export async function up(db: Kysely<any>): Promise<void> {
        failure_reason text,
        created_at timestamptz NOT NULL,
        ready_at timestamptz,
+       mail_claimed_at timestamptz,
        emailed_at timestamptz,
        CONSTRAINT reports_once_per_period UNIQUE (schedule_id, period_start),
        CHECK (status <> 'ready' OR (content IS NOT NULL AND pdf IS NOT NULL AND csv IS NOT NULL AND ready_at IS NOT NULL))
