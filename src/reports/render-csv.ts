@@ -22,10 +22,10 @@ export function csvRows(content: ReportContent): Row[] {
       item: 'composite',
       start: s.score.start,
       end: s.score.end,
-      change: s.score.change,
+      change: num(s.score.change),
     });
     for (const p of s.pillars)
-      row({ section: 'pillar', item: p.pillar, start: p.start, end: p.end, change: p.change });
+      row({ section: 'pillar', item: p.pillar, start: p.start, end: p.end, change: num(p.change) });
     for (const h of s.history) row({ section: 'history', item: h.date, end: h.score });
     for (const a of s.annotations)
       row({ section: 'annotation', item: a.day, detail: `${a.category}: ${a.text}` });
