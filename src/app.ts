@@ -71,6 +71,11 @@ const API_TAGS = [
     description: "An agency's clients, creators and score log (JSON, or CSV with Accept: text/csv)",
   },
   { name: 'annotations', description: "Notes on a workspace's timeline (day, text, category, author)" },
+  {
+    name: 'reports',
+    description:
+      'Scheduled PDF reports (weekly or monthly), emailed and downloadable, with an agency white label',
+  },
   { name: 'tacsi', description: 'The differentially private TACSI sector index (subscriber keys)' },
   { name: 'operations', description: 'Liveness and readiness probes (no key)' },
 ];

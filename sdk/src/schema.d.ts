@@ -972,7 +972,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/reports/schedules": {
+    "/v1/report-schedules": {
         parameters: {
             query?: never;
             header?: never;
@@ -996,7 +996,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/reports/schedules/{schedule_id}": {
+    "/v1/report-schedules/{schedule_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1024,7 +1024,7 @@ export interface paths {
         patch: operations["updateReportSchedule"];
         trace?: never;
     };
-    "/v1/reports/schedules/{schedule_id}/generate": {
+    "/v1/report-schedules/{schedule_id}/generate": {
         parameters: {
             query?: never;
             header?: never;

@@ -192,7 +192,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.post(
-    '/v1/reports/schedules',
+    '/v1/report-schedules',
     {
       config: WRITE,
       schema: {
@@ -212,7 +212,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.get(
-    '/v1/reports/schedules',
+    '/v1/report-schedules',
     {
       config: READ,
       schema: {
@@ -230,7 +230,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.get(
-    '/v1/reports/schedules/:schedule_id',
+    '/v1/report-schedules/:schedule_id',
     {
       config: READ,
       schema: {
@@ -246,7 +246,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.patch(
-    '/v1/reports/schedules/:schedule_id',
+    '/v1/report-schedules/:schedule_id',
     {
       config: WRITE,
       schema: {
@@ -265,7 +265,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.delete(
-    '/v1/reports/schedules/:schedule_id',
+    '/v1/report-schedules/:schedule_id',
     {
       config: WRITE,
       schema: {
@@ -287,7 +287,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.post(
-    '/v1/reports/schedules/:schedule_id/generate',
+    '/v1/report-schedules/:schedule_id/generate',
     {
       config: WRITE,
       schema: {

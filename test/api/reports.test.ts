@@ -140,11 +140,11 @@ function brand(key: string, payload: Record<string, unknown>) {
 }
 
 function schedule(key: string, payload: Record<string, unknown>) {
-  return t.request({ method: 'POST', url: '/v1/reports/schedules', key, payload });
+  return t.request({ method: 'POST', url: '/v1/report-schedules', key, payload });
 }
 
 function generate(key: string, scheduleId: string, payload: Record<string, unknown> = {}) {
-  return t.request({ method: 'POST', url: `/v1/reports/schedules/${scheduleId}/generate`, key, payload });
+  return t.request({ method: 'POST', url: `/v1/report-schedules/${scheduleId}/generate`, key, payload });
 }
 
 /** Two job runs of the report at once, as two workers would take it. */
@@ -422,22 +422,22 @@ describe('/v1/reports', () => {
       404,
     );
     expectProblem(
-      await t.request({ method: 'GET', url: `/v1/reports/schedules/${id}`, key: other.key }),
+      await t.request({ method: 'GET', url: `/v1/report-schedules/${id}`, key: other.key }),
       404,
     );
     expect((await t.request({ method: 'GET', url: '/v1/reports', key: other.key })).json().total).toBe(0);
 
     const patched = await t.request({
       method: 'PATCH',
-      url: `/v1/reports/schedules/${id}`,
+      url: `/v1/report-schedules/${id}`,
       key: agency.key,
       payload: { recipients: ['new@b.example'] },
     });
     expect(patched.json().recipients).toEqual(['new@b.example']);
-    const del = await t.request({ method: 'DELETE', url: `/v1/reports/schedules/${id}`, key: agency.key });
+    const del = await t.request({ method: 'DELETE', url: `/v1/report-schedules/${id}`, key: agency.key });
     expect(del.json()).toEqual({ id, deleted: true });
     expectProblem(
-      await t.request({ method: 'GET', url: `/v1/reports/schedules/${id}`, key: agency.key }),
+      await t.request({ method: 'GET', url: `/v1/report-schedules/${id}`, key: agency.key }),
       404,
     );
     // Reports of a deleted schedule stay readable.
