@@ -9596,7 +9596,7 @@ export interface operations {
                      *       "type": "/problems/invalid-events",
                      *       "title": "Invalid Events",
                      *       "status": 422,
-                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded.",
+                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, report.ready.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001",
                      *       "invalid_events": [
