@@ -197,7 +197,7 @@ function workspaceSection(w: Writer, s: WorkspaceSection): void {
       historyChartSvg(s, { primary: content.brand.primary_color, accent: content.brand.accent_color }),
       PAGE.margin,
       y,
-      { width: WIDTH, height: (WIDTH * 220) / 500 },
+      { width: WIDTH, height: (WIDTH * 220) / 500, assumePt: true },
     );
     doc.x = PAGE.margin;
     doc.y = y + (WIDTH * 220) / 500 + 6;

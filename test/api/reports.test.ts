@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReportJob, scheduleDueReports } from '../../src/reports/jobs.ts';
 import { makeJpeg, makePng } from '../helpers/media.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { agencyWithClient } from './reports.fixtures.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 
 let t: TestService;
@@ -24,115 +25,6 @@ afterAll(async () => {
 async function pdfText(pdf: Buffer): Promise<string> {
   const doc = await getDocumentProxy(new Uint8Array(pdf));
   return (await extractText(doc, { mergePages: true })).text;
-}
-
-const DAY_ROWS = [
-  { day: '2030-01-13', score: 58, presence: 49, reach: 54, impact: 59, sentiment: 66, momentum: 68 },
-  { day: '2030-01-14', score: 60, presence: 50, reach: 55, impact: 60, sentiment: 65, momentum: 70 },
-  { day: '2030-01-17', score: 63.2, presence: 51, reach: 59, impact: 60.5, sentiment: 64.5, momentum: 74 },
-  { day: '2030-01-20', score: 66.5, presence: 52, reach: 63.5, impact: 61, sentiment: 64, momentum: 78 },
-];
-
-/** An agency with a white label and one client with a week of scores, a note, an audit and a campaign. */
-async function agencyWithClient(label: string) {
-  const agency = await workspaceWithKey(t.db, {
-    plan: 'agency',
-    accountType: 'agency',
-    name: `${label} Agency`,
-  });
-  const client = await workspaceWithKey(
-    t.db,
-    { plan: 'pro', parentId: agency.workspace.id, name: `${label} Coffee` },
-    { platforms: [{ platform: 'instagram', handle: `@${label.toLowerCase()}coffee` }] },
-  );
-  await t.db
-    .insertInto('daily_scores')
-    .values(DAY_ROWS.map((r) => ({ ...r, workspace_id: client.workspace.id, formula_version: 'v2' })))
-    .execute();
-  const note = await t.request({
-    method: 'POST',
-    url: '/v1/annotations',
-    key: client.key,
-    payload: { day: '2030-01-16', text: 'Winter menu launch', category: 'launch' },
-  });
-  expect(note.statusCode).toBe(201);
-  await t.db
-    .insertInto('audits')
-    .values({
-      id: `aud_${label}_1`,
-      workspace_id: client.workspace.id,
-      status: 'completed',
-      platforms: ['instagram'],
-      lookback_days: 90,
-      estimated_completion: new Date('2030-01-17T10:00:00Z'),
-      created_at: new Date('2030-01-17T10:00:00Z'),
-      completed_at: new Date('2030-01-17T10:01:00Z'),
-      score: 64.2,
-      grade: 'moderate',
-      formula_version: 'v2',
-      pillars: '{}',
-      recommendations: JSON.stringify([
-        {
-          priority: 1,
-          pillar: 'reach',
-          action: 'Post three reels a week',
-          expected_impact: '+4.2 points on reach',
-        },
-      ]),
-      industry_benchmark: '{}',
-    })
-    .execute();
-  await t.db
-    .insertInto('campaigns')
-    .values({
-      id: `cmp_${label}_1`,
-      workspace_id: client.workspace.id,
-      name: 'Winter launch',
-      start_date: '2030-01-07',
-      duration_weeks: 8,
-      status: 'active',
-      score_at_start: 58,
-      created_at: new Date('2030-01-01T00:00:00Z'),
-    })
-    .execute();
-  await t.db
-    .insertInto('campaign_phases')
-    .values([
-      {
-        campaign_id: `cmp_${label}_1`,
-        position: 0,
-        name: 'Foundation',
-        start_week: 1,
-        weeks: 2,
-        status: 'completed',
-      },
-      {
-        campaign_id: `cmp_${label}_1`,
-        position: 1,
-        name: 'Build',
-        start_week: 3,
-        weeks: 2,
-        status: 'active',
-      },
-      {
-        campaign_id: `cmp_${label}_1`,
-        position: 2,
-        name: 'Peak',
-        start_week: 5,
-        weeks: 2,
-        status: 'upcoming',
-      },
-      {
-        campaign_id: `cmp_${label}_1`,
-        position: 3,
-        name: 'Echo',
-        start_week: 7,
-        weeks: 2,
-        status: 'upcoming',
-      },
-    ])
-    .execute();
-  return { agency, client };
 }
 
 function brand(key: string, payload: Record<string, unknown>) {
@@ -157,7 +49,7 @@ async function runTwice(reportId: string) {
 
 describe('/v1/reports', () => {
   it("generates a white-labelled weekly report once, as PDF, JSON and CSV, and emails it in the agency's name", async () => {
-    const { agency, client } = await agencyWithClient('Northwind');
+    const { agency, client } = await agencyWithClient(t, 'Northwind');
     const logo = makePng(120, 40).toString('base64');
     const b = await brand(agency.key, {
       name: 'Northwind Partners',
@@ -306,7 +198,7 @@ describe('/v1/reports', () => {
   });
 
   it('reports across all clients, and the scheduler claims each closed period once', async () => {
-    const { agency } = await agencyWithClient('Harbour');
+    const { agency } = await agencyWithClient(t, 'Harbour');
     const s = await schedule(agency.key, {
       scope: 'all_clients',
       cadence: 'weekly',
@@ -343,7 +235,7 @@ describe('/v1/reports', () => {
   });
 
   it('refuses bad input with problems, and keeps tenants apart', async () => {
-    const { agency, client } = await agencyWithClient('Quartz');
+    const { agency, client } = await agencyWithClient(t, 'Quartz');
     const other = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
     const pro = await workspaceWithKey(t.db, { plan: 'pro' });
     const ok = { name: 'Quartz', primary_color: '#000000', accent_color: '#ffffff' };
@@ -421,10 +313,7 @@ describe('/v1/reports', () => {
       await t.request({ method: 'GET', url: `/v1/reports/${december.json().id}`, key: other.key }),
       404,
     );
-    expectProblem(
-      await t.request({ method: 'GET', url: `/v1/report-schedules/${id}`, key: other.key }),
-      404,
-    );
+    expectProblem(await t.request({ method: 'GET', url: `/v1/report-schedules/${id}`, key: other.key }), 404);
     expect((await t.request({ method: 'GET', url: '/v1/reports', key: other.key })).json().total).toBe(0);
 
     const patched = await t.request({
