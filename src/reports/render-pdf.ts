@@ -7,6 +7,7 @@
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
 import * as echarts from 'echarts';
+import { addDays } from '../core/days.ts';
 import type { ReportContent, WorkspaceSection } from './content.ts';
 
 const PAGE = { size: 'A4' as const, margin: 48 };
@@ -27,11 +28,20 @@ const PILLAR_LABEL: Record<string, string> = {
 
 const show = (n: number | null) => (n === null ? 'n/a' : n.toFixed(1));
 
-/** The ECharts SVG of a section's daily scores, annotations marked on their days. */
-export function historyChartSvg(s: WorkspaceSection, colors: { primary: string; accent: string }): string {
+/**
+ * The ECharts SVG of a section's daily scores over every day of the period (days without a stored
+ * score are bridged), each annotation marked on its day.
+ */
+export function historyChartSvg(
+  s: WorkspaceSection,
+  period: { start: string; end: string },
+  colors: { primary: string; accent: string },
+): string {
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: 500, height: 220 });
   try {
-    const days = s.history.map((p) => p.date);
+    const days: string[] = [];
+    for (let d = period.start; d <= period.end; d = addDays(d, 1)) days.push(d);
+    const scores = new Map(s.history.map((p) => [p.date, p.score]));
     chart.setOption({
       animation: false,
       grid: { left: 40, right: 16, top: 24, bottom: 28 },
@@ -40,7 +50,8 @@ export function historyChartSvg(s: WorkspaceSection, colors: { primary: string; 
       series: [
         {
           type: 'line',
-          data: s.history.map((p) => p.score),
+          data: days.map((d) => scores.get(d) ?? null),
+          connectNulls: true,
           lineStyle: { color: colors.primary, width: 2 },
           itemStyle: { color: colors.primary },
           symbolSize: 4,
@@ -194,7 +205,10 @@ function workspaceSection(w: Writer, s: WorkspaceSection): void {
     const y = doc.y;
     SVGtoPDF(
       doc,
-      historyChartSvg(s, { primary: content.brand.primary_color, accent: content.brand.accent_color }),
+      historyChartSvg(s, content.period, {
+        primary: content.brand.primary_color,
+        accent: content.brand.accent_color,
+      }),
       PAGE.margin,
       y,
       { width: WIDTH, height: (WIDTH * 220) / 500, assumePt: true },
