@@ -289,7 +289,11 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/v1/report-schedules/:schedule_id/generate',
     {
-      config: WRITE,
+      config: { ...WRITE, optionalBody: true },
+      // Its one field is optional, so a POST without a body means "the latest closed period".
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {} as typeof request.body;
+      },
       schema: {
         operationId: 'generateReport',
         tags: TAGS,
@@ -317,7 +321,7 @@ export async function reportRoutes(fastify: FastifyInstance): Promise<void> {
         app.ctx,
         workspacePrincipal(request),
         request.params.schedule_id,
-        request.body?.period,
+        request.body.period,
       );
       return reply.code(created ? 202 : 200).send(report);
     },
