@@ -75,6 +75,11 @@ const API_TAGS = [
     name: 'alerts',
     description: 'Alert rules on the score and the connections, by email, webhook and Slack (Agency plan)',
   },
+  {
+    name: 'reports',
+    description:
+      'Scheduled PDF reports (weekly or monthly), emailed and downloadable, with an agency white label',
+  },
   { name: 'tacsi', description: 'The differentially private TACSI sector index (subscriber keys)' },
   { name: 'operations', description: 'Liveness and readiness probes (no key)' },
 ];

@@ -14,6 +14,7 @@ import { retentionModule } from './retention/module.ts';
 import { peopleModule } from './people/module.ts';
 import { annotationsModule } from './annotations/module.ts';
 import { alertsModule } from './alerts/module.ts';
+import { reportsModule } from './reports/module.ts';
 
 /** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
@@ -32,4 +33,5 @@ export const DOMAINS: DomainModule[] = [
   peopleModule,
   annotationsModule,
   alertsModule,
+  reportsModule,
 ];

@@ -992,6 +992,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/reports/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's white label (extension)
+         * @description Name, colours and logo facts that reports of this workspace and of its clients carry.
+         */
+        get: operations["getReportBranding"];
+        /**
+         * Set the white label (extension)
+         * @description An agency's name, colours (hex) and logo (PNG or JPEG, base64, at most 256 KB and 16-2048 px a side, checked by its bytes): its clients' reports and report emails carry them and no other product name.
+         */
+        put: operations["putReportBranding"];
+        post?: never;
+        /**
+         * Remove the white label (extension)
+         * @description Reports generated from now on carry the default name and colours.
+         */
+        delete: operations["deleteReportBranding"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The white-label logo (extension)
+         * @description The logo as uploaded (PNG or JPEG).
+         */
+        get: operations["getReportBrandingLogo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/report-schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List report schedules (extension)
+         * @description The key owner's live schedules, newest first.
+         */
+        get: operations["listReportSchedules"];
+        put?: never;
+        /**
+         * Schedule a report (extension)
+         * @description A weekly (Monday-Sunday, UTC) or monthly report of one workspace (the key owner or one of its clients) or, with scope all_clients, across all the key owner's clients; emailed to the recipients as PDF and CSV when each period has ended. The first report is of the first period that ends after the schedule is created.
+         */
+        post: operations["createReportSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/report-schedules/{schedule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A report schedule (extension)
+         * @description Another tenant's or a deleted schedule is 404.
+         */
+        get: operations["getReportSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a report schedule (extension)
+         * @description No more reports are generated or emailed; reports already generated stay readable.
+         */
+        delete: operations["deleteReportSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a report schedule (extension)
+         * @description Its name or recipients; the cadence and scope are fixed (schedule another report instead).
+         */
+        patch: operations["updateReportSchedule"];
+        trace?: never;
+    };
+    "/v1/report-schedules/{schedule_id}/generate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a report now (extension)
+         * @description The report of the period holding `period` (default: the latest period that has ended), generated and emailed by a job: 202 with the pending report. A period has at most one report: when it exists already, 200 with it. The period must have ended.
+         */
+        post: operations["generateReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List generated reports (extension)
+         * @description The key owner's reports, newest period first; filter by schedule_id.
+         */
+        get: operations["listReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/{report_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A generated report (extension)
+         * @description JSON (the content, null until ready), or with `Accept: application/pdf` the PDF and with `Accept: text/csv` the CSV (409 Report Not Ready until it is ready).
+         */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/{report_id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A generated report as PDF (extension)
+         * @description 409 Report Not Ready until the report is ready.
+         */
+        get: operations["getReportPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/{report_id}/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A generated report as CSV (extension)
+         * @description 409 Report Not Ready until the report is ready.
+         */
+        get: operations["getReportCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "audit.completed": {
@@ -1168,6 +1368,26 @@ export interface webhooks {
          * @description Extension: the condition of an alert that fired is false again (docs/alerts.md); `drivers` are the figures that cleared it. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
          */
         post: operations["onAlertResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "report.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * report.ready event
+         * @description Extension: a scheduled report was generated (docs/reports.md); fetch it as PDF, JSON or CSV. Once per schedule and period. Signed per Standard Webhooks (docs/webhooks.md); a 2xx answer within 10 s acknowledges it, anything else is retried with backoff.
+         */
+        post: operations["onReportReady"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2127,7 +2347,7 @@ export interface components {
         CreatedWebhook: {
             id: string;
             url: string;
-            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved")[];
+            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved" | "report.ready")[];
             /**
              * @description disabled (extension): the endpoint answered 410 Gone, or its deliveries kept failing
              * @enum {unknown}
@@ -2146,7 +2366,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved")[];
+            events: ("audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved" | "report.ready")[];
             /**
              * @description disabled (extension): the endpoint answered 410 Gone, or its deliveries kept failing
              * @enum {unknown}
@@ -2172,7 +2392,7 @@ export interface components {
             /** @description also the webhook-id header and the payload id */
             event_id: string;
             /** @enum {unknown} */
-            event_type: "audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved";
+            event_type: "audit.completed" | "score.changed" | "campaign.phase_changed" | "platform.connection_failed" | "platform.reauth_required" | "platform.token_expiring" | "platform.connection_degraded" | "alert.triggered" | "alert.resolved" | "report.ready";
             /** @enum {unknown} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -2870,6 +3090,183 @@ export interface components {
                 last_error: string | null;
                 sent_at: string | null;
             }[];
+        };
+        ReportBrand: {
+            workspace_id: string;
+            name: string;
+            primary_color: string;
+            accent_color: string;
+            logo: {
+                /** @enum {unknown} */
+                content_type: "image/png" | "image/jpeg";
+                width: number;
+                height: number;
+                bytes: number;
+            } | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ReportSchedule: {
+            id: string;
+            name: string;
+            /** @enum {unknown} */
+            scope: "workspace" | "all_clients";
+            /** @description the workspace reported on (the agency itself for all_clients) */
+            workspace_id: string;
+            /** @enum {unknown} */
+            cadence: "weekly" | "monthly";
+            recipients: string[];
+            /** Format: date-time */
+            created_at: string;
+        };
+        ReportSummary: {
+            id: string;
+            schedule_id: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            period_end: string;
+            /** @enum {unknown} */
+            status: "pending" | "ready" | "failed";
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            ready_at: string | null;
+            emailed_at: string | null;
+            links: {
+                pdf: string;
+                csv: string;
+            };
+        };
+        Report: {
+            id: string;
+            schedule_id: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            period_start: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            period_end: string;
+            /** @enum {unknown} */
+            status: "pending" | "ready" | "failed";
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            ready_at: string | null;
+            emailed_at: string | null;
+            links: {
+                pdf: string;
+                csv: string;
+            };
+            content: {
+                report_id: string;
+                title: string;
+                brand: {
+                    name: string;
+                    primary_color: string;
+                    accent_color: string;
+                    white_label: boolean;
+                };
+                /** @enum {unknown} */
+                scope: "workspace" | "all_clients";
+                /** @enum {unknown} */
+                cadence: "weekly" | "monthly";
+                period: {
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    start: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    end: string;
+                };
+                /** Format: date-time */
+                generated_at: string;
+                drivers_note: string;
+                workspaces: {
+                    workspace_id: string;
+                    name: string;
+                    score: {
+                        start: number | null;
+                        end: number | null;
+                        change: string | null;
+                        formula_version: string;
+                    };
+                    pillars: {
+                        /** @enum {unknown} */
+                        pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                        start: number | null;
+                        end: number | null;
+                        change: string | null;
+                    }[];
+                    history: {
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        date: string;
+                        score: number;
+                    }[];
+                    annotations: {
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        day: string;
+                        category: string;
+                        text: string;
+                    }[];
+                    audits: {
+                        audit_id: string;
+                        /** Format: date-time */
+                        completed_at: string;
+                        score: number;
+                        grade: string | null;
+                        recommendations: {
+                            priority: number;
+                            pillar: string;
+                            action: string;
+                            expected_impact: string;
+                        }[];
+                    }[];
+                    connections: {
+                        platform: string;
+                        handle: string;
+                        status: string;
+                        health: string;
+                        reason: string | null;
+                        last_sync: string | null;
+                    }[];
+                    campaigns: {
+                        name: string;
+                        status: string;
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        start_date: string;
+                        current_phase: string | null;
+                        phases: {
+                            name: string;
+                            weeks: number[];
+                            status: string;
+                        }[];
+                    }[];
+                }[];
+            } | null;
         };
     };
     responses: never;
@@ -9407,7 +9804,7 @@ export interface operations {
                 "application/json": {
                     /** @description https URL on a public address */
                     url: string;
-                    /** @description one or more of audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved; duplicates are ignored */
+                    /** @description one or more of audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved, report.ready; duplicates are ignored */
                     events: string[];
                     /** @description signing secret: "whsec_" + base64 of 24-64 bytes, or 24-128 visible ASCII characters; generated when absent */
                     secret?: string;
@@ -9567,7 +9964,7 @@ export interface operations {
                      *       "type": "/problems/invalid-events",
                      *       "title": "Invalid Events",
                      *       "status": 422,
-                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved.",
+                     *       "detail": "Unrecognised event name \"audit.done\"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved, report.ready.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001",
                      *       "invalid_events": [
@@ -16038,6 +16435,3332 @@ export interface operations {
             };
         };
     };
+    getReportBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The white label */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "name": "Northwind Agency",
+                     *       "primary_color": "#0b5fff",
+                     *       "accent_color": "#ff8a00",
+                     *       "logo": {
+                     *         "content_type": "image/png",
+                     *         "width": 320,
+                     *         "height": 96,
+                     *         "bytes": 8412
+                     *       },
+                     *       "updated_at": "2026-11-20T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportBrand"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putReportBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Northwind Agency",
+                 *       "primary_color": "#0b5fff",
+                 *       "accent_color": "#ff8a00"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @example #0b5fff */
+                    primary_color: string;
+                    /** @example #0b5fff */
+                    accent_color: string;
+                    logo_base64?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The white label */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "name": "Northwind Agency",
+                     *       "primary_color": "#0b5fff",
+                     *       "accent_color": "#ff8a00",
+                     *       "logo": {
+                     *         "content_type": "image/png",
+                     *         "width": 320,
+                     *         "height": 96,
+                     *         "bytes": 8412
+                     *       },
+                     *       "updated_at": "2026-11-20T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportBrand"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content Too Large */
+            413: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/content-too-large",
+                     *       "title": "Content Too Large",
+                     *       "status": 413,
+                     *       "detail": "The request body is too large.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Logo",
+                     *       "status": 422,
+                     *       "detail": "The logo must be a PNG or JPEG image.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteReportBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportBrandingLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (a PNG image) */
+                    "image/png": string;
+                    /** @example (a JPEG image) */
+                    "image/jpeg": string;
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listReportSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedules */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "schedules": [
+                     *         {
+                     *           "id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *           "name": "Weekly brand report",
+                     *           "scope": "workspace",
+                     *           "workspace_id": "ws_01JD8Z7A1B2C3D4E5F6G7H8J9K",
+                     *           "cadence": "weekly",
+                     *           "recipients": [
+                     *             "cmo@client.example"
+                     *           ],
+                     *           "created_at": "2026-11-20T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        schedules: components["schemas"]["ReportSchedule"][];
+                    };
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Weekly brand report",
+                 *       "workspace_id": "ws_01JD8Z7A1B2C3D4E5F6G7H8J9K",
+                 *       "cadence": "weekly",
+                 *       "recipients": [
+                 *         "cmo@client.example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /**
+                     * @default workspace
+                     * @enum {unknown}
+                     */
+                    scope?: "workspace" | "all_clients";
+                    /** @description scope workspace: the workspace reported on (default the key owner's) */
+                    workspace_id?: string;
+                    /** @enum {unknown} */
+                    cadence: "weekly" | "monthly";
+                    recipients: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            201: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "name": "Weekly brand report",
+                     *       "scope": "workspace",
+                     *       "workspace_id": "ws_01JD8Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "cadence": "weekly",
+                     *       "recipients": [
+                     *         "cmo@client.example"
+                     *       ],
+                     *       "created_at": "2026-11-20T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportSchedule"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rps_01JD8ZG1A2B3C4D5E6F7G8H9J0 */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "name": "Weekly brand report",
+                     *       "scope": "workspace",
+                     *       "workspace_id": "ws_01JD8Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "cadence": "weekly",
+                     *       "recipients": [
+                     *         "cmo@client.example"
+                     *       ],
+                     *       "created_at": "2026-11-20T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportSchedule"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rps_01JD8ZG1A2B3C4D5E6F7G8H9J0 */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rps_01JD8ZG1A2B3C4D5E6F7G8H9J0 */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipients": [
+                 *         "cmo@client.example",
+                 *         "ceo@client.example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    recipients?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "name": "Weekly brand report",
+                     *       "scope": "workspace",
+                     *       "workspace_id": "ws_01JD8Z7A1B2C3D4E5F6G7H8J9K",
+                     *       "cadence": "weekly",
+                     *       "recipients": [
+                     *         "cmo@client.example"
+                     *       ],
+                     *       "created_at": "2026-11-20T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportSchedule"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    generateReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rps_01JD8ZG1A2B3C4D5E6F7G8H9J0 */
+                schedule_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "period": "2026-11-16"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description any day of the period to report on (default: the latest period that has ended)
+                     */
+                    period?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The report of that period, generated earlier */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1",
+                     *       "schedule_id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "period_start": "2026-11-16",
+                     *       "period_end": "2026-11-22",
+                     *       "status": "ready",
+                     *       "failure_reason": null,
+                     *       "created_at": "2026-11-23T01:00:00.000Z",
+                     *       "ready_at": "2026-11-23T01:00:04.000Z",
+                     *       "emailed_at": "2026-11-23T01:00:05.000Z",
+                     *       "links": {
+                     *         "pdf": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/pdf",
+                     *         "csv": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/csv"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportSummary"];
+                };
+            };
+            /** @description The report, being generated */
+            202: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1",
+                     *       "schedule_id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "period_start": "2026-11-16",
+                     *       "period_end": "2026-11-22",
+                     *       "status": "pending",
+                     *       "failure_reason": null,
+                     *       "created_at": "2026-11-23T01:00:00.000Z",
+                     *       "ready_at": null,
+                     *       "emailed_at": null,
+                     *       "links": {
+                     *         "pdf": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/pdf",
+                     *         "csv": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/csv"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReportSummary"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                schedule_id?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of reports */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reports": [
+                     *         {
+                     *           "id": "rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1",
+                     *           "schedule_id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *           "period_start": "2026-11-16",
+                     *           "period_end": "2026-11-22",
+                     *           "status": "ready",
+                     *           "failure_reason": null,
+                     *           "created_at": "2026-11-23T01:00:00.000Z",
+                     *           "ready_at": "2026-11-23T01:00:04.000Z",
+                     *           "emailed_at": "2026-11-23T01:00:05.000Z",
+                     *           "links": {
+                     *             "pdf": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/pdf",
+                     *             "csv": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/csv"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": {
+                        reports: components["schemas"]["ReportSummary"][];
+                        total: number;
+                        limit: number;
+                        offset: number;
+                    };
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1 */
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1",
+                     *       "schedule_id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                     *       "period_start": "2026-11-16",
+                     *       "period_end": "2026-11-22",
+                     *       "status": "ready",
+                     *       "failure_reason": null,
+                     *       "created_at": "2026-11-23T01:00:00.000Z",
+                     *       "ready_at": "2026-11-23T01:00:04.000Z",
+                     *       "emailed_at": "2026-11-23T01:00:05.000Z",
+                     *       "links": {
+                     *         "pdf": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/pdf",
+                     *         "csv": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/csv"
+                     *       },
+                     *       "content": {
+                     *         "report_id": "rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1",
+                     *         "title": "Weekly brand report",
+                     *         "brand": {
+                     *           "name": "Northwind Agency",
+                     *           "primary_color": "#0b5fff",
+                     *           "accent_color": "#ff8a00",
+                     *           "white_label": true
+                     *         },
+                     *         "scope": "workspace",
+                     *         "cadence": "weekly",
+                     *         "period": {
+                     *           "start": "2026-11-16",
+                     *           "end": "2026-11-22"
+                     *         },
+                     *         "generated_at": "2026-11-23T01:00:04.000Z",
+                     *         "drivers_note": "Drivers of change: each pillar from the first to the last stored day of the period; the largest moves explain the score change.",
+                     *         "workspaces": [
+                     *           {
+                     *             "workspace_id": "ws_01JD8Z7A1B2C3D4E5F6G7H8J9K",
+                     *             "name": "Bluebird Coffee",
+                     *             "score": {
+                     *               "start": 66.9,
+                     *               "end": 71.4,
+                     *               "change": "+4.5",
+                     *               "formula_version": "v2"
+                     *             },
+                     *             "pillars": [
+                     *               {
+                     *                 "pillar": "presence",
+                     *                 "start": 70,
+                     *                 "end": 71,
+                     *                 "change": "+1.0"
+                     *               },
+                     *               {
+                     *                 "pillar": "reach",
+                     *                 "start": 60.2,
+                     *                 "end": 66.8,
+                     *                 "change": "+6.6"
+                     *               },
+                     *               {
+                     *                 "pillar": "impact",
+                     *                 "start": 64,
+                     *                 "end": 69.5,
+                     *                 "change": "+5.5"
+                     *               },
+                     *               {
+                     *                 "pillar": "sentiment",
+                     *                 "start": 72,
+                     *                 "end": 73,
+                     *                 "change": "+1.0"
+                     *               },
+                     *               {
+                     *                 "pillar": "momentum",
+                     *                 "start": 68.3,
+                     *                 "end": 76.7,
+                     *                 "change": "+8.4"
+                     *               }
+                     *             ],
+                     *             "history": [
+                     *               {
+                     *                 "date": "2026-11-16",
+                     *                 "score": 66.9
+                     *               },
+                     *               {
+                     *                 "date": "2026-11-22",
+                     *                 "score": 71.4
+                     *               }
+                     *             ],
+                     *             "annotations": [
+                     *               {
+                     *                 "day": "2026-11-18",
+                     *                 "category": "launch",
+                     *                 "text": "Winter menu launch"
+                     *               }
+                     *             ],
+                     *             "audits": [],
+                     *             "connections": [
+                     *               {
+                     *                 "platform": "instagram",
+                     *                 "handle": "@bluebird",
+                     *                 "status": "connected",
+                     *                 "health": "healthy",
+                     *                 "reason": null,
+                     *                 "last_sync": "2026-11-22T04:00:00.000Z"
+                     *               }
+                     *             ],
+                     *             "campaigns": [
+                     *               {
+                     *                 "name": "Winter launch",
+                     *                 "status": "active",
+                     *                 "start_date": "2026-11-02",
+                     *                 "current_phase": "Build",
+                     *                 "phases": [
+                     *                   {
+                     *                     "name": "Foundation",
+                     *                     "weeks": [
+                     *                       1,
+                     *                       2,
+                     *                       3
+                     *                     ],
+                     *                     "status": "completed"
+                     *                   },
+                     *                   {
+                     *                     "name": "Build",
+                     *                     "weeks": [
+                     *                       4,
+                     *                       5,
+                     *                       6
+                     *                     ],
+                     *                     "status": "active"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Report"];
+                    /** @example (a PDF document) */
+                    "application/pdf": string;
+                    /**
+                     * @example workspace_id,workspace,section,item,start,end,change,detail
+                     *     ws_01JD8Z7A1B2C3D4E5F6G7H8J9K,Bluebird Coffee,score,composite,66.9,71.4,4.5,
+                     *     ws_01JD8Z7A1B2C3D4E5F6G7H8J9K,Bluebird Coffee,pillar,presence,70,71,1,
+                     *     ws_01JD8Z7A1B2C3D4E5F6G7H8J9K,Bluebird Coffee,pillar,reach,60.2,66.8,6.6,
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1 */
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report as PDF */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (a PDF document) */
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1 */
+                report_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report as CSV */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example workspace_id,workspace,section,item,start,end,change,detail
+                     *     ws_01JD8Z7A1B2C3D4E5F6G7H8J9K,Bluebird Coffee,score,composite,66.9,71.4,4.5,
+                     *     ws_01JD8Z7A1B2C3D4E5F6G7H8J9K,Bluebird Coffee,pillar,presence,70,71,1,
+                     *     ws_01JD8Z7A1B2C3D4E5F6G7H8J9K,Bluebird Coffee,pillar,reach,60.2,66.8,6.6,
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     onAuditCompleted: {
         parameters: {
             query?: never;
@@ -16914,6 +20637,89 @@ export interface operations {
                         triggered_at: string;
                         /** Format: date-time */
                         resolved_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Gone: the delivery fails at once and the webhook is disabled (unsubscribes) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx acknowledges the delivery */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onReportReady: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description the event id (also `id` in the body): the same on every retry, so receivers can de-duplicate
+                 * @example evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix seconds of this attempt (signed); refuse deliveries more than 5 minutes old
+                 * @example 1763629961
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signatures: space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one per active secret (two while a secret rotates)
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01JD8ZC9X1Y2Z3A4B5C6D7E8F9",
+                 *       "type": "report.ready",
+                 *       "created_at": "2026-11-20T09:12:41.000Z",
+                 *       "data": {
+                 *         "report_id": "rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1",
+                 *         "schedule_id": "rps_01JD8ZG1A2B3C4D5E6F7G8H9J0",
+                 *         "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                 *         "period_start": "2026-11-16",
+                 *         "period_end": "2026-11-22",
+                 *         "pdf": "/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/pdf",
+                 *         "ready_at": "2026-11-23T01:05:12.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @example evt_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                    id: string;
+                    /** @constant */
+                    type: "report.ready";
+                    /** Format: date-time */
+                    created_at: string;
+                    data: {
+                        /** @example rpt_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        report_id: string;
+                        /** @example rps_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        schedule_id: string;
+                        /** @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C */
+                        workspace_id: string;
+                        /** Format: date */
+                        period_start: string;
+                        /** Format: date */
+                        period_end: string;
+                        pdf: string;
+                        /** Format: date-time */
+                        ready_at: string;
                     };
                 };
             };

@@ -164,3 +164,44 @@ export async function listAudits(
     offset: filter.offset,
   };
 }
+
+/** A completed audit as a scheduled report lists it (docs/reports.md). */
+export interface CompletedAuditSummary {
+  audit_id: string;
+  completed_at: string;
+  score: number;
+  grade: string | null;
+  recommendations: Recommendation[];
+}
+
+/**
+ * The workspace's audits that completed in [from, to), oldest first, whose creator still manages
+ * the workspace (as GET /v1/audit/{id}): the audits a scheduled report of that period shows.
+ */
+export async function completedAuditsBetween(
+  db: Kysely<DB>,
+  workspaceId: string,
+  from: Date,
+  to: Date,
+): Promise<CompletedAuditSummary[]> {
+  const rows = await db
+    .selectFrom('audits')
+    .innerJoin('workspaces', 'workspaces.id', 'audits.workspace_id')
+    .select(['audits.id', 'audits.completed_at', 'audits.score', 'audits.grade', 'audits.recommendations'])
+    .where('audits.workspace_id', '=', workspaceId)
+    .where('audits.status', '=', 'completed')
+    .where('audits.completed_at', '>=', from)
+    .where('audits.completed_at', '<', to)
+    .where(currentlyManaged('audits.created_by'))
+    .orderBy('audits.completed_at')
+    .orderBy('audits.id')
+    .limit(50)
+    .execute();
+  return rows.map((r) => ({
+    audit_id: r.id,
+    completed_at: (r.completed_at ?? new Date(0)).toISOString(),
+    score: Number(r.score ?? 0),
+    grade: r.grade,
+    recommendations: Array.isArray(r.recommendations) ? (r.recommendations as Recommendation[]) : [],
+  }));
+}

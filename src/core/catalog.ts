@@ -95,7 +95,8 @@ export type OrgType = (typeof ORG_TYPES)[number];
 
 /**
  * Events a workspace's webhooks can subscribe to: the spec's three, then the connection-health
- * extensions (docs/webhooks.md, docs/ingestion.md) and the alerts' (docs/alerts.md).
+ * extensions (docs/webhooks.md, docs/ingestion.md), the alerts' (docs/alerts.md) and the scheduled reports'
+ * (docs/reports.md).
  */
 export const EVENT_TYPES = [
   'audit.completed',
@@ -107,5 +108,6 @@ export const EVENT_TYPES = [
   'platform.connection_degraded',
   'alert.triggered',
   'alert.resolved',
+  'report.ready',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

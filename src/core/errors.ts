@@ -93,6 +93,11 @@ export interface ErrorDetails {
   invalid_token: FieldDetails;
   /** A cookie-authenticated state-changing request without the session's CSRF token. */
   csrf_failed: undefined;
+  // reports
+  /** A white-label logo that is not a PNG or JPEG, or has dimensions outside the accepted range. */
+  invalid_logo: FieldDetails;
+  /** The report is still being generated, or its generation failed: it has no PDF or CSV. */
+  report_not_ready: undefined;
 }
 
 export type ErrorKind = keyof ErrorDetails;

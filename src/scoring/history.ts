@@ -54,8 +54,9 @@ interface Row {
  * Stored daily scores of one formula in [from, to]. Weekly and monthly points are the last stored
  * day of each ISO week (Monday-Sunday) or calendar month: the score as it stood when the period
  * closed, dated by that day. Never recomputed per request; formulas are never mixed in one series.
+ * The workspace is the caller's to check (scoreHistory resolves it; a report's schedule was checked).
  */
-async function points(
+export async function storedHistoryPoints(
   db: Kysely<DB>,
   workspaceId: string,
   from: string,
@@ -117,7 +118,7 @@ export async function scoreHistory(
   }
   const ws = await resolveWorkspace(db, principal, query.workspace_id);
   const formula = query.formula_version ?? CURRENT_FORMULA;
-  const rows = await points(db, ws.id, start.day, end.day, query.granularity, formula);
+  const rows = await storedHistoryPoints(db, ws.id, start.day, end.day, query.granularity, formula);
   if (rows.length === 0) {
     throw new DomainError(
       'no_data',

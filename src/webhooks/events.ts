@@ -311,6 +311,29 @@ const DATA = {
       resolved_at: '2026-11-23T04:00:09.000Z',
     },
   },
+  'report.ready': {
+    description:
+      'Extension: a scheduled report was generated (docs/reports.md); fetch it as PDF, JSON or CSV. Once per ' +
+      'schedule and period.',
+    data: Type.Object({
+      report_id: Id('rpt'),
+      schedule_id: Id('rps'),
+      workspace_id: Id('ws'),
+      period_start: Type.String({ format: 'date', maxLength: 10 }),
+      period_end: Type.String({ format: 'date', maxLength: 10 }),
+      pdf: Type.String({ maxLength: 100, pattern: '^/v1/reports/rpt_[0-9A-Z]{26}/pdf$' }),
+      ready_at: Timestamp,
+    }),
+    example: {
+      report_id: 'rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1',
+      schedule_id: 'rps_01JD8ZG1A2B3C4D5E6F7G8H9J0',
+      workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
+      period_start: '2026-11-16',
+      period_end: '2026-11-22',
+      pdf: '/v1/reports/rpt_01JD8ZH2K3L4M5N6P7Q8R9S0T1/pdf',
+      ready_at: '2026-11-23T01:05:12.000Z',
+    },
+  },
 } satisfies Record<EventType, EventDoc>;
 
 /** The `data` of an event of `type`, as its documented schema gives it: what emitEvent accepts. */

@@ -124,7 +124,7 @@ export const INVALID_EVENTS_EXAMPLE = {
   title: 'Invalid Events',
   type: '/problems/invalid-events',
   detail:
-    'Unrecognised event name "audit.done"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved.',
+    'Unrecognised event name "audit.done"; use audit.completed, score.changed, campaign.phase_changed, platform.connection_failed, platform.reauth_required, platform.token_expiring, platform.connection_degraded, alert.triggered, alert.resolved, report.ready.',
   invalid_events: ['audit.done'],
 };
 

@@ -556,6 +556,48 @@ export interface AlertNotificationsTable {
   sent_at: Timestamp | null;
 }
 
+export interface ReportBrandsTable {
+  workspace_id: string;
+  name: string;
+  primary_color: string;
+  accent_color: string;
+  logo: Buffer | null;
+  logo_type: 'image/png' | 'image/jpeg' | null;
+  logo_width: number | null;
+  logo_height: number | null;
+  updated_at: RequiredTimestamp;
+}
+
+export interface ReportSchedulesTable {
+  id: string;
+  workspace_id: string;
+  subject_workspace_id: string;
+  scope: 'workspace' | 'all_clients';
+  cadence: 'weekly' | 'monthly';
+  recipients: string[];
+  name: string;
+  created_at: RequiredTimestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface ReportsTable {
+  id: string;
+  schedule_id: string;
+  workspace_id: string;
+  period_start: DateString;
+  period_end: DateString;
+  status: Generated<'pending' | 'ready' | 'failed'>;
+  content: ColumnType<unknown, string | null | undefined, string | null> | null;
+  pdf: Buffer | null;
+  csv: string | null;
+  failure_reason: string | null;
+  created_at: RequiredTimestamp;
+  ready_at: Timestamp | null;
+  /** When a job took the email to send (a lease: another may take it 10 minutes later). */
+  mail_claimed_at: Timestamp | null;
+  emailed_at: Timestamp | null;
+}
+
 export interface DB {
   alert_rules: AlertRulesTable;
   alert_episodes: AlertEpisodesTable;
@@ -592,6 +634,9 @@ export interface DB {
   tacsi_notices: TacsiNoticesTable;
   workspace_sector_history: WorkspaceSectorHistoryTable;
   annotations: AnnotationsTable;
+  report_brands: ReportBrandsTable;
+  report_schedules: ReportSchedulesTable;
+  reports: ReportsTable;
 }
 
 export type Workspace = Selectable<WorkspacesTable>;

@@ -122,6 +122,9 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   },
   invalid_token: { status: 400, title: 'Invalid Token', options: field },
   csrf_failed: { status: 403, title: 'CSRF Token Missing Or Wrong' },
+  // reports
+  invalid_logo: { status: 422, title: 'Invalid Logo', options: field },
+  report_not_ready: { status: 409, title: 'Report Not Ready' },
 };
 
 /** The problem a domain error is answered with. */

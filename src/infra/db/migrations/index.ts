@@ -25,6 +25,7 @@ import * as m0073 from './0073_audit_log.ts';
 import * as m0074 from './0074_annotations.ts';
 import * as m0075 from './0075_formula_v3.ts';
 import * as m0076 from './0076_alerts.ts';
+import * as m0077 from './0077_reports.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0074_annotations': m0074,
   '0075_formula_v3': m0075,
   '0076_alerts': m0076,
+  '0077_reports': m0077,
 };
