@@ -12,7 +12,7 @@
  */
 import { PILLARS, type Pillar, type PillarScores, type Platform } from '../../../core/catalog.ts';
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
-import { formatDay, requireDay } from '../../../core/days.ts';
+import { formatDay, parseDay, requireDay } from '../../../core/days.ts';
 import { clamp, round1 } from '../math.ts';
 import {
   composite as compositeOf,
@@ -39,7 +39,7 @@ import { MOMENTUM_WEIGHTS, SENTIMENT_BAND } from './constants.ts';
 import { crisisSignal } from './crisis.ts';
 import { driversOf, type DriverSources } from './explain.ts';
 import { recommendV3 } from './recommend.ts';
-import { screenSnapshots } from './screen.ts';
+import { REFERENCE_DAYS, REFERENCE_GAP, screenSnapshots } from './screen.ts';
 import {
   FORMULA_VERSION_V3,
   type AuthenticityFlagCodeV3,
@@ -204,12 +204,34 @@ function intervalOf(value: number, half: number): Interval {
   return { low: round1(clamp(value - half, 0, 100)), high: round1(clamp(value + half, 0, 100)) };
 }
 
+/**
+ * Days before a window's first day that a v3 score reads: the screen's oldest reference week starts
+ * REFERENCE_GAP + REFERENCE_DAYS + 6 days before it, and the crisis signal's baseline (187 days back
+ * from the score's day) lies inside that. Older snapshots are never read, so a score depends only on
+ * the snapshots of its input span (scoreInputDays), whatever else a caller loaded.
+ */
+export const HISTORY_DAYS = REFERENCE_GAP + REFERENCE_DAYS + 6;
+
+/** Days of snapshots, ending on the score's day, that a v3 score over `lookbackDays` reads. */
+export function scoreInputDays(lookbackDays: number = DEFAULT_LOOKBACK_DAYS): number {
+  return windowLength(lookbackDays, DEFAULT_LOOKBACK_DAYS) + HISTORY_DAYS;
+}
+
+/** The snapshots a score with window [start, end] reads (days that do not parse are kept for v2's checks). */
+function inputOf(snapshots: readonly DailySnapshot[], start: number, end: number): DailySnapshot[] {
+  const from = start - HISTORY_DAYS;
+  return snapshots.filter((s) => {
+    const d = s && typeof s.day === 'string' ? parseDay(s.day) : null;
+    return d === null || (d >= from && d <= end);
+  });
+}
+
 /** Score a workspace as of a day over a lookback window under formula v3. Throws RangeError only for an invalid day. */
 export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3 {
   const end = requireDay(input.asOf, 'asOf');
   const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
   const start = end - lookbackDays + 1;
-  const screen = screenSnapshots(input.snapshots ?? [], input.asOf, formatDay(start));
+  const screen = screenSnapshots(inputOf(input.snapshots ?? [], start, end), input.asOf, formatDay(start));
   const evaluated = scoreWorkspaceEvaluated(
     { ...input, snapshots: screen.snapshots },
     new Scratch(baselineV3),
@@ -324,11 +346,33 @@ export function dailyScoreSeriesV3(input: DailyScoreSeriesV3Input): DailyScorePo
   const to = requireDay(input.to, 'to');
   if (from > to) return [];
   const windowDays = windowLength(input.windowDays, 28);
+  // Each day reads only its input span (scoreInputDays): the snapshots sorted by day once, and each
+  // day handed its slice, so a long history costs per day what the span costs, not what all of it does.
+  const dated: { d: number; s: DailySnapshot }[] = [];
+  const undated: DailySnapshot[] = [];
+  for (const s of input.snapshots ?? []) {
+    const d = s && typeof s.day === 'string' ? parseDay(s.day) : null;
+    if (d === null) undated.push(s);
+    else dated.push({ d, s });
+  }
+  dated.sort((a, b) => a.d - b.d);
+  const firstOnOrAfter = (day: number): number => {
+    let lo = 0;
+    let hi = dated.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (dated[mid]!.d < day) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const span = windowDays + HISTORY_DAYS;
   const out: DailyScorePointV3[] = [];
   let grade = input.previousGrade ?? null;
   for (let day = from; day <= to; day++) {
+    const slice = dated.slice(firstOnOrAfter(day - span + 1), firstOnOrAfter(day + 1)).map((x) => x.s);
     const s = scoreWorkspaceV3({
-      snapshots: input.snapshots,
+      snapshots: undated.length ? [...undated, ...slice] : slice,
       platforms: input.platforms,
       asOf: formatDay(day),
       lookbackDays: windowDays,

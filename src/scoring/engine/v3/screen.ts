@@ -10,7 +10,8 @@
  */
 import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
 import type { Platform } from '../../../core/catalog.ts';
-import { formatDay, requireDay } from '../../../core/days.ts';
+import { formatDay, parseDay, requireDay } from '../../../core/days.ts';
+import { selectK } from '../v2/stats.ts';
 import type { AuthenticityFlagV3 } from './types.ts';
 import { FOLLOWER_SPIKE_MARGIN } from '../v2/constants.ts';
 
@@ -45,11 +46,18 @@ export interface ScreenResult {
 
 const n = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
 
-function median(xs: number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+/** Median by selection (the same value a sort gives, in linear time; the screen takes many per score). */
+function median(xs: readonly number[]): number {
+  const len = xs.length;
+  if (len === 0) return NaN;
+  const a = Float64Array.from(xs);
+  const m = len >> 1;
+  const upper = selectK(a, len, m);
+  if (len % 2) return upper;
+  // After selection a[0..m) holds the m smallest: the largest of them is the lower middle value.
+  let lower = -Infinity;
+  for (let i = 0; i < m; i++) if (a[i]! > lower) lower = a[i]!;
+  return (lower + upper) / 2;
 }
 
 /** Screen every platform's snapshots up to `asOf` (later days are dropped: they cannot be scored). */
@@ -60,43 +68,35 @@ export function screenSnapshots(
 ): ScreenResult {
   const end = requireDay(asOf, 'asOf');
   const start = requireDay(windowStart, 'windowStart');
-  const byPlatform = new Map<Platform, DailySnapshot[]>();
+  const byPlatform = new Map<Platform, Day[]>();
   const rest: DailySnapshot[] = [];
   for (const s of snapshots) {
     if (!s || typeof s.day !== 'string') continue;
-    const d = Date.parse(s.day + 'T00:00:00Z');
-    if (!Number.isFinite(d)) {
+    const d = parseDay(s.day);
+    if (d === null) {
       rest.push(s);
       continue;
     }
     const list = byPlatform.get(s.platform) ?? [];
-    list.push(s);
+    list.push({ s, n: d });
     byPlatform.set(s.platform, list);
   }
   const flags: AuthenticityFlagV3[] = [];
   const screened: Platform[] = [];
   const out: DailySnapshot[] = [...rest];
   for (const [platform, list] of byPlatform) {
+    // Days up to asOf are screened (copies, so the caller's snapshots are never changed); later ones pass.
     const days = list
-      .filter((s) => isDay(s.day) && requireDay(s.day, 'day') <= end)
-      .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
-      .map((s) => ({ ...s }));
-    const later = list.filter((s) => !isDay(s.day) || requireDay(s.day, 'day') > end);
+      .filter((x) => x.n <= end)
+      .sort((a, b) => a.n - b.n)
+      .map((x) => ({ s: { ...x.s }, n: x.n }));
     const before = flags.length;
     const changed = screenPlatform(platform, days, start, end, flags);
     if (changed || flags.length > before) screened.push(platform);
-    out.push(...days, ...later);
+    for (const x of days) out.push(x.s);
+    for (const x of list) if (x.n > end) out.push(x.s);
   }
   return { snapshots: out, flags, screened };
-}
-
-function isDay(day: string): boolean {
-  try {
-    requireDay(day, 'day');
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface Day {
@@ -104,15 +104,26 @@ interface Day {
   n: number;
 }
 
+/** Index of the first of `days` (sorted by day) on or after day `from`; days.length when none. */
+function firstOnOrAfter(days: readonly Day[], from: number): number {
+  let lo = 0;
+  let hi = days.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (days[mid]!.n < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function screenPlatform(
   platform: Platform,
-  snaps: DailySnapshot[],
+  days: Day[],
   start: number,
   end: number,
   flags: AuthenticityFlagV3[],
 ): boolean {
-  if (snaps.length === 0) return false;
-  const days: Day[] = snaps.map((s) => ({ s, n: requireDay(s.day, 'day') }));
+  if (days.length === 0) return false;
   let changed = screenDrip(platform, days, start, end, flags);
   changed = screenEngagement(platform, days, start, end, flags) || changed;
   changed = screenFiller(platform, days, start, end, flags) || changed;
@@ -147,11 +158,13 @@ function screenDrip(
   const views = (from: number, to: number): number => {
     let s = 0;
     let c = 0;
-    for (const d of days)
-      if (d.n >= from && d.n <= to && n(d.s.impressions) > 0) {
-        s += n(d.s.impressions);
+    for (let i = firstOnOrAfter(days, from); i < days.length && days[i]!.n <= to; i++) {
+      const v = n(days[i]!.s.impressions);
+      if (v > 0) {
+        s += v;
         c++;
       }
+    }
     return c > 0 ? s / c : NaN;
   };
   const suspect = new Array<boolean>(days.length).fill(false);
@@ -237,8 +250,8 @@ function weekOf(days: Day[], from: number, to: number): Week {
     posts: 0,
     followers: 0,
   };
-  for (const d of days) {
-    if (d.n < from || d.n > to) continue;
+  for (let i = firstOnOrAfter(days, from); i < days.length && days[i]!.n <= to; i++) {
+    const d = days[i]!;
     w.items.push(d);
     w.views += n(d.s.impressions);
     w.likes += n(d.s.likes);
