@@ -55,4 +55,12 @@ export {
   type BaselineInfo,
   type AuthenticityFlagV3,
   type AuthenticityFlagCodeV3,
+  scoreDrivers,
+  explainChange,
+  type ScoreDriver,
+  type MetricReading,
+  type ChangeDriver,
+  type ScoreChange,
+  type RecommendationV3,
+  type DriverMetric,
 } from './v3/index.ts';

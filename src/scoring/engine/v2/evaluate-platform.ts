@@ -45,6 +45,33 @@ export interface PlatformEvaluation {
   engagedAudience: number;
   latestObserved: number;
   flags: AuthenticityFlag[];
+  /** The measured inputs of presence, reach and impact against their baselines (explanations). */
+  readings: PlatformReadings;
+}
+
+/**
+ * What presence, reach and impact were computed from, each beside the baseline (the median account of
+ * the platform and size) it was compared with: enough to recompute the three pillars. Formula v3's
+ * explanations read them; they are no part of a v2 result.
+ */
+export interface PlatformReadings {
+  /** Posts a week over the kept days, as published. */
+  postsPerWeek: number;
+  /** Posts a week of the median account. */
+  postsMedian: number;
+  /** Post days' view lift ((post-day views - other days' views) / post-day views), or null when posts count in full unmeasured. */
+  postLift: number | null;
+  /** Views per organic follower a day (recency-weighted), or null when visibility is not scored. */
+  viewsPerFollowerDay: number | null;
+  viewsMedian: number;
+  /** Monthly log growth of the organic audience, or null with fewer than two follower counts (growth scores 0.5). */
+  monthlyLogGrowth: number | null;
+  /** The median account's monthly growth (a rate, not a log). */
+  growthMedian: number;
+  /** Impact's rate: engagement per view, or per follower a day when views are not reported. */
+  engagementBasis: 'view' | 'follower';
+  engagementRate: number;
+  engagementMedian: number;
 }
 
 /** The window being evaluated: day indices [a, b] of the series and the days kept in it. */
@@ -105,15 +132,16 @@ export function evaluatePlatform(
   const bench = scratch.baseline(d.platform, audience.current);
   const views = viewsOf(scratch, win);
   const engagement = creditedEngagement(scratch, win, views);
-  const { impact, engagedAudience } = impactOf(win, audience, views, engagement, bench);
+  const readings = {} as PlatformReadings;
+  const { impact, engagedAudience } = impactOf(win, audience, views, engagement, bench, readings);
   const sentiment = sentimentOf(win, engagement);
   return {
     platform: d.platform,
     tier: tierFor(audience.current),
     organicFollowers: audience.current,
     pillars: {
-      presence: clamp(presenceOf(win, views, bench), 0, 100),
-      reach: clamp(reachOf(win, audience, views, bench), 0, 100),
+      presence: clamp(presenceOf(win, views, bench, readings), 0, 100),
+      reach: clamp(reachOf(win, audience, views, bench, readings), 0, 100),
       impact: clamp(impact, 0, 100),
       sentiment: sentiment.score,
       momentum: momentumOf(scratch, win, audience, views, engagement, sentiment),
@@ -121,6 +149,7 @@ export function evaluatePlatform(
     engagedAudience,
     latestObserved: d.origin + idx[nIdx - 1]!,
     flags: win.flags,
+    readings,
   };
 }
 
@@ -363,7 +392,7 @@ function creditedEngagement(scratch: Scratch, win: Window, views: Views): Engage
  * Presence: posts per week, each post counted by the view lift of post days (filler unseen by anyone
  * earns nothing). Unreported views: posts count in full.
  */
-function presenceOf(win: Window, views: Views, bench: BaselineV2): number {
+function presenceOf(win: Window, views: Views, bench: BaselineV2, out: PlatformReadings): number {
   const { d, idx, nIdx } = win;
   const { viewsReported, capViews } = views;
   let posts = 0;
@@ -384,26 +413,39 @@ function presenceOf(win: Window, views: Views, bench: BaselineV2): number {
     }
   }
   let postCredit = 1;
+  out.postLift = null;
   if (viewsReported && postDays > 0 && otherDays > 0) {
     const onPost = postDayViews / postDays;
     const off = otherViews / otherDays;
     const lift = onPost > 0 ? (onPost - off) / onPost : 0;
     postCredit = clamp(lift / TYPICAL_POST_LIFT, 0, 1);
+    out.postLift = lift;
   }
+  out.postsPerWeek = (posts / nIdx) * 7;
+  out.postsMedian = bench.postsPerWeek;
   const postsPerWeek = ((posts * postCredit) / nIdx) * 7;
   return 100 * relToBaseline(postsPerWeek, bench.postsPerWeek);
 }
 
 /** Reach: visibility (recency-weighted views per organic follower on reported days) and growth. */
-function reachOf(win: Window, audience: Audience, views: Views, bench: BaselineV2): number {
+function reachOf(
+  win: Window,
+  audience: Audience,
+  views: Views,
+  bench: BaselineV2,
+  out: PlatformReadings,
+): number {
   const { d, a, endIdx, W } = win;
   const { fIdx, nF, followers, tailLog, headLog } = audience;
   const { reported, nRep, viewsReported, capViews } = views;
   let growth = 0.5;
+  out.monthlyLogGrowth = null;
+  out.growthMedian = bench.monthlyGrowth;
   if (nF >= 2) {
     const span = fIdx[nF - 1]! - fIdx[0]!;
     const monthly = ((tailLog - headLog) * 30) / Math.max(span, MIN_GROWTH_SPAN_DAYS);
     growth = growthScore(monthly, bench.monthlyGrowth);
+    out.monthlyLogGrowth = monthly;
   }
   let vNum = 0;
   let vDen = 0;
@@ -413,7 +455,10 @@ function reachOf(win: Window, audience: Audience, views: Views, bench: BaselineV
     vNum += w * Math.min(d.views[i]!, capViews);
     vDen += w * followers[i - a]!;
   }
+  out.viewsMedian = bench.viewsPerFollowerDay;
+  out.viewsPerFollowerDay = null;
   if (viewsReported && vDen > 0) {
+    out.viewsPerFollowerDay = vNum / vDen;
     const vis = relToBaseline(vNum / vDen, bench.viewsPerFollowerDay);
     return 100 * (REACH_WEIGHTS_V2.visibility * vis + REACH_WEIGHTS_V2.growth * growth);
   }
@@ -430,6 +475,7 @@ function impactOf(
   views: Views,
   engagement: Engagement,
   bench: BaselineV2,
+  out: PlatformReadings,
 ): { impact: number; engagedAudience: number } {
   const { d, a, idx, nIdx, endIdx, W } = win;
   const { reported, nRep, viewsReported, capViews } = views;
@@ -454,6 +500,9 @@ function impactOf(
       eDen += w * Math.min(d.views[i]!, capViews);
     }
     impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerView);
+    out.engagementBasis = 'view';
+    out.engagementRate = eDen > 0 ? eNum / eDen : 0;
+    out.engagementMedian = bench.engagementPerView;
   } else {
     const { followers } = audience;
     for (let k = k0; k < nIdx; k++) {
@@ -463,6 +512,9 @@ function impactOf(
       eDen += w * followers[i - a]!;
     }
     impact = 100 * relToBaseline(eDen > 0 ? eNum / eDen : 0, bench.engagementPerFollowerDay);
+    out.engagementBasis = 'follower';
+    out.engagementRate = eDen > 0 ? eNum / eDen : 0;
+    out.engagementMedian = bench.engagementPerFollowerDay;
   }
   return { impact, engagedAudience };
 }

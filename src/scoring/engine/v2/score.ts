@@ -4,7 +4,7 @@
  * hysteresis, the stale flag and interval-gated recommendations.
  */
 import { buildDaySeries, type DaySeries } from './day-series.ts';
-import { evaluatePlatform, type PlatformEvaluation } from './evaluate-platform.ts';
+import { evaluatePlatform, type PlatformEvaluation, type PlatformReadings } from './evaluate-platform.ts';
 import { Scratch } from './scratch.ts';
 import { WindowMedians, type WindowHints } from './window-medians.ts';
 import type {
@@ -272,6 +272,26 @@ export function scoreWorkspaceV2(input: ScoreWorkspaceV2Input): WorkspaceScoreV2
  * (formula v3 scores v2's evaluation against its re-based baselines; v2 itself always uses baselineV2).
  */
 export function scoreWorkspaceWith(input: ScoreWorkspaceV2Input, scratch: Scratch): WorkspaceScoreV2 {
+  return scoreWorkspaceEvaluated(input, scratch).result;
+}
+
+/** A platform's evaluation and its weight in the workspace (formula v3's explanations read them). */
+export interface MeasuredPlatform {
+  platform: Platform;
+  weight: number;
+  /** The platform's pillars before rounding. */
+  pillars: PillarScores;
+  readings: PlatformReadings;
+}
+
+/**
+ * scoreWorkspaceWith, with what the result was computed from: each measured platform's unrounded
+ * pillars, weight and readings, and the coverage (formula v3's explanations; not part of a v2 result).
+ */
+export function scoreWorkspaceEvaluated(
+  input: ScoreWorkspaceV2Input,
+  scratch: Scratch,
+): { result: WorkspaceScoreV2; measured: MeasuredPlatform[]; coverage: number } {
   const end = requireDay(input.asOf, 'asOf');
   const today = input.today !== undefined ? requireDay(input.today, 'today') : end;
   const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
@@ -300,7 +320,7 @@ export function scoreWorkspaceWith(input: ScoreWorkspaceV2Input, scratch: Scratc
   const score = round1(s.ws.composite);
   const latest = latestDay(s.ws);
   const max = input.maxRecommendations;
-  return {
+  const result: WorkspaceScoreV2 = {
     formulaVersion: FORMULA_VERSION_V2,
     asOf: formatDay(end),
     windowStart: formatDay(start),
@@ -319,6 +339,13 @@ export function scoreWorkspaceWith(input: ScoreWorkspaceV2Input, scratch: Scratc
     latestDataDay: latest === null ? null : formatDay(latest),
     authenticityFlags: flagsOf(s.ws),
   };
+  const measured = s.ws.measured.map(({ ev, weight }) => ({
+    platform: ev.platform,
+    weight,
+    pillars: ev.pillars,
+    readings: ev.readings,
+  }));
+  return { result, measured, coverage: s.ws.coverage };
 }
 
 /** Score as of each day from `from` to `to` with a rolling window; point d equals scoreWorkspaceV2 for d. */

@@ -21,7 +21,7 @@ import {
   PILLAR_WEIGHTS,
   weightedPillars,
 } from '../pillars.ts';
-import type { PillarGrade, Recommendation } from '../types.ts';
+import type { PillarGrade } from '../types.ts';
 import { MEDIAN_NET_SENTIMENT } from '../v2/baselines.ts';
 import { MOMENTUM_SCALE, SENTIMENT_PRIOR_V2, SENTIMENT_SCALE, TREND_CAP } from '../v2/constants.ts';
 import { Scratch } from '../v2/scratch.ts';
@@ -31,13 +31,16 @@ import {
   gradeWithHysteresis,
   MAX_LOOKBACK_DAYS,
   pillarGradeV2,
-  scoreWorkspaceWith,
+  scoreWorkspaceEvaluated,
 } from '../v2/score.ts';
 import type { Interval, PlatformScoreRowV2 } from '../v2/types.ts';
 import { BASELINE_SET_V3, baselineV3 } from './baselines.ts';
+import { MOMENTUM_WEIGHTS, SENTIMENT_BAND } from './constants.ts';
 import { crisisSignal } from './crisis.ts';
 import { neutralOf } from './counts.ts';
 import { unscoredSentimentFlags } from './data-quality.ts';
+import { driversOf, type DriverSources } from './explain.ts';
+import { recommendV3 } from './recommend.ts';
 import { REFERENCE_DAYS, REFERENCE_GAP, screenSnapshots } from './screen.ts';
 import {
   FORMULA_VERSION_V3,
@@ -56,10 +59,6 @@ export function sentimentHalfLife(windowDays: number): number {
 }
 /** Momentum compares the last MOMENTUM_RECENT_DAYS (at most half the window) with the days before. */
 export const MOMENTUM_RECENT_DAYS = 28;
-/** Weights of momentum's signals, as v2's: engagement, views and the deterioration of sentiment. */
-const MOMENTUM_WEIGHTS = { engagement: 0.4, views: 0.3, sentiment: 0.3 } as const;
-/** Net sentiment this far below the median band before the last week's sentiment moves momentum. */
-const SENTIMENT_BAND = 0.15;
 
 const n = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
 
@@ -133,6 +132,8 @@ interface Momentum {
   value: number;
   /** Half-width of its 90% interval (from the day-to-day noise of its signals). */
   half: number;
+  /** Its signals (explanations), or null when the window is too short for a trend. */
+  signals: { engagementTrend: number; viewsTrend: number; recentNet: number } | null;
 }
 
 /**
@@ -144,7 +145,7 @@ interface Momentum {
 function momentumOf(snaps: readonly DailySnapshot[], start: number, end: number): Momentum {
   const len = end - start + 1;
   const recent = Math.min(MOMENTUM_RECENT_DAYS, Math.floor(len / 2));
-  if (recent < 7) return { value: 50, half: 0 };
+  if (recent < 7) return { value: 50, half: 0, signals: null };
   const split = end - recent;
   const series = (get: (s: DailySnapshot) => number) => {
     const a: number[] = [];
@@ -190,7 +191,11 @@ function momentumOf(snaps: readonly DailySnapshot[], start: number, end: number)
   const m = w.engagement * shrink(eng) + w.views * shrink(views) + w.sentiment * shift;
   const seM = Math.sqrt((w.engagement * eng.se) ** 2 + (w.views * views.se) ** 2);
   const slope = (50 / MOMENTUM_SCALE) * (1 - Math.tanh(m / MOMENTUM_SCALE) ** 2);
-  return { value: clamp(50 + 50 * Math.tanh(m / MOMENTUM_SCALE), 0, 100), half: Z90 * seM * slope };
+  return {
+    value: clamp(50 + 50 * Math.tanh(m / MOMENTUM_SCALE), 0, 100),
+    half: Z90 * seM * slope,
+    signals: { engagementTrend: shrink(eng), viewsTrend: shrink(views), recentNet },
+  };
 }
 
 function halfWidth(value: number, i: Interval): number {
@@ -200,9 +205,6 @@ function halfWidth(value: number, i: Interval): number {
 function intervalOf(value: number, half: number): Interval {
   return { low: round1(clamp(value - half, 0, 100)), high: round1(clamp(value + half, 0, 100)) };
 }
-
-const SENTIMENT_ACTION = (p: Platform, share: number, base: number) =>
-  `Address negative conversation on ${p}: ${Math.round(100 * share)}% of the last week's comments and mentions are negative against ${Math.round(100 * base)}% over the 90 days before`;
 
 /**
  * Days before a window's first day that a v3 score reads: the screen's oldest reference week starts
@@ -232,13 +234,19 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
   const lookbackDays = windowLength(input.lookbackDays, DEFAULT_LOOKBACK_DAYS);
   const start = end - lookbackDays + 1;
   const screen = screenSnapshots(inputOf(input.snapshots ?? [], start, end), input.asOf, formatDay(start));
-  const v2 = scoreWorkspaceWith({ ...input, snapshots: screen.snapshots }, new Scratch(baselineV3));
+  const evaluated = scoreWorkspaceEvaluated(
+    { ...input, snapshots: screen.snapshots },
+    new Scratch(baselineV3),
+  );
+  const v2 = evaluated.result;
   const byPlatform = daysByPlatform(screen.snapshots);
   const crisis = crisisSignal(screen.snapshots, input.asOf);
   const pillars: PillarScores = { ...v2.pillars };
   const pillarIntervals = { ...v2.pillarIntervals };
   const halfLife = sentimentHalfLife(lookbackDays);
   const rows: PlatformScoreRowV2[] = [];
+  const sentimentParts: DriverSources['sentiment'][number][] = [];
+  const momentumParts: DriverSources['momentum'][number][] = [];
   if (v2.platforms.length > 0) {
     // One conversation: pooled counts over the scored platforms. A longer window remembers longer,
     // but bad news lands at once: it takes the lower of its own and the 28-day reading.
@@ -256,6 +264,19 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
     const sent = fast.value < slow.value ? fast : slow;
     pillars.sentiment = sent.value;
     pillarIntervals.sentiment = sent.interval;
+    // The explanations' view of the reading taken: each platform's share of the pooled conversation.
+    const usedHalfLife = sent === fast && fast !== slow ? 7 : halfLife;
+    const parts = v2.platforms.map((r) => ({
+      platform: r.platform,
+      ...conversationOf(byPlatform.get(r.platform) ?? [], start, end, usedHalfLife),
+    }));
+    const effective = parts.reduce((t, x) => t + x.classified, 0) + SENTIMENT_PRIOR_V2;
+    for (const x of parts)
+      sentimentParts.push({
+        platform: x.platform,
+        share: x.classified / effective,
+        net: x.classified > 0 ? x.net / x.classified : null,
+      });
     let mom = 0;
     let momHalf = 0;
     for (const r of v2.platforms) {
@@ -263,6 +284,7 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
       const m = momentumOf(snaps, start, end);
       mom += r.weight * m.value;
       momHalf += r.weight * m.half;
+      if (m.signals) momentumParts.push({ platform: r.platform, weight: r.weight, ...m.signals });
       const own = conversationOf(snaps, start, end, halfLife);
       const ownFast = halfLife > 7 ? conversationOf(snaps, start, end, 7) : own;
       const p: PillarScores = {
@@ -291,6 +313,12 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
   const scoreInterval = v2.platforms.length > 0 ? intervalOf(score, Math.sqrt(ss)) : v2.scoreInterval;
   const pillarGrades = {} as Record<Pillar, PillarGrade>;
   for (const k of PILLARS) pillarGrades[k] = pillarGradeV2(pillars[k]);
+  const drivers = driversOf({
+    measured: evaluated.measured,
+    coverage: evaluated.coverage,
+    sentiment: sentimentParts,
+    momentum: momentumParts,
+  });
   return {
     ...v2,
     formulaVersion: FORMULA_VERSION_V3,
@@ -301,14 +329,8 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
     pillarIntervals,
     pillarGrades,
     platforms: rows.length > 0 ? rows : v2.platforms,
-    recommendations: recommendV3(
-      v2.recommendations,
-      pillarIntervals,
-      pillars,
-      crisis,
-      rows,
-      input.maxRecommendations,
-    ),
+    recommendations: recommendV3({ drivers, pillarIntervals, crisis }, input.maxRecommendations),
+    drivers,
     authenticityFlags: [
       ...v2.authenticityFlags,
       ...screen.flags,
@@ -324,45 +346,6 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
     baselineVersion: BASELINE_SET_V3.version,
     screened: screen.screened,
   };
-}
-
-/**
- * v2's recommendations, with sentiment's judged on v3's pillar; during a crisis the sentiment advice
- * always comes first (naming the platform with the worst sentiment and the crisis figures), and
- * "raise engagement per view" is not given (engagement per view falls because the talk turned).
- */
-function recommendV3(
-  v2: readonly Recommendation[],
-  intervals: Record<Pillar, Interval>,
-  pillars: PillarScores,
-  crisis: WorkspaceScoreV3['crisis'],
-  rows: readonly PlatformScoreRowV2[],
-  maxRecommendations: number | undefined,
-): Recommendation[] {
-  const max =
-    maxRecommendations !== undefined && Number.isFinite(maxRecommendations) ? maxRecommendations : 5;
-  const out = v2.filter((r) => r.pillar !== 'sentiment' && !(crisis.active && r.pillar === 'impact'));
-  const worst = rows.reduce<PlatformScoreRowV2 | null>(
-    (w, r) => (!w || r.pillars.sentiment < w.pillars.sentiment ? r : w),
-    null,
-  );
-  if (worst && (crisis.active || intervals.sentiment.high < 50)) {
-    const gain = Math.max(0, (50 - pillars.sentiment) * PILLAR_WEIGHTS.sentiment);
-    const rec: Recommendation = {
-      priority: 0,
-      pillar: 'sentiment',
-      action: crisis.active
-        ? SENTIMENT_ACTION(worst.platform, crisis.negative_share, crisis.baseline_negative_share)
-        : `Address negative conversation on ${worst.platform}: net sentiment sits below the median account`,
-      expected_impact: `up to +${round1(gain).toFixed(1)} points on the score`,
-    };
-    if (crisis.active) out.unshift(rec);
-    else {
-      const at = out.findIndex((r) => Number(/\+([\d.]+)/.exec(r.expected_impact)?.[1] ?? 0) < gain);
-      out.splice(at < 0 ? out.length : at, 0, rec);
-    }
-  }
-  return out.slice(0, Math.max(0, max)).map((r, i) => ({ ...r, priority: i + 1 }));
 }
 
 /**

@@ -4,7 +4,8 @@
  * remain reproducible.
  */
 import type { AuthenticityFlag, Interval, WorkspaceScoreV2, ScoreWorkspaceV2Input } from '../v2/types.ts';
-import type { Platform } from '../../../core/catalog.ts';
+import type { Pillar, Platform } from '../../../core/catalog.ts';
+import type { Recommendation } from '../types.ts';
 
 export const FORMULA_VERSION_V3 = 'v3';
 export type FormulaVersionV3 = typeof FORMULA_VERSION_V3;
@@ -58,10 +59,114 @@ export interface BaselineInfo {
   industry: string;
 }
 
+/**
+ * The measured inputs a v3 score is computed from (docs/scoring.md, "Explanations"), each compared
+ * with the median account of the same platform and size (the value that scores 50):
+ * - posts_per_week: posts a week as published (presence);
+ * - post_view_lift: (post days' views - other days' views) / post days' views; at POST_LIFT_IN_FULL
+ *   (the `median`) and above, posts count in full (presence);
+ * - views_per_follower_day, monthly_growth (a rate: 0.017 is 1.7% a month): reach;
+ * - engagement_per_view (engagement_per_follower_day when views are not reported): impact;
+ * - net_sentiment: (positive - negative) / classified comments and mentions, recency-weighted, of one
+ *   platform's part of the pooled conversation (sentiment);
+ * - engagement_trend, views_trend: change of approval (likes, shares, saves) and of views per organic
+ *   follower over the last 28 days against the window's days before them, per 28 days, shrunk by its
+ *   noise (0.1 is +10%; the median is flat, 0); recent_net_sentiment: the last 7 days' net sentiment,
+ *   which lowers momentum below its `median` (momentum);
+ * - coverage: the share of requested platforms with data (presence).
+ * Only in a change's drivers: platform_weight (a platform's share of the workspace pillar, by engaged
+ * audience) and conversation_share (a platform's share of the pooled conversation).
+ */
+export const DRIVER_METRICS = [
+  'posts_per_week',
+  'post_view_lift',
+  'views_per_follower_day',
+  'monthly_growth',
+  'engagement_per_view',
+  'engagement_per_follower_day',
+  'net_sentiment',
+  'engagement_trend',
+  'views_trend',
+  'recent_net_sentiment',
+  'coverage',
+  'platform_weight',
+  'conversation_share',
+] as const;
+export type DriverMetric = (typeof DRIVER_METRICS)[number];
+
+/** One measured input against the median account's value. */
+export interface MetricReading {
+  metric: DriverMetric;
+  /** The account's value. */
+  value: number;
+  /** The median account's value (same platform and size): what scores 50. */
+  median: number;
+  /**
+   * Points of the composite this reading puts the score above (+) or below (-) the median account's
+   * 50. Over all drivers they sum to score - 50 within rounding (0.1 plus 0.005 a reading).
+   */
+  points: number;
+}
+
+/** One pillar on one platform (platform null: the workspace's coverage) and the readings that produced it. */
+export interface ScoreDriver {
+  pillar: Pillar;
+  platform: Platform | null;
+  /**
+   * The platform's weight in the workspace pillar: its share by engaged audience (the platform rows'
+   * `weight`); for sentiment its share of the pooled conversation (classified items against them plus
+   * the prior's 40); 1 for coverage.
+   */
+  weight: number;
+  readings: MetricReading[];
+}
+
+/** One driver of a change of the composite: a reading's value before and after and its part of the change. */
+export interface ChangeDriver {
+  pillar: Pillar;
+  platform: Platform | null;
+  metric: DriverMetric;
+  /** The reading's value before and after (null where the platform or reading was absent). */
+  before: number | null;
+  after: number | null;
+  /** The median account's value after (before when absent after); null for weights and shares. */
+  median: number | null;
+  /** Points of the composite change this driver accounts for. */
+  points: number;
+}
+
+/** Why a score moved: drivers ranked by the size of their part; points + rounding = change. */
+export interface ScoreChange {
+  before: number;
+  after: number;
+  /** after - before, one decimal. */
+  change: number;
+  drivers: ChangeDriver[];
+  /** change minus the drivers' points: the scores' and the points' rounding. */
+  rounding: number;
+}
+
+/** A v3 recommendation: which reading, its value against the median account's, and what reaching it gives. */
+export interface RecommendationV3 extends Recommendation {
+  platform: Platform;
+  metric: DriverMetric;
+  value: number;
+  median: number;
+  /** Points of the composite the score would gain with this reading at the median account's value. */
+  gain: number;
+}
+
 export type ScoreWorkspaceV3Input = ScoreWorkspaceV2Input;
 
-export interface WorkspaceScoreV3 extends Omit<WorkspaceScoreV2, 'formulaVersion' | 'authenticityFlags'> {
+export interface WorkspaceScoreV3 extends Omit<
+  WorkspaceScoreV2,
+  'formulaVersion' | 'authenticityFlags' | 'recommendations'
+> {
   formulaVersion: FormulaVersionV3;
+  /** From the account's own readings (./recommend.ts); during a crisis sentiment's comes first. */
+  recommendations: RecommendationV3[];
+  /** Every pillar on every platform with the readings that produced it (./explain.ts); empty when nothing is measured. */
+  drivers: ScoreDriver[];
   /** v2's flags and v3's (a v2 flag code keeps its meaning). */
   authenticityFlags: AuthenticityFlagV3[];
   crisis: CrisisSignal;
