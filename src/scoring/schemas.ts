@@ -5,6 +5,7 @@ import { PLANS } from '../core/catalog.ts';
 import { DateOnly, Grade, Timestamp, withDefault, WorkspaceIdInput } from '../infra/http/schemas.ts';
 import { GRANULARITIES } from './history.ts';
 import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
+import { GRADING } from './grading.ts';
 
 export const ScoreInterval = Type.Object(
   {
@@ -43,6 +44,39 @@ export const LatestDataDay = Type.Union([Type.String({ format: 'date' }), Type.N
   description: 'extension (formula v2): the latest day with a snapshot over the scored platforms',
 });
 
+/**
+ * How to read a v2 score, served from the engine's one definition (COMPOSITE_GRADE_CUTOFFS_V2,
+ * GRADE_HYSTERESIS) so a legend never carries its own copy of the numbers.
+ */
+export const Grading = Type.Object(
+  {
+    median: Type.Number({ description: 'the score of the median account of the reference population (50)' }),
+    grades: Type.Array(
+      Type.Object({
+        grade: Grade,
+        min: Type.Union([Type.Number(), Type.Null()], {
+          description: 'lower bound of the band (inclusive); null for the lowest band',
+        }),
+        population_share: Type.Number({ description: 'share of the reference population in the band, 0-1' }),
+      }),
+      { maxItems: 5, description: 'best first' },
+    ),
+    hysteresis: Type.Number({
+      description:
+        'a grade changes only when the score passes a cutoff by this many points, so a score just below a cutoff can keep the higher grade it had, and one just above can keep the lower one',
+    }),
+  },
+  {
+    description: 'extension (formula v2): the grade bands and the hysteresis rule (docs/scoring.md "Grades")',
+  },
+);
+
+export const LookbackDays = Type.Integer({
+  minimum: 1,
+  description:
+    "extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score)",
+});
+
 /** Extension fields of a v2 score (absent on v1 scores). */
 export const V2ScoreFields = {
   interval: Type.Optional(ScoreInterval),
@@ -61,6 +95,8 @@ export const V2ScoreFields = {
   stale: Type.Optional(Stale),
   latest_data_day: Type.Optional(LatestDataDay),
   authenticity_flags: Type.Optional(AuthenticityFlags),
+  lookback_days: Type.Optional(LookbackDays),
+  grading: Type.Optional(Grading),
 };
 
 const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
@@ -191,6 +227,8 @@ export const SCORE_EXAMPLE: Static<typeof Score> = {
   stale: false,
   latest_data_day: '2026-11-19',
   authenticity_flags: [],
+  lookback_days: 90,
+  grading: GRADING,
 };
 
 export const SCORE_HISTORY_EXAMPLE: Static<typeof ScoreHistory> = {
