@@ -39,7 +39,8 @@ describe('POST /v1/audit/run: errors', () => {
       'Unauthorized',
     );
     const free = await workspaceWithKey(t.db, { plan: 'free' }, { platforms: [{ platform: 'instagram' }] });
-    expectProblem(await run(free.key, {}), 403, 'Plan Required');
+    // The problem names the plan that allows it, for a client to say so in its own words.
+    expect(expectProblem(await run(free.key, {}), 403, 'Plan Required').required_plan).toBe('pro');
     const readOnly = await workspaceWithKey(t.db, { plan: 'pro' }, { scopes: ['read'] });
     expectProblem(await run(readOnly.key, {}), 403, 'Forbidden');
   });

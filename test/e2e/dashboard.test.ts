@@ -253,6 +253,10 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await expectAccessible(page, 'campaigns');
     await shot(page, 'campaigns');
     await card.getByRole('button', { name: 'Cancel Spring launch' }).click();
+    // Cancelling asks first; keeping it changes nothing.
+    await card.getByRole('button', { name: 'Keep the campaign' }).click();
+    await card.getByRole('button', { name: 'Cancel Spring launch' }).click();
+    await card.getByRole('button', { name: 'Yes, cancel Spring launch' }).click();
     // Cancelled campaigns leave the default list and are shown when asked for.
     await card.waitFor({ state: 'detached' });
     await page.getByLabel('Show').selectOption('cancelled');
