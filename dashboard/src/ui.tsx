@@ -10,7 +10,13 @@ export function ErrorBox({ error }: { error: unknown }) {
       <p>
         <strong>{e.summary}</strong>
       </p>
-      {e.detail && <p>{e.detail}</p>}
+      {e.detail && <p data-testid="error-advice">{e.detail}</p>}
+      {e.technical && (
+        <details>
+          <summary>Technical detail</summary>
+          <p>{e.technical}</p>
+        </details>
+      )}
       {e.requestId && (
         <p class="muted">
           Request id for support: <code data-testid="request-id">{e.requestId}</code>
