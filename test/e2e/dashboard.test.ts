@@ -442,6 +442,35 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await daily.close();
   }, 180_000);
 
+  it('TACSI: an unpublished sector says so, changes inside the margin are marked, pillar charts share a scale', async () => {
+    const page = await signIn(m.keys.tacsiFull);
+    // A licensed sector below the cohort minimum: never published, and the page says so instead of a blank.
+    await page.goto(`${base}/app/#/tacsi/${m.tacsi.smallSector}`);
+    await page.getByTestId('tacsi-unpublished').waitFor();
+    expect(await page.getByTestId('tacsi-unpublished').innerText()).toContain('Nothing has been published');
+    expect(await page.getByTestId('tacsi-index').count()).toBe(0);
+    expect(await page.getByTestId('tacsi-denied').count()).toBe(0);
+
+    await page.goto(`${base}/app/#/tacsi/${m.tacsi.licensedSector}`);
+    await page.getByTestId('tacsi-index').locator('svg').waitFor();
+    // Every change in the archive is either outside the margin of a difference, or marked as inside it.
+    const rows = await page.getByTestId('tacsi-archive').locator('tbody tr').all();
+    for (const row of rows) {
+      const cells = await row.locator('td').allInnerTexts();
+      const margin = Number(cells[2]) * Math.SQRT2;
+      const change = cells[3]!;
+      if (change === '—') continue;
+      const delta = Number(change.split(' ')[0]);
+      if (Math.abs(delta) <= Math.round(margin * 100) / 100) expect(change).toContain('no clear change');
+      else expect(change).not.toContain('no clear change');
+    }
+    // All five pillars on one y-scale.
+    await page.getByRole('heading', { name: 'Momentum', level: 3 }).waitFor();
+    expect(await page.getByTestId('tacsi-pillar-scale').innerText()).toMatch(/the same scale, \d+ to \d+/);
+    await expectAccessible(page, 'tacsi full');
+    await page.close();
+  }, 180_000);
+
   it('every action on the Platforms view completes or explains itself, in words', async () => {
     const page = await signIn(m.keys.agency);
     await go(page, 'Platforms');
