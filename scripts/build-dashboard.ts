@@ -37,7 +37,10 @@ function files(rel: string): string[] {
 function inputsDigest(): string {
   const h = createHash('sha256');
   for (const f of INPUTS.flatMap(files).sort()) {
-    h.update(f).update('\0').update(fs.readFileSync(path.join(root, f))).update('\0');
+    h.update(f)
+      .update('\0')
+      .update(fs.readFileSync(path.join(root, f)))
+      .update('\0');
   }
   return h.digest('hex');
 }
