@@ -186,9 +186,9 @@ function PastAudits({
                         <td>
                           <a
                             href={`#/audits/${encodeURIComponent(a.audit_id)}`}
-                            aria-label={`Open the audit started ${when(a.created_at)}`}
+                            aria-label={`Details of the audit started ${when(a.created_at)}`}
                           >
-                            Open
+                            Details
                           </a>
                         </td>
                       </tr>
