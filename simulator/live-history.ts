@@ -37,3 +37,33 @@ export async function handOverToSimulator(
     return { removed: Number(removed.numDeletedRows) };
   });
 }
+
+/**
+ * The day the demo's simulator clock starts on. A first run starts `behind` days back, so the sandbox
+ * catches up a day a minute. A restart resumes where the last run's simulator had got to: the workspace's
+ * platforms then hold OAuth tokens that simulator issued, and their latest synced day is how far its clock
+ * had run. Starting `behind` days back again would hand those days over (delete them) and replay them.
+ */
+export async function demoStartDay(
+  db: Kysely<DB>,
+  workspaceId: string,
+  today: string,
+  behind: number,
+): Promise<{ day: string; resumed: boolean }> {
+  const first = addDays(today, -behind);
+  const row = await db
+    .selectFrom('platform_connections')
+    .innerJoin('metric_snapshots', (j) =>
+      j
+        .onRef('metric_snapshots.workspace_id', '=', 'platform_connections.workspace_id')
+        .onRef('metric_snapshots.platform', '=', 'platform_connections.platform'),
+    )
+    .where('platform_connections.workspace_id', '=', workspaceId)
+    .where(holdsPlace)
+    .where('platform_connections.access_token', 'is not', null)
+    .select((eb) => eb.fn.max('metric_snapshots.day').as('latest'))
+    .executeTakeFirst();
+  const latest = row?.latest ? String(row.latest).slice(0, 10) : null;
+  if (!latest || latest <= first) return { day: first, resumed: false };
+  return { day: latest < today ? latest : today, resumed: true };
+}

@@ -1,15 +1,16 @@
 import fs from 'node:fs';
-import { addDays, utcDay } from '../src/core/days.ts';
+import { addDays, daysBetween, utcDay } from '../src/core/days.ts';
 import { loadConfig } from '../src/infra/config.ts';
 import { serve } from '../src/serve.ts';
 import { startSimulator } from './server.ts';
 import { connectThroughConsent } from './live-connect.ts';
-import { handOverToSimulator } from './live-history.ts';
+import { demoStartDay, handOverToSimulator } from './live-history.ts';
 
 /**
  * `npm run demo`, second half: a live sandbox. Starts the platform simulator in this process (a
  * simulated day per minute, its clock starting DEMO_SIM_DAYS_BEHIND days ago so for an hour every
- * minute brings a day the service has not seen; then it follows the real clock), runs the service
+ * minute brings a day the service has not seen; then it follows the real clock; a restart resumes
+ * where the last run's clock had got to), runs the service
  * pointed at it (syncs every minute), hands the sandbox Agency workspace's platforms over to the
  * simulator (their seeded days after the simulator's today go; simulator/live-history.ts), then
  * connects them through the real consent flow over HTTP (connect -> the simulator's authorization
@@ -40,6 +41,17 @@ const service = await serve(() =>
   }),
 );
 const config = service.ctx.config;
+// A restart resumes the clock where the last run had got to, instead of winding it back (demoStartDay).
+const start = await demoStartDay(
+  service.ctx.db,
+  manifest.workspaces.agency,
+  utcDay(service.ctx.now()),
+  DEMO_SIM_DAYS_BEHIND,
+);
+if (start.resumed) {
+  sim.advanceDays(daysBetween(sim.today(), start.day));
+  console.log(`demo: the simulator's clock resumes at ${sim.today()}, where the last run had got to`);
+}
 const { removed } = await handOverToSimulator(
   service.ctx.db,
   manifest.workspaces.agency,

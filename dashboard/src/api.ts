@@ -54,12 +54,64 @@ export async function signIn(apiKey: string): Promise<Session> {
   return { kind: 'limited', client, problem };
 }
 
+const PLAN_NAMES: Record<string, string> = {
+  free: 'Free',
+  pro: 'Pro',
+  agency: 'Agency',
+  enterprise: 'Enterprise',
+};
+
+/**
+ * What to do about a problem the API names, in people's words (its own detail speaks to programs: it
+ * names endpoints and ids, so it is shown only under "Technical detail").
+ */
+function advice(error: ProblemError): string | undefined {
+  const x = error.extensions;
+  switch (error.title) {
+    case 'Plan Required': {
+      const plan = PLAN_NAMES[String(x.required_plan)];
+      return plan
+        ? `Your plan does not include this. The ${plan} plan${plan === 'Enterprise' ? '' : ' and above'} ${plan === 'Enterprise' ? 'does' : 'do'}.`
+        : 'Your plan does not include this.';
+    }
+    case 'No Score Available':
+      return 'There is no score yet: run an audit under Audits to get the first one.';
+    case 'No Platforms Connected':
+      return 'Connect a platform under Platforms first: an audit scores the connected accounts.';
+    case 'Platform Not Connected':
+      return 'That platform is not connected: connect it under Platforms first.';
+    case 'Platform Limit Reached':
+      return "Your plan's platforms are all in use: disconnect one under Platforms (Disconnect on its card), or move to a larger plan.";
+    case 'Platform Already Connected':
+      return 'That platform is connected already: to connect another account, disconnect it first under Platforms.';
+    case 'Reauthorization Required':
+    case 'Not Connected Through OAuth':
+      return 'This connection has no sign-in to sync with: use Reconnect on its card, or disconnect it and connect it again.';
+    case 'Audit In Progress':
+      return 'An audit is already running for this workspace; its result shows under Audits when it is done.';
+    case 'Audit Limit Reached':
+      return `This month's audits are used up${x.resets_at ? `; more are available from ${new Date(String(x.resets_at)).toLocaleDateString()}` : ''}.`;
+    case 'Sync Rate Limited':
+      return 'This platform was synced a moment ago; try again shortly.';
+    case 'Webhook Limit Reached':
+      return "Your plan's webhooks are all in use: delete one under Webhooks first.";
+    case 'Campaign Completed':
+      return 'This campaign has ended and can no longer be changed.';
+    case 'Platform Not Configured':
+      return 'This service is not set up to connect that platform. Ask its operator.';
+    default:
+      return undefined;
+  }
+}
+
 /** The words shown for an API error: what happened and what to do, then the API's own detail. */
-export function explain(error: unknown): { summary: string; detail: string; requestId?: string } {
+export function explain(error: unknown): {
+  summary: string;
+  detail: string;
+  technical?: string;
+  requestId?: string;
+} {
   if (error instanceof ProblemError) {
-    const detail = [error.detail, ...error.errors.map((e) => `${e.parameter}: ${e.message}`)]
-      .filter(Boolean)
-      .join(' ');
     const wait = error.retryAfterSeconds ? ` Try again in ${Math.ceil(error.retryAfterSeconds)} s.` : '';
     const summaries: Record<number, string> = {
       400: 'Some of what was entered is not valid.',
@@ -73,9 +125,13 @@ export function explain(error: unknown): { summary: string; detail: string; requ
       429: `Too many requests for now.${wait}`,
       503: `The service is busy or unavailable.${wait}`,
     };
+    const fields = error.errors.map((e) => `${e.parameter.replace(/_/g, ' ')} ${e.message}`).join(' ');
+    const technical = [error.title, error.detail].filter(Boolean).join(': ');
     return {
-      summary: summaries[error.status] ?? `The API answered ${error.status} ${error.title}.`,
-      detail: detail || error.title,
+      summary: summaries[error.status] ?? `The service could not do this (${error.title}).`,
+      // Field errors are already in words; anything else gets advice, or the API's title alone.
+      detail: advice(error) ?? (fields || (error.status === 401 ? '' : error.title)),
+      technical,
       requestId: error.requestId,
     };
   }

@@ -10,7 +10,13 @@ export function ErrorBox({ error }: { error: unknown }) {
       <p>
         <strong>{e.summary}</strong>
       </p>
-      {e.detail && <p>{e.detail}</p>}
+      {e.detail && <p data-testid="error-advice">{e.detail}</p>}
+      {e.technical && (
+        <details>
+          <summary>Technical detail</summary>
+          <p>{e.technical}</p>
+        </details>
+      )}
       {e.requestId && (
         <p class="muted">
           Request id for support: <code data-testid="request-id">{e.requestId}</code>
@@ -114,5 +120,47 @@ export function Recommendations(props: {
         </li>
       ))}
     </ol>
+  );
+}
+
+/**
+ * An action that cannot be undone: the first click asks, in words, what will happen; only "Yes" acts.
+ * Inline rather than a browser dialog, so it reads and focuses like the rest of the page.
+ */
+export function ConfirmButton(props: {
+  label: string;
+  question: string;
+  confirmLabel: string;
+  keepLabel?: string;
+  disabled?: boolean;
+  onConfirm: () => void;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button type="button" class="secondary" disabled={props.disabled} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  return (
+    <div class="confirm" role="group" aria-label={props.label}>
+      <p>{props.question}</p>
+      <div class="row">
+        <button
+          type="button"
+          class="danger"
+          disabled={props.disabled}
+          onClick={() => {
+            setAsking(false);
+            props.onConfirm();
+          }}
+        >
+          {props.confirmLabel}
+        </button>
+        <button type="button" class="secondary" ref={(b) => b?.focus()} onClick={() => setAsking(false)}>
+          {props.keepLabel ?? 'Keep it'}
+        </button>
+      </div>
+    </div>
   );
 }

@@ -1,5 +1,5 @@
 // The README's API examples, type-checked with the repository (`npm run typecheck`).
-// Run against the sandbox: `npm run demo` in one terminal, then `node sdk/examples/quickstart.ts`.
+// Run against the sandbox: `npm run demo` in one terminal, then `npm run sdk:quickstart`.
 import fs from 'node:fs';
 import { createBrandHealthClient, ProblemError, unwrap } from '../src/index.ts';
 

@@ -1856,6 +1856,27 @@ export interface components {
                 /** @description industry of the published figures, or "all" */
                 industry: string;
             };
+            /** @description extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score) */
+            lookback_days?: number;
+            /** @description extension (formula v2): the grade bands and the hysteresis rule (docs/scoring.md "Grades") */
+            grading?: {
+                /** @description the score of the median account of the reference population (50) */
+                median: number;
+                /** @description best first */
+                grades: {
+                    /**
+                     * @description composite grade: elite, strong, moderate, weak or critical
+                     * @enum {unknown}
+                     */
+                    grade: "elite" | "strong" | "moderate" | "weak" | "critical";
+                    /** @description lower bound of the band (inclusive); null for the lowest band */
+                    min: number | null;
+                    /** @description share of the reference population in the band, 0-1 */
+                    population_share: number;
+                }[];
+                /** @description a grade changes only when the score passes a cutoff by this many points, so a score just below a cutoff can keep the higher grade it had, and one just above can keep the lower one */
+                hysteresis: number;
+            };
         };
         /** @description pillar scores, 0-100 */
         Pillars: {
@@ -6625,6 +6646,38 @@ export interface operations {
                      *         "dated": "2025-03-01",
                      *         "reference": "modelled",
                      *         "industry": "all"
+                     *       },
+                     *       "lookback_days": 90,
+                     *       "grading": {
+                     *         "median": 50,
+                     *         "grades": [
+                     *           {
+                     *             "grade": "elite",
+                     *             "min": 60.5,
+                     *             "population_share": 0.05
+                     *           },
+                     *           {
+                     *             "grade": "strong",
+                     *             "min": 54.5,
+                     *             "population_share": 0.2
+                     *           },
+                     *           {
+                     *             "grade": "moderate",
+                     *             "min": 45.5,
+                     *             "population_share": 0.5
+                     *           },
+                     *           {
+                     *             "grade": "weak",
+                     *             "min": 39.5,
+                     *             "population_share": 0.2
+                     *           },
+                     *           {
+                     *             "grade": "critical",
+                     *             "min": null,
+                     *             "population_share": 0.05
+                     *           }
+                     *         ],
+                     *         "hysteresis": 3
                      *       }
                      *     }
                      */

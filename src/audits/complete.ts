@@ -21,7 +21,12 @@ import {
   type PillarGrade,
   type Recommendation,
 } from '../scoring/engine/index.ts';
-import { crisisData, isScoreChange, scoreChangedData, type ComparableScore } from '../scoring/score-change.ts';
+import {
+  crisisData,
+  isScoreChange,
+  scoreChangedData,
+  type ComparableScore,
+} from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { industryBenchmark } from './benchmark.ts';
 import { latestCompletedAudit } from './latest.ts';

@@ -20,6 +20,7 @@ import { daysBetween, utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
 import type { CompositeGrade } from './engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
+import { GRADING } from './grading.ts';
 
 /** GET /v1/score's answer: the route's response schema, so the two cannot drift. */
 export type ScoreView = Static<typeof Score>;
@@ -38,6 +39,7 @@ interface FoundScore {
     stale: boolean;
     latest_data_day: string | null;
     authenticity_flags: AuthenticityFlag[];
+    lookback_days: number;
   };
   /** Formula v3's crisis and baseline (v3ScoreFields). */
   v3?: ReturnType<typeof v3ScoreFields>;
@@ -79,6 +81,7 @@ async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundSc
       stale: result.stale,
       latest_data_day: result.latestDataDay,
       authenticity_flags: result.authenticityFlags,
+      lookback_days: DEFAULT_LOOKBACK_DAYS,
     },
     v3: v3ScoreFields(result.crisis, result.baselineVersion),
   };
@@ -113,6 +116,7 @@ function workspaceWithLatestAudit(
             'audits.authenticity_flags',
             'audits.crisis',
             'audits.baseline_version',
+            'audits.lookback_days',
           ])
           .as('a'),
       (join) => join.onTrue(),
@@ -132,6 +136,7 @@ function workspaceWithLatestAudit(
       'a.authenticity_flags',
       'a.crisis',
       'a.baseline_version',
+      'a.lookback_days',
     ])
     .where('workspaces.id', '=', workspaceId);
   if (visibleToOwner !== null) q = q.where(visibleTo(visibleToOwner));
@@ -165,6 +170,7 @@ function auditScore(row: ScoreRow, today: string): FoundScore | null {
             stale: row.latest_data_day === null || daysBetween(row.latest_data_day, today) > STALE_AFTER_DAYS,
             latest_data_day: row.latest_data_day,
             authenticity_flags: (row.authenticity_flags as AuthenticityFlag[] | null) ?? [],
+            lookback_days: row.lookback_days!,
           },
         }
       : {}),
@@ -238,6 +244,8 @@ export async function currentScore(
           stale: found.v2.stale,
           latest_data_day: found.v2.latest_data_day,
           authenticity_flags: found.v2.authenticity_flags,
+          lookback_days: found.v2.lookback_days,
+          grading: GRADING,
         }
       : {}),
     ...found.v3,

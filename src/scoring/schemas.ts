@@ -12,6 +12,7 @@ import {
 } from '../infra/http/schemas.ts';
 import { GRANULARITIES } from './history.ts';
 import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
+import { GRADING } from './grading.ts';
 
 export const ScoreInterval = Type.Object(
   {
@@ -80,6 +81,39 @@ export const Baseline = Type.Object(
   },
 );
 
+/**
+ * How to read a v2 score, served from the engine's one definition (COMPOSITE_GRADE_CUTOFFS_V2,
+ * GRADE_HYSTERESIS) so a legend never carries its own copy of the numbers.
+ */
+export const Grading = Type.Object(
+  {
+    median: Type.Number({ description: 'the score of the median account of the reference population (50)' }),
+    grades: Type.Array(
+      Type.Object({
+        grade: Grade,
+        min: Type.Union([Type.Number(), Type.Null()], {
+          description: 'lower bound of the band (inclusive); null for the lowest band',
+        }),
+        population_share: Type.Number({ description: 'share of the reference population in the band, 0-1' }),
+      }),
+      { maxItems: 5, description: 'best first' },
+    ),
+    hysteresis: Type.Number({
+      description:
+        'a grade changes only when the score passes a cutoff by this many points, so a score just below a cutoff can keep the higher grade it had, and one just above can keep the lower one',
+    }),
+  },
+  {
+    description: 'extension (formula v2): the grade bands and the hysteresis rule (docs/scoring.md "Grades")',
+  },
+);
+
+export const LookbackDays = Type.Integer({
+  minimum: 1,
+  description:
+    "extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score)",
+});
+
 /** Extension fields of a v2 or v3 score (absent on v1 scores; crisis and baseline on v3 only). */
 export const V2ScoreFields = {
   interval: Type.Optional(ScoreInterval),
@@ -100,6 +134,8 @@ export const V2ScoreFields = {
   authenticity_flags: Type.Optional(AuthenticityFlags),
   crisis: Type.Optional(CrisisData),
   baseline: Type.Optional(Baseline),
+  lookback_days: Type.Optional(LookbackDays),
+  grading: Type.Optional(Grading),
 };
 
 const PillarScore = Type.Number({ minimum: 0, maximum: 100 });
@@ -238,6 +274,8 @@ export const SCORE_EXAMPLE: Static<typeof Score> = {
     since: null,
   },
   baseline: { version: '2025.1', dated: '2025-03-01', reference: 'modelled', industry: 'all' },
+  lookback_days: 90,
+  grading: GRADING,
 };
 
 export const SCORE_HISTORY_EXAMPLE: Static<typeof ScoreHistory> = {

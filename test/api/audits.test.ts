@@ -39,7 +39,8 @@ describe('POST /v1/audit/run: errors', () => {
       'Unauthorized',
     );
     const free = await workspaceWithKey(t.db, { plan: 'free' }, { platforms: [{ platform: 'instagram' }] });
-    expectProblem(await run(free.key, {}), 403, 'Plan Required');
+    // The problem names the plan that allows it, for a client to say so in its own words.
+    expect(expectProblem(await run(free.key, {}), 403, 'Plan Required').required_plan).toBe('pro');
     const readOnly = await workspaceWithKey(t.db, { plan: 'pro' }, { scopes: ['read'] });
     expectProblem(await run(readOnly.key, {}), 403, 'Forbidden');
   });
@@ -79,6 +80,12 @@ describe('POST /v1/audit/run: errors', () => {
     }
     body = expectProblem(await run(key, { lookback: 30 }), 400);
     expect(body.errors[0].parameter).toBe('lookback');
+    // In people's words, not the validator's ("must NOT have additional properties").
+    expect(body.detail).toBe(
+      'lookback is not a field this request accepts: remove it, or check its spelling against the API reference',
+    );
+    body = expectProblem(await run(key, { lookback_days: '30' }), 400);
+    expect(body.detail).toBe('lookback_days must be a whole number');
     // None of these started an audit.
     const count = await t.db
       .selectFrom('audits')

@@ -11,6 +11,7 @@ import { runCli } from '../../src/cli/program.ts';
 import { runSyncJob } from '../../src/ingest/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
+import { compositeGradeV2 } from '../../src/scoring/engine/index.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { runJob, seedMetrics } from './audits.fixtures.ts';
@@ -144,7 +145,23 @@ describe('GET /v1/score under the current formula (v3)', () => {
         stale: false,
         latest_data_day: TODAY,
         authenticity_flags: expect.any(Array),
+        lookback_days: 90,
       });
+      // The legend the dashboard shows: the engine's own bands, best first, each starting where its
+      // grade starts, with the median and the hysteresis.
+      expect(live.grading).toMatchObject({ median: 50, hysteresis: 3 });
+      expect(live.grading.grades.map((b: { grade: string }) => b.grade)).toEqual([
+        'elite',
+        'strong',
+        'moderate',
+        'weak',
+        'critical',
+      ]);
+      for (const band of live.grading.grades as { grade: string; min: number | null }[]) {
+        if (band.min === null) continue;
+        expect(compositeGradeV2(band.min)).toBe(band.grade);
+        expect(compositeGradeV2(band.min - 0.1)).not.toBe(band.grade);
+      }
       expect(live.interval.low).toBeLessThanOrEqual(live.score);
       expect(live.interval.high).toBeGreaterThanOrEqual(live.score);
       for (const [k, v] of Object.entries<number>(live.pillars)) {

@@ -9,6 +9,7 @@ import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { COMPOSITE_GRADE_CUTOFFS_V2, GRADE_HYSTERESIS } from '../../src/scoring/engine/index.ts';
 
 /**
  * The web dashboard (dashboard/, served at /app/) in Debian's Chromium against a live sandbox: the
@@ -85,6 +86,16 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     });
     expect(violations, what).toEqual([]);
   }
+  /** What people read on the page (technical details folded away) names no endpoint, key header or raw id. */
+  async function expectNoApiSpeak(page: Page): Promise<void> {
+    // innerText leaves out a closed <details>; the request id (in <code>) is for support, not reading.
+    const text = await page.evaluate<string>(
+      `(() => { const c = document.body.cloneNode(true); c.querySelectorAll('code').forEach((e) => e.remove()); document.body.append(c); const t = c.innerText; c.remove(); return t; })()`,
+    );
+    expect(text).not.toMatch(
+      /\b(GET|POST|PATCH|DELETE) \/v1\/|Authorization: Bearer|\b[a-z]{2,5}_[0-9A-Z]{26}\b/,
+    );
+  }
   async function shot(page: Page, name: string): Promise<void> {
     if (!SHOTS) return;
     await page.waitForTimeout(300);
@@ -120,7 +131,9 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.getByTestId('composite').waitFor();
     expect(await page.getByTestId('stale').count()).toBe(0);
     const basis = await page.getByTestId('score-basis').innerText();
-    expect(basis).toMatch(/^90% interval \d+\.\d to \d+\.\d · data up to (\d{4}-\d{2}-\d{2})$/);
+    expect(basis).toMatch(
+      /^90% interval \d+\.\d to \d+\.\d · the \d+ days of data up to (\d{4}-\d{2}-\d{2})$/,
+    );
     const dataDay = /data up to (\S+)$/.exec(basis)![1]!;
     // Ten days on with no new data: the same score is now stale, and the page says so.
     t.setNow(new Date(Date.now() + 10 * 86_400_000));
@@ -132,6 +145,51 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       t.setNow(undefined);
       await page.close();
     }
+  });
+
+  it('explains the score: what 50 is, the grade bands from the engine, the interval, the window, hysteresis and the benchmark', async () => {
+    const page = await signIn(m.keys.pro);
+    const legend = page.getByTestId('score-legend');
+    await legend.waitFor();
+    expect(await legend.innerText()).toContain('50 is the median account');
+    // The bands are the engine's own cutoffs (served by GET /v1/score), best first.
+    const rows = await page.getByTestId('grade-bands').locator('tbody tr').allInnerTexts();
+    const c = COMPOSITE_GRADE_CUTOFFS_V2;
+    expect(rows.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual([
+      `elite ${c.elite} and above 5%`,
+      `strong ${c.strong} up to ${c.elite} 20%`,
+      `moderate ${c.moderate} up to ${c.strong} 50%`,
+      `weak ${c.weak} up to ${c.moderate} 20%`,
+      `critical below ${c.weak} 5%`,
+    ]);
+    expect(await page.getByTestId('legend-interval').innerText()).toMatch(
+      /with 90% confidence the score lies between \d+\.\d and \d+\.\d/,
+    );
+    expect(await page.getByTestId('legend-lookback').innerText()).toMatch(
+      /stands on the \d+ days of data up to \d{4}-\d{2}-\d{2}, the look-back of the latest audit/,
+    );
+    expect(await page.getByTestId('legend-hysteresis').innerText()).toContain(
+      `passes a cutoff by ${GRADE_HYSTERESIS} points`,
+    );
+    // The sandbox's brands have sectors: the benchmark is the published average with its margin.
+    await page.getByTestId('legend-benchmark').waitFor();
+    expect(await page.getByTestId('legend-benchmark').innerText()).toMatch(
+      /published average is \d+(\.\d+)? ± \d+(\.\d+)? \(95% margin\)/,
+    );
+    await expectAccessible(page, 'score legend');
+    await page.close();
+  });
+
+  it("a Free key's refusal names the plan that allows it, in words", async () => {
+    const page = await context.newPage();
+    await page.goto(`${base}/app/`);
+    await page.getByLabel('API key').fill(m.keys.free);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForSelector('nav[aria-label="Views"]');
+    const alert = page.getByRole('alert').first();
+    await expect.poll(() => alert.innerText()).toContain('The Pro plan and above do.');
+    await expectNoApiSpeak(page);
+    await page.close();
   });
 
   it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
@@ -169,8 +227,15 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     const seeded = await apiAudits();
     expect(seeded.length).toBeGreaterThan(0);
     await go(page, 'Audits');
-    const pastLinks = () => page.getByTestId('audit-list').locator('tbody a').allInnerTexts();
+    const pastLinks = () =>
+      page
+        .getByTestId('audit-list')
+        .locator('tbody a')
+        .evaluateAll((links) =>
+          links.map((a) => decodeURIComponent(a.getAttribute('href')!.split('/').at(-1)!)),
+        );
     await expect.poll(pastLinks).toEqual(seeded.slice(0, 10).map((a) => a.audit_id));
+    await expectNoApiSpeak(page);
 
     // Run an audit and watch it complete: the SDK polls, waiting as Retry-After says.
     await page.getByRole('button', { name: 'Run audit' }).click();
@@ -253,6 +318,10 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await expectAccessible(page, 'campaigns');
     await shot(page, 'campaigns');
     await card.getByRole('button', { name: 'Cancel Spring launch' }).click();
+    // Cancelling asks first; keeping it changes nothing.
+    await card.getByRole('button', { name: 'Keep the campaign' }).click();
+    await card.getByRole('button', { name: 'Cancel Spring launch' }).click();
+    await card.getByRole('button', { name: 'Yes, cancel Spring launch' }).click();
     // Cancelled campaigns leave the default list and are shown when asked for.
     await card.waitFor({ state: 'detached' });
     await page.getByLabel('Show').selectOption('cancelled');
@@ -384,6 +453,75 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await shot(daily, 'tacsi');
     await daily.close();
   }, 180_000);
+
+  it('TACSI: an unpublished sector says so, changes inside the margin are marked, pillar charts share a scale', async () => {
+    const page = await signIn(m.keys.tacsiFull);
+    // A licensed sector below the cohort minimum: never published, and the page says so instead of a blank.
+    await page.goto(`${base}/app/#/tacsi/${m.tacsi.smallSector}`);
+    await page.getByTestId('tacsi-unpublished').waitFor();
+    expect(await page.getByTestId('tacsi-unpublished').innerText()).toContain('Nothing has been published');
+    expect(await page.getByTestId('tacsi-index').count()).toBe(0);
+    expect(await page.getByTestId('tacsi-denied').count()).toBe(0);
+
+    await page.goto(`${base}/app/#/tacsi/${m.tacsi.licensedSector}`);
+    await page.getByTestId('tacsi-index').locator('svg').waitFor();
+    // Every change in the archive is either outside the margin of a difference, or marked as inside it.
+    const rows = await page.getByTestId('tacsi-archive').locator('tbody tr').all();
+    for (const row of rows) {
+      const cells = await row.locator('td').allInnerTexts();
+      const margin = Number(cells[2]) * Math.SQRT2;
+      const change = cells[3]!;
+      if (change === '—') continue;
+      const delta = Number(change.split(' ')[0]);
+      if (Math.abs(delta) <= Math.round(margin * 100) / 100) expect(change).toContain('no clear change');
+      else expect(change).not.toContain('no clear change');
+    }
+    // All five pillars on one y-scale.
+    await page.getByRole('heading', { name: 'Momentum', level: 3 }).waitFor();
+    expect(await page.getByTestId('tacsi-pillar-scale').innerText()).toMatch(/the same scale, \d+ to \d+/);
+    await expectAccessible(page, 'tacsi full');
+    await page.close();
+  }, 180_000);
+
+  it('every action on the Platforms view completes or explains itself, in words', async () => {
+    const page = await signIn(m.keys.agency);
+    await go(page, 'Platforms');
+    const cards = page.locator('li.card[data-testid^="platform-"]');
+    await cards.first().waitFor();
+    // Sync now is offered only where there is a sign-in to sync with, and then it starts a sync.
+    for (const sync of await page.getByRole('button', { name: /^Sync .* now$/ }).all()) {
+      const name = (await sync.innerText()).replace(/^Sync (.*) now$/, '$1');
+      await sync.click();
+      await expect
+        .poll(async () =>
+          (await page.getByTestId('platform-message').count())
+            ? page.getByTestId('platform-message').innerText()
+            : page
+                .getByRole('alert')
+                .innerText()
+                .catch(() => ''),
+        )
+        .toMatch(new RegExp(`A sync of ${name} was started|synced a moment ago`));
+      await expectNoApiSpeak(page);
+    }
+    // A card without Sync now says why, and offers what would give it one.
+    for (const card of await cards.all()) {
+      if (!(await card.getByRole('button', { name: /^Disconnect / }).count())) continue;
+      if (await card.getByRole('button', { name: /^Sync .* now$/ }).count()) continue;
+      const why = await card.innerText();
+      expect(why).toMatch(/imported|Reconnect/);
+    }
+    // Disconnect asks first, then frees the place; Connect is offered again.
+    const card = page.getByTestId('platform-youtube');
+    await card.getByRole('button', { name: 'Disconnect Youtube' }).click();
+    await card.getByRole('button', { name: 'Yes, disconnect Youtube' }).click();
+    await expect
+      .poll(() => page.getByTestId('platform-message').innerText())
+      .toContain('Youtube is disconnected');
+    await card.getByRole('button', { name: 'Connect Youtube' }).waitFor();
+    await expectNoApiSpeak(page);
+    await page.close();
+  });
 
   it('fits a 375 px wide phone', async () => {
     const page = await signIn(m.keys.agency);

@@ -95,7 +95,7 @@ function AuditList({ session, workspaceId }: ViewProps) {
         {running && (
           <div role="status" aria-live="polite">
             <label for="audit-progress">
-              Audit {running.audit_id} of {running.platforms_included.join(', ')}: estimated done at{' '}
+              Audit of {running.platforms_included.map(cap).join(', ')}: estimated done at{' '}
               {when(running.estimated_completion)}
             </label>
             <progress id="audit-progress" max={1} value={progress} />
@@ -184,7 +184,12 @@ function PastAudits({
                         </td>
                         <td>{a.platforms_included.map(cap).join(', ')}</td>
                         <td>
-                          <a href={`#/audits/${encodeURIComponent(a.audit_id)}`}>{a.audit_id}</a>
+                          <a
+                            href={`#/audits/${encodeURIComponent(a.audit_id)}`}
+                            aria-label={`Details of the audit started ${when(a.created_at)}`}
+                          >
+                            Details
+                          </a>
                         </td>
                       </tr>
                     ))}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { Campaign } from '../../../sdk/src/client.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, cap, day, useAsync } from '../ui.tsx';
+import { ErrorBox, Loaded, Section, cap, day, useAsync, ConfirmButton } from '../ui.tsx';
 
 const ARC = ['foundation', 'build', 'peak', 'echo'];
 
@@ -173,9 +173,13 @@ export function CampaignsView({ session, workspaceId }: ViewProps) {
                   </p>
                   <Timeline c={c} />
                   {(c.status === 'draft' || c.status === 'active') && (
-                    <button type="button" class="secondary" onClick={() => cancel(c.id)}>
-                      Cancel {c.name}
-                    </button>
+                    <ConfirmButton
+                      label={`Cancel ${c.name}`}
+                      question={`Cancel ${c.name}? It stops tracking the score from then on and cannot be started again.`}
+                      confirmLabel={`Yes, cancel ${c.name}`}
+                      keepLabel="Keep the campaign"
+                      onConfirm={() => cancel(c.id)}
+                    />
                   )}
                 </li>
               ))}

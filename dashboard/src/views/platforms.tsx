@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
 import type { components } from '../../../sdk/src/schema.d.ts';
-import { ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
+import { ConfirmButton, ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
 
 type Attempt = components['schemas']['PlatformConnectAttempt'];
 interface Choice {
@@ -157,6 +157,22 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
     }
   };
 
+  /** Disconnecting stops syncs and frees the plan's place; the history stays (asked first: ConfirmButton). */
+  const disconnect = async (platform: Platform) => {
+    setError(null);
+    setMessage(null);
+    setBusy(platform);
+    try {
+      unwrap(await client.DELETE('/v1/platforms/{platform}', { params: { path: { platform }, query } }));
+      setMessage(`${cap(platform)} is disconnected. Connect it again whenever you like.`);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(null);
+      reload();
+    }
+  };
+
   return (
     <>
       <h1>Platforms</h1>
@@ -268,17 +284,45 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
                             })}
                           </ul>
                         )}
+                        {c.status === 'connected' && c.health?.missing_scope && (
+                          <p class="note">
+                            To grant the missing permission, disconnect {cap(name)} and connect it again: the
+                            platform asks for every permission on a new sign-in.
+                          </p>
+                        )}
+                        {c.next_sync_at === null &&
+                          c.status !== 'reauth_required' &&
+                          c.status !== 'error' && (
+                            <p class="note" data-testid={`imported-${name}`}>
+                              This account's data is imported, not read from {cap(name)} (the sandbox's seeded
+                              history, or a file). It has no sign-in to sync with: to sync it from the
+                              platform, disconnect it and connect it again.
+                            </p>
+                          )}
                         <div class="row">
-                          {(c.status === 'reauth_required' ||
-                            c.status === 'error' ||
-                            c.health?.missing_scope) && (
+                          {(c.status === 'reauth_required' || c.status === 'error') && (
                             <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
                               Reconnect {cap(name)}
                             </button>
                           )}
-                          <button type="button" class="secondary" onClick={() => sync(name)}>
-                            Sync {cap(name)} now
-                          </button>
+                          {c.next_sync_at !== null && c.status !== 'reauth_required' && (
+                            <button
+                              type="button"
+                              class="secondary"
+                              disabled={busy !== null}
+                              onClick={() => sync(name)}
+                            >
+                              Sync {cap(name)} now
+                            </button>
+                          )}
+                          <ConfirmButton
+                            label={`Disconnect ${cap(name)}`}
+                            question={`Disconnect ${cap(name)}? Its syncs stop and it no longer counts towards your plan's platforms. The data already collected stays.`}
+                            confirmLabel={`Yes, disconnect ${cap(name)}`}
+                            keepLabel="Keep it connected"
+                            disabled={busy !== null}
+                            onConfirm={() => disconnect(name)}
+                          />
                         </div>
                       </>
                     ) : (

@@ -5,6 +5,11 @@ import { COLORS, Chart, bandSeries } from '../chart.tsx';
 import { Loaded, PageButton, Section, TableHead, cap, useAsync } from '../ui.tsx';
 
 type History = Ok<'/v1/tacsi/history', 'get'>;
+type PillarFeed = Ok<'/v1/tacsi/pillars', 'get'>;
+
+function pillarRange(pillars: (PillarFeed | 'denied' | 'unpublished')[]) {
+  return sharedRange(pillars.flatMap((p) => (typeof p === 'object' ? [p.series] : [])));
+}
 
 /** A feed the key is not licensed for answers the uniform 403: shown as absent, never explained. */
 async function maybe<T>(p: Promise<T>): Promise<T | 'denied' | 'unpublished'> {
@@ -209,6 +214,31 @@ async function downloadArchive(sector: string, format: 'csv' | 'parquet'): Promi
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/**
+ * A week-on-week change, marked when it lies inside the 95% margin of a difference of two weeks: each
+ * week carries independent noise of margin m, so their difference has margin m * sqrt(2). Such a change
+ * is not distinguishable from the noise.
+ */
+export function changeText(delta: number | null, margin: number): string {
+  if (delta === null) return '—';
+  const signed = `${delta > 0 ? '+' : ''}${delta.toFixed(2)}`;
+  const m = Math.round(margin * Math.SQRT2 * 100) / 100;
+  return Math.abs(delta) <= m ? `${signed} (within the ±${m} margin: no clear change)` : signed;
+}
+
+/** One y-range for every pillar's chart (values with their margins), so their heights compare. */
+function sharedRange(series: { value: number; marginOfError: number }[][]): { min: number; max: number } {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of series)
+    for (const r of s) {
+      lo = Math.min(lo, r.value - r.marginOfError);
+      hi = Math.max(hi, r.value + r.marginOfError);
+    }
+  if (!Number.isFinite(lo)) return { min: 0, max: 100 };
+  return { min: Math.floor(lo), max: Math.ceil(hi) };
+}
+
 function feedsText(x: LicensedSector): string {
   const feeds: string[] = x.feeds.filter((f) => f !== 'pillars');
   if (x.pillars.length) feeds.push(x.pillars.length === 5 ? 'all pillars' : `pillar ${x.pillars.join(', ')}`);
@@ -238,8 +268,16 @@ function SectorView({ client, sector: licence }: { client: Client; sector: Licen
           ),
         ),
       ]);
-      const any = [weekly, history, daily, ...pillars].some((f) => f !== 'denied');
-      return { any, weekly, history, daily, pillars };
+      const all = [weekly, history, daily, ...pillars];
+      const any = all.some((f) => f !== 'denied');
+      // Licensed, but nothing published: a 404 Not Published, or an archive with no week in it yet.
+      const published = all.some(
+        (f) =>
+          typeof f === 'object' &&
+          !('rows' in f && f.rows.length === 0) &&
+          !('series' in f && f.series.length === 0),
+      );
+      return { any, published, weekly, history, daily, pillars };
     },
     [sector],
   );
@@ -248,6 +286,14 @@ function SectorView({ client, sector: licence }: { client: Client; sector: Licen
       {(f) =>
         !f.any ? (
           <Denied />
+        ) : !f.published ? (
+          <Section title={`${licence.name}: not published yet`}>
+            <p data-testid="tacsi-unpublished">
+              Nothing has been published for {licence.name} yet. A sector's index is published once at least
+              50 brands with data stand behind it, so that no brand can be read from it; until then there is
+              no index, margin or chart to show. The release calendar above says when its feeds next publish.
+            </p>
+          </Section>
         ) : (
           <div data-testid="tacsi-sector">
             {typeof f.weekly === 'object' && (
@@ -258,8 +304,10 @@ function SectorView({ client, sector: licence }: { client: Client; sector: Licen
                 </p>
                 <p>
                   Week ending {f.weekly.periodEnd}; change{' '}
-                  {f.weekly.delta === null ? '—' : f.weekly.delta.toFixed(2)}; cohort {f.weekly.cohortBand};{' '}
-                  {f.weekly.methodologyVersion}.{' '}
+                  <span data-testid="tacsi-weekly-change">
+                    {changeText(f.weekly.delta, f.weekly.marginOfError.indexValue)}
+                  </span>
+                  ; cohort {f.weekly.cohortBand}; {f.weekly.methodologyVersion}.{' '}
                   {f.weekly.forwardSignal.status === 'available' && f.weekly.forwardSignal.interval
                     ? `Next week's projection ${f.weekly.forwardSignal.projectedIndexValue} (${f.weekly.forwardSignal.interval.low}–${f.weekly.forwardSignal.interval.high}).`
                     : f.weekly.forwardSignal.note}
@@ -289,6 +337,10 @@ function SectorView({ client, sector: licence }: { client: Client; sector: Licen
             )}
             {f.pillars.some((p) => typeof p === 'object') && (
               <Section title="Pillars">
+                <p class="muted" data-testid="tacsi-pillar-scale">
+                  Every pillar chart uses the same scale, {pillarRange(f.pillars).min} to{' '}
+                  {pillarRange(f.pillars).max}, so their levels compare at a glance.
+                </p>
                 <div class="multiples">
                   {f.pillars.map((p, i) =>
                     typeof p === 'object' ? (
@@ -298,6 +350,7 @@ function SectorView({ client, sector: licence }: { client: Client; sector: Licen
                           height={160}
                           label={`${p.pillar}: ${p.series.length} weekly values with their 95% margin`}
                           option={axisOption({
+                            yAxis: { type: 'value', ...pillarRange(f.pillars) },
                             grid: { left: 36, right: 8, top: 8, bottom: 24 },
                             series: bandSeries(
                               cap(p.pillar),
@@ -419,7 +472,7 @@ function Archive({ client, sector }: { client: Client; sector: string }) {
                         <td>{r.periodEnd}</td>
                         <td>{r.indexValue.toFixed(2)}</td>
                         <td>{r.marginOfError.indexValue}</td>
-                        <td>{r.delta === null ? '—' : r.delta.toFixed(2)}</td>
+                        <td>{changeText(r.delta, r.marginOfError.indexValue)}</td>
                         <td>{r.cohortBand}</td>
                         <td>{r.methodologyVersion}</td>
                         <td>{r.publishedAt.slice(0, 16).replace('T', ' ')}</td>

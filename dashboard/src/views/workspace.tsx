@@ -1,7 +1,105 @@
 import { PILLARS, unwrap } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
-import { Loaded, Recommendations, Section, TableHead, cap, useAsync, when } from '../ui.tsx';
+import { Loaded, Recommendations, Section, TableHead, cap, useAsync, when, type Async } from '../ui.tsx';
+import type { components } from '../../../sdk/src/schema.d.ts';
+
+type Score = components['schemas']['Score'];
+type Benchmark = Extract<components['schemas']['AuditResult'], { status: 'completed' }>['industry_benchmark'];
+
+function benchmarkOf(audit: Async<{ industry_benchmark: Benchmark } | null>): Benchmark | null {
+  return audit.state === 'ready' && audit.value ? audit.value.industry_benchmark : null;
+}
+
+/**
+ * What the headline means, from the API's own `grading` (the engine's cutoffs, never a copy here):
+ * what 50 is, the grade bands, the interval, the window the score stands on, the hysteresis rule and
+ * the industry benchmark with its margin.
+ */
+function ScoreLegend({ score, benchmark }: { score: Score; benchmark: Benchmark | null }) {
+  const g = score.grading;
+  if (!g) {
+    return (
+      <p data-testid="score-legend">
+        This score was calculated with formula {score.formula_version}, which has no interval or grade legend.
+        The next audit scores with the current formula.
+      </p>
+    );
+  }
+  const bands = g.grades.map((b, i) => {
+    const upper = i > 0 ? g.grades[i - 1]!.min : null;
+    const range =
+      b.min === null ? `below ${upper}` : upper === null ? `${b.min} and above` : `${b.min} up to ${upper}`;
+    return { ...b, range };
+  });
+  // The hysteresis example: the cutoff between the two lowest bands.
+  const low = bands.at(-2);
+  const cut = low?.min ?? g.median;
+  const below = Math.round((cut - 0.4) * 10) / 10;
+  const under = Math.round((cut - 0.9) * 10) / 10;
+  const avg = benchmark?.industry_average ?? null;
+  const moe = benchmark?.basis?.margin_of_error ?? null;
+  return (
+    <div data-testid="score-legend">
+      <p>
+        <strong>{g.median}</strong> is the median account: half of the reference population of brand accounts
+        scores above it, half below. Each grade is a share of that population:
+      </p>
+      <table data-testid="grade-bands">
+        <TableHead cols={['Grade', 'Score', 'Share of accounts']} />
+        <tbody>
+          {bands.map((b) => (
+            <tr key={b.grade} aria-current={b.grade === score.grade ? 'true' : undefined}>
+              <th scope="row">
+                <span class={`grade grade-${b.grade}`}>{b.grade}</span>
+              </th>
+              <td>{b.range}</td>
+              <td>{Math.round(b.population_share * 100)}%</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {score.interval && (
+        <p data-testid="legend-interval">
+          <strong>Interval:</strong> with 90% confidence the score lies between{' '}
+          {score.interval.low.toFixed(1)} and {score.interval.high.toFixed(1)}. A change smaller than that is
+          within the data's day-to-day noise.
+        </p>
+      )}
+      {score.lookback_days && (
+        <p data-testid="legend-lookback">
+          <strong>Window:</strong> the headline stands on the {score.lookback_days} days of data up to{' '}
+          {score.latest_data_day ?? 'the latest data'},{' '}
+          {score.source === 'audit'
+            ? 'the look-back of the latest audit. An audit over a different look-back moves the headline.'
+            : 'the default window of a live score.'}
+        </p>
+      )}
+      <p data-testid="legend-hysteresis">
+        <strong>Why a higher score can carry a lower grade:</strong> a grade changes only when the score
+        passes a cutoff by {g.hysteresis} points, so it does not flicker on noise. A brand at {below} that has
+        been {bands.at(-1)?.grade} still reads {bands.at(-1)?.grade}, while one at {under} that was{' '}
+        {low?.grade} still reads {low?.grade}, until their scores move {g.hysteresis} points past {cut}.
+      </p>
+      {benchmark && (
+        <p data-testid="legend-benchmark">
+          <strong>Industry benchmark:</strong>{' '}
+          {avg === null
+            ? (benchmark.basis?.reason ?? 'no industry average is published for the sector.')
+            : `the sector's published average is ${avg}${moe !== null ? ` ± ${moe} (95% margin)` : ''}${
+                benchmark.basis?.period_end ? `, week ending ${benchmark.basis.period_end}` : ''
+              }. ${
+                moe !== null && Math.abs(score.score - avg) <= moe
+                  ? 'Your score is within that margin of it: no clear difference.'
+                  : score.score > avg
+                    ? 'Your score is above it by more than the margin.'
+                    : 'Your score is below it by more than the margin.'
+              }`}
+        </p>
+      )}
+    </div>
+  );
+}
 
 export function pillarBars(pillars: Record<string, number>) {
   return {
@@ -83,7 +181,8 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
                   {current.interval
                     ? `90% interval ${current.interval.low.toFixed(1)} to ${current.interval.high.toFixed(1)} · `
                     : ''}
-                  data up to {current.latest_data_day ?? 'none yet'}
+                  {current.lookback_days ? `the ${current.lookback_days} days of data up to ` : 'data up to '}
+                  {current.latest_data_day ?? 'none yet'}
                 </p>
                 <p class="muted">
                   {current.tier} tier · formula {current.formula_version} · calculated{' '}
@@ -106,6 +205,11 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
           </Loaded>
         </Section>
       </div>
+      <Section title="How to read this score">
+        <Loaded data={score}>
+          {({ current }) => <ScoreLegend score={current} benchmark={benchmarkOf(audit)} />}
+        </Loaded>
+      </Section>
       <Section title="Data freshness">
         <Loaded data={platforms}>
           {(p) =>

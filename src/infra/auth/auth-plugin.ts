@@ -141,7 +141,7 @@ export async function authPlugin(
             `The key owner's plan must be ${PLAN_LABELS[requirement.plan]} or above.`,
           );
         }
-        throw problems.planRequired(PLAN_LABELS[requirement.plan]);
+        throw problems.planRequired(requirement.plan, PLAN_LABELS[requirement.plan]);
       }
     }
     if (!principal.scopes.includes(requirement.scope)) {

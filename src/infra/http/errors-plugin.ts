@@ -81,6 +81,38 @@ function parameterOf(error: FastifyError, context: string | undefined): string {
   return [path, missing ?? additional].filter(Boolean).join('.') || context || 'request';
 }
 
+/** Ajv's error in people's words (its own wording, e.g. "must NOT have additional properties", is not). */
+function validationMessage(
+  first: NonNullable<FastifyError['validation']>[number] | undefined,
+  context: string | undefined,
+): string {
+  if (!first) return 'is invalid';
+  const params = first.params as Record<string, unknown> | undefined;
+  if (Array.isArray(params?.allowedValues)) return `must be one of ${params.allowedValues.join(', ')}`;
+  switch (first.keyword) {
+    case 'additionalProperties':
+      return context === 'body'
+        ? 'is not a field this request accepts: remove it, or check its spelling against the API reference'
+        : 'is not a parameter this request accepts: remove it, or check its spelling against the API reference';
+    case 'required':
+      return 'is required';
+    case 'type': {
+      const words: Record<string, string> = {
+        integer: 'a whole number',
+        number: 'a number',
+        string: 'text (a JSON string)',
+        boolean: 'true or false',
+        array: 'a list (a JSON array)',
+        object: 'an object',
+      };
+      const type = String(params?.type ?? '');
+      return first.message?.startsWith('must be a') ? first.message : `must be ${words[type] ?? type}`;
+    }
+    default:
+      return first.message ?? 'is invalid';
+  }
+}
+
 function send(reply: FastifyReply, request: FastifyRequest, problem: ProblemError): FastifyReply {
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   return reply
@@ -101,10 +133,7 @@ export async function errorsPlugin(app: FastifyInstance): Promise<void> {
       // A missing field is a plain 400 naming it; a present but wrong value gets the route's own error.
       const mapped =
         first?.keyword === 'required' ? undefined : request.routeOptions.config.validationProblems?.[key];
-      const message =
-        (first?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues !== undefined
-          ? `must be one of ${((first?.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`
-          : (first?.message ?? 'is invalid');
+      const message = validationMessage(first, error.validationContext);
       const { status, title } = DOMAIN_PROBLEMS[mapped ?? 'invalid_parameter'];
       return send(
         reply,

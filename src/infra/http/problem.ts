@@ -69,8 +69,11 @@ export const problems = {
     new ProblemError(401, 'Unauthorized', detail, {
       headers: { 'WWW-Authenticate': 'Bearer realm="brand-health"' },
     }),
-  planRequired: (plan: string) =>
-    new ProblemError(403, 'Plan Required', `This endpoint needs the ${plan} plan or above.`),
+  /** `required_plan` names the lowest plan that allows it (`free`, `pro`, ...), for a client to say so. */
+  planRequired: (plan: string, label: string) =>
+    new ProblemError(403, 'Plan Required', `This endpoint needs the ${label} plan or above.`, {
+      extensions: { required_plan: plan },
+    }),
   conflict: (title: string, detail: string) => new ProblemError(409, title, detail),
   unprocessable: (title: string, detail: string) => new ProblemError(422, title, detail),
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string>) =>

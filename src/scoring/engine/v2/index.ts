@@ -13,6 +13,8 @@ export {
   DEFAULT_LOOKBACK_DAYS,
   MAX_LOOKBACK_DAYS,
   GRADE_HYSTERESIS,
+  GRADE_POPULATION_SHARES_V2,
+  MEDIAN_SCORE,
   FOLLOWER_SPIKE_MARGIN,
 } from './score.ts';
 export { baselineV2, MEDIAN_NET_SENTIMENT } from './baselines.ts';

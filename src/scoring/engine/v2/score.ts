@@ -69,6 +69,16 @@ const T90 = 1.8946;
  * 60.3 / 54.3 / 45.4 / 39.4).
  */
 export const COMPOSITE_GRADE_CUTOFFS_V2 = { elite: 60.5, strong: 54.5, moderate: 45.5, weak: 39.5 } as const;
+/** The share of the reference population in each grade band: what the cutoffs above were chosen for. */
+export const GRADE_POPULATION_SHARES_V2 = {
+  elite: 0.05,
+  strong: 0.2,
+  moderate: 0.5,
+  weak: 0.2,
+  critical: 0.05,
+} as const satisfies Record<CompositeGrade, number>;
+/** The reference population's median account scores this (every pillar is centred on it). */
+export const MEDIAN_SCORE = 50;
 /**
  * Pillar colours: green at least 10 points above the median account (50), red at least 10 below.
  * One pair for every pillar, so the shares differ by pillar (docs/scoring.md has them): pillars
