@@ -5,6 +5,7 @@
  * period with their recommendations, connection health and the campaigns with their phases. The
  * same content is the report's JSON, its PDF and its CSV.
  */
+import { namedWorkspaces } from '../workspaces/queries.ts';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
@@ -156,20 +157,12 @@ async function section(
 
 /** The workspaces a schedule covers: its subject, or (all clients) the agency's clients by name. */
 async function coveredWorkspaces(db: Kysely<DB>, schedule: ScheduleRow) {
-  if (schedule.scope === 'workspace') {
-    return db
-      .selectFrom('workspaces')
-      .select(['id', 'name'])
-      .where('id', '=', schedule.subject_workspace_id)
-      .execute();
-  }
-  return db
-    .selectFrom('workspaces')
-    .select(['id', 'name'])
-    .where('parent_id', '=', schedule.workspace_id)
-    .orderBy('name')
-    .orderBy('id')
-    .execute();
+  return namedWorkspaces(
+    db,
+    schedule.scope === 'workspace'
+      ? { id: schedule.subject_workspace_id }
+      : { clientsOf: schedule.workspace_id },
+  );
 }
 
 export async function gatherContent(

@@ -3,6 +3,7 @@
  * reports. Every read of a schedule or report names its owner workspace in the query (the tenant
  * boundary); the jobs read by id, the id having come from a checked row.
  */
+import { parentOf } from '../workspaces/queries.ts';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, ReportBrandsTable, ReportSchedulesTable, ReportsTable } from '../infra/db/types.ts';
 
@@ -40,19 +41,13 @@ export async function brandOf(db: Db, workspaceId: string): Promise<BrandRow | u
  * its own (an agency's own and all-clients reports). Undefined: no white label.
  */
 export async function brandFor(db: Db, workspaceId: string): Promise<BrandRow | undefined> {
+  const parentId = await parentOf(db, workspaceId);
+  if (parentId === undefined) return undefined;
   const rows = await db
-    .selectFrom('workspaces')
-    .innerJoin('report_brands', (join) =>
-      join.on((eb) =>
-        eb.or([
-          eb('report_brands.workspace_id', '=', eb.ref('workspaces.parent_id')),
-          eb('report_brands.workspace_id', '=', eb.ref('workspaces.id')),
-        ]),
-      ),
-    )
+    .selectFrom('report_brands')
     .selectAll('report_brands')
-    .select(sql<boolean>`report_brands.workspace_id = workspaces.parent_id`.as('from_parent'))
-    .where('workspaces.id', '=', workspaceId)
+    .select(sql<boolean>`report_brands.workspace_id = ${parentId}`.as('from_parent'))
+    .where('workspace_id', 'in', parentId ? [parentId, workspaceId] : [workspaceId])
     .execute();
   const parent = rows.find((r) => r.from_parent);
   const row = parent ?? rows[0];

@@ -39,3 +39,33 @@ export async function workspaceName(db: Kysely<DB>, workspaceId: string): Promis
     .executeTakeFirst();
   return row?.name;
 }
+
+/** A workspace by id, or an agency's clients (by name, then id), with their names. */
+export async function namedWorkspaces(
+  db: Kysely<DB>,
+  which: { id: string } | { clientsOf: string },
+): Promise<{ id: string; name: string }[]> {
+  if ('id' in which) {
+    return db.selectFrom('workspaces').select(['id', 'name']).where('id', '=', which.id).execute();
+  }
+  return db
+    .selectFrom('workspaces')
+    .select(['id', 'name'])
+    .where('parent_id', '=', which.clientsOf)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
+/** The workspace's agency (parent) id: null for a workspace without one, undefined when it does not exist. */
+export async function parentOf(
+  db: Kysely<DB> | Transaction<DB>,
+  workspaceId: string,
+): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom('workspaces')
+    .select('parent_id')
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return row ? row.parent_id : undefined;
+}

@@ -1,5 +1,6 @@
 // A sync that rescores a workspace queues its alert evaluation in the sync's transaction, with the
 // score it recorded and the platform that moved it.
+import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { evaluateAlerts, type EvaluateJob } from '../../src/alerts/evaluate.ts';
 import { runSyncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
@@ -42,6 +43,7 @@ it('a sync that rescores queues alerts.evaluate with its score and platform; non
     .selectFrom('daily_scores')
     .select('score')
     .where('workspace_id', '=', w.workspace.id)
+    .where('formula_version', '=', CURRENT_FORMULA)
     .where('day', '=', '2025-03-04')
     .executeTakeFirstOrThrow();
   expect(jobs[0]!.change).toMatchObject({ score: score.score, previous_score: null, platform: 'instagram' });

@@ -1,3 +1,4 @@
+import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { expect } from 'vitest';
 import { workspaceWithKey, type TestService } from '../helpers/service.ts';
 
@@ -23,7 +24,9 @@ export async function agencyWithClient(t: TestService, label: string) {
   );
   await t.db
     .insertInto('daily_scores')
-    .values(DAY_ROWS.map((r) => ({ ...r, workspace_id: client.workspace.id, formula_version: 'v2' })))
+    .values(
+      DAY_ROWS.map((r) => ({ ...r, workspace_id: client.workspace.id, formula_version: CURRENT_FORMULA })),
+    )
     .execute();
   const note = await t.request({
     method: 'POST',
@@ -45,7 +48,7 @@ export async function agencyWithClient(t: TestService, label: string) {
       completed_at: new Date('2030-01-17T10:01:00Z'),
       score: 64.2,
       grade: 'moderate',
-      formula_version: 'v2',
+      formula_version: CURRENT_FORMULA,
       pillars: '{}',
       recommendations: JSON.stringify([
         {

@@ -1,3 +1,4 @@
+import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { Simulator } from '../../simulator/server.ts';
@@ -47,6 +48,7 @@ async function dailyScores(workspaceId: string) {
       sql<string>`xmin::text`.as('xmin'),
     ])
     .where('workspace_id', '=', workspaceId)
+    .where('formula_version', '=', CURRENT_FORMULA)
     .orderBy('day')
     .execute();
   return rows.map((r) => ({ ...r, day: String(r.day) }));

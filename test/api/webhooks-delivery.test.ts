@@ -315,6 +315,8 @@ describe('delivery', () => {
       grade: audit.grade,
       previous_grade: 'critical',
       changed_at: audit.completed_at,
+      // Formula v3: the crisis signal, null while the conversation is calm.
+      crisis: null,
     });
   });
 });

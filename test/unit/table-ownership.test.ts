@@ -42,6 +42,12 @@ const OWNER: Record<string, string> = {
   tacsi_cutover: 'tacsi',
   tacsi_notices: 'tacsi',
   annotations: 'annotations',
+  alert_rules: 'alerts',
+  alert_episodes: 'alerts',
+  alert_notifications: 'alerts',
+  report_brands: 'reports',
+  report_schedules: 'reports',
+  reports: 'reports',
 };
 
 /** Pairs (folder/table) that still query another domain's table. */
