@@ -281,6 +281,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       'Campaigns',
       'Content studio',
       'Webhooks',
+      'Alerts',
       'Agency',
     ]);
 
