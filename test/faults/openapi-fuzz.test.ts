@@ -100,6 +100,29 @@ beforeAll(async () => {
     await post('/v1/webhooks', { url: 'https://127.0.0.1:9/hook', events: ['audit.completed'] })
   ).id;
 
+  // An alert, a report schedule and a generated report, so their paths reach real objects too.
+  const created = async (url: string, payload?: object) => {
+    const res = await t.request({ method: 'POST', url, key: workspaceKey, ...(payload ? { payload } : {}) });
+    expect(res.statusCode, res.body).toBeLessThan(300);
+    return res.json();
+  };
+  const alert = (
+    await created('/v1/alerts', {
+      name: 'Fuzz alert',
+      condition: 'score_below',
+      threshold: 40,
+      webhook: true,
+    })
+  ).id;
+  const schedule = (
+    await created('/v1/report-schedules', {
+      name: 'Fuzz report',
+      cadence: 'weekly',
+      recipients: ['fuzz@example.com'],
+    })
+  ).id;
+  const report = (await created(`/v1/report-schedules/${schedule}/generate`)).id;
+
   await createSector(t.db, 'fuzz-sector', 'Fuzz sector');
   await insertSyntheticWeeklyCells(t.db, 'fuzz-sector', lastSundayBefore(new Date()), 8);
   const subscriber = await createSubscriber(t.db, 'Fuzz subscriber');
@@ -110,6 +133,9 @@ beforeAll(async () => {
     audit_id: [completed, processing],
     campaign_id: [campaign],
     id: [webhook],
+    alert_id: [alert],
+    schedule_id: [schedule],
+    report_id: [report],
     workspace_id: [agency.workspace.id, client.id],
     sector: ['fuzz-sector', 'headline'],
     pillar: ['reach', 'sentiment'],
