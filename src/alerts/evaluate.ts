@@ -93,23 +93,7 @@ export async function evaluateAlerts(ctx: AppContext, job: EvaluateJob): Promise
           at: now,
         });
         if (!episode) return;
-        await notify(ctx, trx, rule, episode.id, 'triggered');
-        if (rule.webhook) {
-          await emitEvent(ctx, trx, {
-            workspaceId: rule.workspace_id,
-            type: 'alert.triggered',
-            data: {
-              alert_id: rule.id,
-              episode_id: episode.id,
-              workspace_id: rule.workspace_id,
-              name: rule.name,
-              condition: rule.condition,
-              summary: verdict.summary,
-              drivers: verdict.drivers,
-              triggered_at: now.toISOString(),
-            },
-          });
-        }
+        await announce(ctx, trx, rule, verdict, { id: episode.id, triggeredAt: now });
         outcome.triggered.push(episode.id);
       } else if (!verdict.firing && open) {
         const episode = await q.resolveEpisode(
@@ -119,24 +103,11 @@ export async function evaluateAlerts(ctx: AppContext, job: EvaluateJob): Promise
           now,
         );
         if (!episode) return;
-        await notify(ctx, trx, rule, episode.id, 'resolved');
-        if (rule.webhook) {
-          await emitEvent(ctx, trx, {
-            workspaceId: rule.workspace_id,
-            type: 'alert.resolved',
-            data: {
-              alert_id: rule.id,
-              episode_id: episode.id,
-              workspace_id: rule.workspace_id,
-              name: rule.name,
-              condition: rule.condition,
-              summary: verdict.summary,
-              drivers: verdict.drivers,
-              triggered_at: episode.triggered_at.toISOString(),
-              resolved_at: now.toISOString(),
-            },
-          });
-        }
+        await announce(ctx, trx, rule, verdict, {
+          id: episode.id,
+          triggeredAt: episode.triggered_at,
+          resolvedAt: now,
+        });
         outcome.resolved.push(episode.id);
       }
     });
@@ -158,6 +129,39 @@ async function notify(
   ];
   await q.insertNotifications(trx, jobs);
   if (jobs.length) await alertNotifyJob.enqueueMany(ctx, jobs, { trx });
+}
+
+/**
+ * An episode that fired or resolved: its email and Slack notifications, and `alert.triggered` or
+ * `alert.resolved` (with `resolvedAt`) when the rule delivers to webhooks, in the episode's transaction.
+ */
+async function announce(
+  ctx: AppContext,
+  trx: Transaction<DB>,
+  rule: q.RuleRow,
+  verdict: { summary: string; drivers: Drivers },
+  episode: { id: string; triggeredAt: Date; resolvedAt?: Date },
+): Promise<void> {
+  const resolved = episode.resolvedAt !== undefined;
+  await notify(ctx, trx, rule, episode.id, resolved ? 'resolved' : 'triggered');
+  if (!rule.webhook) return;
+  const data = {
+    alert_id: rule.id,
+    episode_id: episode.id,
+    workspace_id: rule.workspace_id,
+    name: rule.name,
+    condition: rule.condition,
+    summary: verdict.summary,
+    drivers: verdict.drivers,
+    triggered_at: episode.triggeredAt.toISOString(),
+  };
+  await (episode.resolvedAt
+    ? emitEvent(ctx, trx, {
+        workspaceId: rule.workspace_id,
+        type: 'alert.resolved',
+        data: { ...data, resolved_at: episode.resolvedAt.toISOString() },
+      })
+    : emitEvent(ctx, trx, { workspaceId: rule.workspace_id, type: 'alert.triggered', data }));
 }
 
 /** Evaluates a workspace's alerts after a score or connection change (enqueueAlertEvaluation). */

@@ -4,42 +4,21 @@
  * the account's own readings and never contradict them, tested on the three cases where v2's advice
  * did (each scenario shows v2's misleading advice first).
  */
+import { account, DAYS, FROM, LAST, score } from '../helpers/v3-scenarios.ts';
 import { describe, expect, it } from 'vitest';
 import {
   baselineV3,
   explainChange,
   scoreDrivers,
   scoreWorkspaceV3,
-  type WorkspaceScoreV3,
 } from '../../src/scoring/engine/v3/index.ts';
 import { scoreWorkspaceV2 } from '../../src/scoring/engine/v2/index.ts';
 import { referencePopulation } from '../../src/scoring/engine/v2/reference-population.ts';
-import { accountSnapshots, alter, syntheticSnapshots } from '../helpers/synthetic.ts';
+import { alter, syntheticSnapshots } from '../helpers/synthetic.ts';
 import { edgeCases, workspaces } from '../helpers/engine-golden.ts';
 import { addDays } from '../../src/core/days.ts';
-import { PILLARS, PLATFORMS, type Platform } from '../../src/core/catalog.ts';
+import { PILLARS, PLATFORMS } from '../../src/core/catalog.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
-
-const FROM = '2025-01-01';
-const DAYS = 400;
-const LAST = addDays(FROM, DAYS - 1);
-
-function account(followers: number, seed: number, platform: Platform = 'instagram', o = {}): DailySnapshot[] {
-  return accountSnapshots({
-    seed,
-    platform,
-    from: FROM,
-    days: DAYS,
-    followers,
-    baseline: baselineV3,
-    drift: { sd: 0.15, days: 30 },
-    ...o,
-  });
-}
-
-function score(snapshots: readonly DailySnapshot[], asOf = LAST, lookbackDays = 90): WorkspaceScoreV3 {
-  return scoreWorkspaceV3({ snapshots, platforms: [], asOf, lookbackDays });
-}
 
 const v2Actions = (snapshots: readonly DailySnapshot[], asOf = LAST, lookbackDays = 90) =>
   scoreWorkspaceV2({ snapshots, platforms: [], asOf, lookbackDays }).recommendations.map((r) => r.action);

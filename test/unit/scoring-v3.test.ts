@@ -3,13 +3,13 @@
  * crisis behaviour, the scale's version and momentum, and formula v2's properties run on v3.
  * Accounts are built at multiples of the reference median account of v3's baselines.
  */
+import { account, DAYS, FROM, LAST, score } from '../helpers/v3-scenarios.ts';
 import { describe, expect, it } from 'vitest';
 import {
   BASELINE_SET_V3,
   baselineV3,
   dailyScoreSeriesV3,
   scoreWorkspaceV3,
-  type WorkspaceScoreV3,
 } from '../../src/scoring/engine/v3/index.ts';
 import { scoreWorkspaceV2 } from '../../src/scoring/engine/v2/index.ts';
 import { referencePopulation } from '../../src/scoring/engine/v2/reference-population.ts';
@@ -18,27 +18,7 @@ import { addDays } from '../../src/core/days.ts';
 import { PILLARS, PLATFORMS, type Platform } from '../../src/core/catalog.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
-const FROM = '2025-01-01';
-const DAYS = 400;
-const LAST = addDays(FROM, DAYS - 1);
 const SEEDS = [1, 2, 3];
-
-function account(followers: number, seed: number, platform: Platform = 'instagram', o = {}): DailySnapshot[] {
-  return accountSnapshots({
-    seed,
-    platform,
-    from: FROM,
-    days: DAYS,
-    followers,
-    baseline: baselineV3,
-    drift: { sd: 0.15, days: 30 },
-    ...o,
-  });
-}
-
-function score(snapshots: readonly DailySnapshot[], asOf = LAST, lookbackDays = 90): WorkspaceScoreV3 {
-  return scoreWorkspaceV3({ snapshots, platforms: [], asOf, lookbackDays });
-}
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
 
