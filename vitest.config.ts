@@ -21,11 +21,11 @@ import LongestFirst from './test/sequencer.ts';
 // which every service, database and data folder of a test comes from). That environment is the only
 // difference between the projects and nothing in src/ reads it, so any other file (pure unit tests:
 // engines, privacy audits, parsers, the SDK's retry) would run the same code on the same inputs twice.
-export function testProjects(include: string[], exclude: string[] = []) {
+export function testProjects(include: string[], exclude: string[] = [], globalSetup: string[] = []) {
   const shared = {
     include,
     exclude,
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['test/global-setup.ts', ...globalSetup],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     isolate: false,

@@ -1,14 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
-import { runDemo } from '../../src/sandbox/demo.ts';
 import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { seededSandbox } from './seeded-sandbox.ts';
 import { COMPOSITE_GRADE_CUTOFFS_V2, GRADE_HYSTERESIS } from '../../src/scoring/engine/index.ts';
 
 /**
@@ -37,9 +36,13 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       throw new Error('dashboard/dist is missing: `npm install` builds it (or `npm run build:dashboard`)');
     }
     sim = await startSimulator({ speed: 0 });
-    t = await startTestService({ runWorkers: true, simulatorUrl: sim.url });
-    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bh-dash-')), 'sandbox.json');
-    m = await runDemo(t.ctx, { out });
+    const seeded = await seededSandbox();
+    m = seeded.manifest;
+    t = await startTestService(
+      { runWorkers: true, simulatorUrl: sim.url },
+      {},
+      { database: seeded.database },
+    );
     await t.service.startWorkers();
     base = await t.listen();
     browser = await launchBrowser();
@@ -522,7 +525,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await card.getByRole('button', { name: 'Connect Youtube' }).waitFor();
     await expectNoApiSpeak(page);
     await page.close();
-  });
+  }, 120_000);
 
   it('fits a 375 px wide phone', async () => {
     const page = await signIn(m.keys.agency);

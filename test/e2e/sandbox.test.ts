@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createHmac } from 'node:crypto';
 import { createApiKey, listApiKeys } from '../../src/admin/keys.ts';
@@ -9,27 +8,31 @@ import { runDemo } from '../../src/sandbox/demo.ts';
 import { resetSandbox } from '../../src/sandbox/reset.ts';
 import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
+import { seededSandbox } from './seeded-sandbox.ts';
 
 let t: TestService;
 let m: SandboxManifest;
-const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bh-sandbox-')), 'sandbox.json');
+/** The manifest `brandhealth demo` wrote (shared by the suite's files: read only). */
+let written: string;
+/** This file's copy, for seeding again. */
+let out: string;
 
 beforeAll(async () => {
-  t = await startTestService();
-  m = await runDemo(t.ctx, { out });
-}, 600_000);
+  const seeded = await seededSandbox();
+  ({ manifest: m, manifestPath: written, out } = seeded);
+  t = await startTestService({}, {}, { database: seeded.database });
+}, 900_000);
 afterAll(async () => t?.close());
 
 const get = (url: string, key: string) => t.request({ method: 'GET', url, key });
 
 describe('the sandbox manifest', () => {
   it('is readable by its owner only: it holds every key', () => {
-    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(written).mode & 0o777).toBe(0o600);
   });
 
   it('is written with every documented key', () => {
-    const written = JSON.parse(fs.readFileSync(out, 'utf8'));
-    expect(written).toEqual(m);
+    expect(JSON.parse(fs.readFileSync(written, 'utf8'))).toEqual(m);
     for (const k of [
       'free',
       'pro',

@@ -29,9 +29,13 @@ export interface TestService {
 export async function startTestService(
   overrides: Partial<Config> = {},
   env: Record<string, string> = {},
-  options: Pick<ServiceOptions, 'logStream'> = {},
+  options: Pick<ServiceOptions, 'logStream'> & {
+    /** A database prepared by the caller (the end-to-end suite's seeded sandbox); dropped at close. */
+    database?: TestDatabase;
+  } = {},
 ): Promise<TestService> {
-  const testDb: TestDatabase = await createTestDatabase({ migrated: true });
+  const { database, ...serviceOptions } = options;
+  const testDb: TestDatabase = database ?? (await createTestDatabase({ migrated: true }));
   const loaded = loadConfig({
     LOG_LEVEL: 'silent',
     AUTH_CACHE_TTL_MS: '0',
@@ -56,7 +60,7 @@ export async function startTestService(
     now: () => fixedNow ?? new Date(),
     dataDir: testDb.dataDir,
     pgliteImage: testDb.pgliteImage,
-    ...options,
+    ...serviceOptions,
   });
   return {
     service,
