@@ -31,11 +31,15 @@ export const SWEEP_HARD_LIMIT_SECONDS = 3600;
 
 /**
  * Estimated run time with nothing measured yet (a new database, or no audit completed in the
- * last ESTIMATE_WINDOW_HOURS): queue pick-up (workers poll every 2 s) plus scoring, which grows
- * with the platforms and days to read. Also the duration the sandbox gives its seeded audits.
+ * last ESTIMATE_WINDOW_HOURS): queue pick-up (workers poll every 2 s) plus scoring, which reads
+ * stored metrics only (syncs fetch from the platforms) and grows with the platforms and days to
+ * read: about a second per platform and per quarter of look-back, what audits measure on this
+ * service. An estimate that is too long makes every first caller wait for a result that is long
+ * ready (clients wait as Retry-After says); one that is short costs a poll. Also the duration the
+ * sandbox gives its seeded audits, so a sandbox's first audit is estimated from it.
  */
 export function estimatedSeconds(platformCount: number, lookbackDays: number): number {
-  return 10 + 5 * platformCount + Math.ceil(lookbackDays / 30);
+  return 2 + platformCount + Math.ceil(lookbackDays / 90);
 }
 
 /** How many recent completed audits (within the window) the estimate is measured from. */
