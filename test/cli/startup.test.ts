@@ -93,14 +93,25 @@ function expectCleanFailure(result: { code: number | null; stderr: string }, cod
   expect(result.stderr).not.toMatch(/^\s+at /m);
 }
 
+// Failures decided before any database is opened are the same on both projects: they run on the
+// pglite one only (the postgres project runs this file for the cases that reach the server).
+const beforeTheDatabase = it.skipIf(usingPostgres());
+
 describe('start-up failures of node src/main.ts', () => {
-  it('names a bad setting and exits 78', async () => {
-    expectCleanFailure(await start({ PORT: 'eighty' }), 78, /PORT must be an integer/);
-    expectCleanFailure(
-      await start({ DATABASE_URL: 'mysql://x@localhost/db' }),
-      78,
-      /DATABASE_URL must use postgres/,
-    );
+  beforeTheDatabase(
+    'names a setting refused before the database is opened and exits 78',
+    async () => {
+      expectCleanFailure(await start({ PORT: 'eighty' }), 78, /PORT must be an integer/);
+      expectCleanFailure(
+        await start({ DATABASE_URL: 'mysql://x@localhost/db' }),
+        78,
+        /DATABASE_URL must use postgres/,
+      );
+    },
+    60_000,
+  );
+
+  it('names a bad setting found with the database open and exits 78', async () => {
     expectCleanFailure(
       await start({ ...(await migratedData()), HOST: '192.0.2.77' }),
       78,
@@ -108,7 +119,7 @@ describe('start-up failures of node src/main.ts', () => {
     );
   }, 120_000);
 
-  it('names a PostgreSQL server that is down and exits 69', async () => {
+  beforeTheDatabase('names a PostgreSQL server that is down and exits 69', async () => {
     // Port 1 on loopback: nothing listens there.
     expectCleanFailure(
       await start({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/brandhealth' }),
@@ -127,7 +138,7 @@ describe('start-up failures of node src/main.ts', () => {
     );
   });
 
-  it('names a DATA_DIR held by another process and exits 69', async () => {
+  beforeTheDatabase('names a DATA_DIR held by another process and exits 69', async () => {
     const dir = tempDir();
     // This test process is alive: its pid in the lock file means "in use".
     fs.writeFileSync(path.join(dir, 'brandhealth.lock'), String(process.pid));
@@ -161,11 +172,14 @@ describe('start-up failures of node src/main.ts', () => {
     'shuts down cleanly on a SIGTERM sent at the first 200 on /readyz, and starts again on the same data',
     { timeout: 300_000 },
     async () => {
-      const dir = tempDir();
+      // PGlite: an empty folder, so the first run creates and migrates the cluster as a first
+      // `npm start` does. PostgreSQL: the project's own migrated database.
+      const data = usingPostgres() ? await migratedData() : { DATA_DIR: tempDir() };
+      const dir = data.DATA_DIR!;
       for (let run = 0; run < 2; run++) {
         const port = await freePort();
         const child = spawn(process.execPath, [ENTRY], {
-          env: entryEnv({ PORT: String(port), METRICS_PORT: '0', SHUTDOWN_DRAIN_MS: '0', DATA_DIR: dir }),
+          env: entryEnv({ PORT: String(port), METRICS_PORT: '0', SHUTDOWN_DRAIN_MS: '0', ...data }),
           stdio: ['ignore', 'ignore', 'pipe'],
         });
         track(child);

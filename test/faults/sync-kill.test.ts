@@ -46,6 +46,12 @@ describe.runIf(usingPostgres())('kill -9 during a sync round', () => {
       }),
       runWorkers: false,
     });
+    // The round's jobs are sent from here: a job the killed worker held is retried a second after the
+    // supervisor fails it (its heartbeat stopped), not after the production back-off (30 s and up),
+    // which only lengthens the wait without testing more.
+    for (const platform of ['instagram', 'tiktok'] as const) {
+      local.ctx.jobs.setRetry(syncJob(platform), { retryLimit: 5, retryDelay: 1, retryBackoff: false });
+    }
     const db = local.ctx.db;
     const now = new Date();
     const ids: string[] = [];
