@@ -17,3 +17,30 @@ export function stopwatch(): { elapsed(): string } {
   const started = performance.now();
   return { elapsed: () => `${((performance.now() - started) / 1000).toFixed(1)} s` };
 }
+
+/** How often a long step reports how far it has got. */
+export const PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * Progress of a long step through `total` items, for a person watching a terminal: `done(n)` logs
+ * "<label>: n of total <unit> (12.3 s)" when PROGRESS_EVERY_MS have passed since the last line, so a
+ * step of a minute says what it is doing about a dozen times and a fast one not at all.
+ */
+export function progress(
+  log: (line: string) => void,
+  label: string,
+  total: number,
+  unit: string,
+  everyMs = PROGRESS_EVERY_MS,
+): { done(n: number): void } {
+  const watch = stopwatch();
+  let last = performance.now();
+  return {
+    done(n) {
+      const now = performance.now();
+      if (now - last < everyMs || n >= total) return;
+      last = now;
+      log(`${label}: ${n} of ${total} ${unit} (${watch.elapsed()})`);
+    },
+  };
+}

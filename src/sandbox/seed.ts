@@ -15,7 +15,7 @@ import { pick, prng } from './random.ts';
 import { addDays, utcDay } from '../core/days.ts';
 import { METRIC_COLUMNS, METRIC_FIELDS } from '../core/metric-snapshot.ts';
 import { PLATFORMS, type AccountType, type BillingPeriod, type Platform } from '../core/catalog.ts';
-import { stopwatch } from '../infra/wall-clock.ts';
+import { progress, stopwatch } from '../infra/wall-clock.ts';
 
 /** Two years of daily history: enough for score history, benchmarks and the TACSI archive. */
 export const HISTORY_DAYS = 730;
@@ -283,6 +283,8 @@ async function seedMetricHistory(
   );
   const todo = planned.filter((p) => !seeded.has(p.id));
   const watch = stopwatch();
+  const shown = progress(log, 'metric history', todo.length, 'workspaces');
+  let generated = 0;
   let columns = emptyColumns();
   const connections: Array<{
     id: string;
@@ -310,6 +312,7 @@ async function seedMetricHistory(
         columns = emptyColumns();
       }
     }
+    if (todo.includes(p)) shown.done(++generated);
   }
   await insertSnapshots(db, columns);
   for (let i = 0; i < connections.length; i += 500) {

@@ -12,7 +12,7 @@ import type { SandboxExtension } from '../domain-module.ts';
 import { snapshotsByWorkspace, workspacesWithoutDailyScores, writeNewDailyScores } from './bulk-io.ts';
 import { computeDailyScores, currentRows, indexRows, type DailyScoreRow } from './daily-scores.ts';
 import { utcDay } from '../core/days.ts';
-import { stopwatch } from '../infra/wall-clock.ts';
+import { progress, stopwatch } from '../infra/wall-clock.ts';
 
 /**
  * Computes and stores the daily score series of every workspace that has snapshots and no scores: the
@@ -29,6 +29,8 @@ export async function backfillDailyScores(
   let pending: DailyScoreRow[] = [];
   let written = 0;
   let withCurrent = 0;
+  let scored = 0;
+  const shownProgress = progress(log, 'scores', todo.length, 'workspaces');
   // Workspaces are read in slices so memory stays bounded however large the sandbox is.
   for (let i = 0; i < todo.length; i += 100) {
     for await (const [id, snapshots] of snapshotsByWorkspace(ctx, todo.slice(i, i + 100))) {
@@ -43,6 +45,7 @@ export async function backfillDailyScores(
           ? computeDailyScores(id, snapshots, first, to)
           : indexRows(id, snapshots, first, to, null)),
       );
+      shownProgress.done(++scored);
     }
     await writeNewDailyScores(ctx, pending);
     written += currentRows(pending);
