@@ -123,6 +123,66 @@ export function Recommendations(props: {
   );
 }
 
+interface Driver {
+  pillar: string;
+  points: number;
+  text: string;
+}
+
+/**
+ * What moves a score (formula v3's `drivers`, largest effect first): what lifts it and what holds it
+ * back, in the API's own sentences, at most `top` of each. A score without drivers says why.
+ */
+export function Drivers(props: {
+  drivers: readonly Driver[] | null | undefined;
+  formula: string;
+  top?: number;
+  testId?: string;
+}) {
+  const { drivers } = props;
+  if (drivers === undefined)
+    return (
+      <p data-testid={props.testId}>
+        Scores of formula {props.formula} do not say what moves them; the next audit scores with the current
+        formula, which does.
+      </p>
+    );
+  if (drivers === null)
+    return (
+      <p data-testid={props.testId}>
+        This score was stored without what moves it; the next audit or sync gives it.
+      </p>
+    );
+  const top = props.top ?? 3;
+  const lifts = drivers.filter((d) => d.points >= 0.05).slice(0, top);
+  const holds = drivers.filter((d) => d.points <= -0.05).slice(0, top);
+  const list = (title: string, items: readonly Driver[], none: string) => (
+    <>
+      <h3>{title}</h3>
+      {items.length === 0 ? (
+        <p class="muted">{none}</p>
+      ) : (
+        <ul class="drivers">
+          {items.map((d) => (
+            <li key={d.text}>
+              <strong>{cap(d.pillar)}</strong>: {d.text}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+  return (
+    <div data-testid={props.testId}>
+      <p class="muted">
+        Points above or below 50, the score of the median account of the same platform and size.
+      </p>
+      {list('What lifts it', lifts, 'Nothing lifts it above the median account.')}
+      {list('What holds it back', holds, 'Nothing holds it below the median account.')}
+    </div>
+  );
+}
+
 /**
  * An action that cannot be undone: the first click asks, in words, what will happen; only "Yes" acts.
  * Inline rather than a browser dialog, so it reads and focuses like the rest of the page.

@@ -11,6 +11,9 @@ const workspace = unwrap(await bh.GET('/v1/workspace'));
 console.log(`${workspace.name}: ${workspace.audits_used}/${workspace.audits_limit} audits this month`);
 const score = unwrap(await bh.GET('/v1/score', { params: { query: { include_pillars: true } } }));
 console.log(`Brand Credit Score ${score.score} (${score.grade})`);
+// Why the score is what it is (formula v3): its drivers, largest effect first, each with a sentence.
+for (const d of (score.drivers ?? []).slice(0, 3))
+  console.log(`${d.points > 0 ? '+' : ''}${d.points} ${d.text}`);
 
 // Start an audit and wait for it (425 Too Early + Retry-After are handled for you).
 try {

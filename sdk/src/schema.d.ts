@@ -1856,6 +1856,8 @@ export interface components {
                 /** @description industry of the published figures, or "all" */
                 industry: string;
             };
+            /** @description extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them */
+            drivers?: components["schemas"]["ScoreDriver"][] | null;
             /** @description extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score) */
             lookback_days?: number;
             /** @description extension (formula v2): the grade bands and the hysteresis rule (docs/scoring.md "Grades") */
@@ -1885,6 +1887,25 @@ export interface components {
             impact: number;
             sentiment: number;
             momentum: number;
+        };
+        ScoreDriver: {
+            /** @enum {unknown} */
+            pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+            /** @description the platform; null for coverage (the share of the requested platforms with data) */
+            platform: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook") | null;
+            /**
+             * @description the measured input (docs/scoring.md "Why the score is what it is"); platform_weight and conversation_share only in a change
+             * @enum {unknown}
+             */
+            metric: "posts_per_week" | "post_view_lift" | "views_per_follower_day" | "monthly_growth" | "engagement_per_view" | "engagement_per_follower_day" | "net_sentiment" | "engagement_trend" | "views_trend" | "recent_net_sentiment" | "coverage" | "platform_weight" | "conversation_share";
+            /** @description the account's value (six significant digits) */
+            value: number;
+            /** @description the median account's value: what scores 50 */
+            median: number;
+            /** @description composite points this input puts the score above (+, lifts it) or below (-, holds it back) 50; over all drivers they sum to score - 50 within rounding */
+            points: number;
+            /** @description the same in one plain sentence */
+            text: string;
         };
         ScoreHistory: {
             workspace_id: string;
@@ -1992,6 +2013,8 @@ export interface components {
                 /** @description industry of the published figures, or "all" */
                 industry: string;
             };
+            /** @description extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them */
+            drivers?: components["schemas"]["ScoreDriver"][] | null;
             pillars: {
                 /** @description one pillar of an audit */
                 presence: {
@@ -6647,6 +6670,44 @@ export interface operations {
                      *         "reference": "modelled",
                      *         "industry": "all"
                      *       },
+                     *       "drivers": [
+                     *         {
+                     *           "pillar": "reach",
+                     *           "platform": "instagram",
+                     *           "metric": "views_per_follower_day",
+                     *           "value": 0.148279,
+                     *           "median": 0.110088,
+                     *           "points": 0.89,
+                     *           "text": "Views per follower on Instagram: 14.8 views a day per 100 followers against 11.0 for the median account of its platform and size; lifts the score 0.9 points."
+                     *         },
+                     *         {
+                     *           "pillar": "momentum",
+                     *           "platform": "instagram",
+                     *           "metric": "engagement_trend",
+                     *           "value": 0.171771,
+                     *           "median": 0,
+                     *           "points": 0.34,
+                     *           "text": "Engagement trend on Instagram: +17% in 28 days against flat for the median account of its platform and size; lifts the score 0.3 points."
+                     *         },
+                     *         {
+                     *           "pillar": "impact",
+                     *           "platform": "instagram",
+                     *           "metric": "engagement_per_view",
+                     *           "value": 0.0203065,
+                     *           "median": 0.0208548,
+                     *           "points": -0.17,
+                     *           "text": "Engagement per view on Instagram: 2.03% of views engaging against 2.09% for the median account of its platform and size; holds the score back 0.2 points."
+                     *         },
+                     *         {
+                     *           "pillar": "presence",
+                     *           "platform": "instagram",
+                     *           "metric": "posts_per_week",
+                     *           "value": 4.35556,
+                     *           "median": 4.5,
+                     *           "points": -0.16,
+                     *           "text": "Posts a week on Instagram: 4.4 posts a week against 4.5 for the median account of its platform and size; holds the score back 0.2 points."
+                     *         }
+                     *       ],
                      *       "lookback_days": 90,
                      *       "grading": {
                      *         "median": 50,
@@ -7568,6 +7629,44 @@ export interface operations {
                      *         "reference": "modelled",
                      *         "industry": "all"
                      *       },
+                     *       "drivers": [
+                     *         {
+                     *           "pillar": "reach",
+                     *           "platform": "instagram",
+                     *           "metric": "views_per_follower_day",
+                     *           "value": 0.148279,
+                     *           "median": 0.110088,
+                     *           "points": 0.89,
+                     *           "text": "Views per follower on Instagram: 14.8 views a day per 100 followers against 11.0 for the median account of its platform and size; lifts the score 0.9 points."
+                     *         },
+                     *         {
+                     *           "pillar": "momentum",
+                     *           "platform": "instagram",
+                     *           "metric": "engagement_trend",
+                     *           "value": 0.171771,
+                     *           "median": 0,
+                     *           "points": 0.34,
+                     *           "text": "Engagement trend on Instagram: +17% in 28 days against flat for the median account of its platform and size; lifts the score 0.3 points."
+                     *         },
+                     *         {
+                     *           "pillar": "impact",
+                     *           "platform": "instagram",
+                     *           "metric": "engagement_per_view",
+                     *           "value": 0.0203065,
+                     *           "median": 0.0208548,
+                     *           "points": -0.17,
+                     *           "text": "Engagement per view on Instagram: 2.03% of views engaging against 2.09% for the median account of its platform and size; holds the score back 0.2 points."
+                     *         },
+                     *         {
+                     *           "pillar": "presence",
+                     *           "platform": "instagram",
+                     *           "metric": "posts_per_week",
+                     *           "value": 4.35556,
+                     *           "median": 4.5,
+                     *           "points": -0.16,
+                     *           "text": "Posts a week on Instagram: 4.4 posts a week against 4.5 for the median account of its platform and size; holds the score back 0.2 points."
+                     *         }
+                     *       ],
                      *       "recommendations": [
                      *         {
                      *           "priority": 1,
@@ -19932,7 +20031,45 @@ export interface operations {
                  *         "change": "+4.5",
                  *         "grade": "strong",
                  *         "previous_grade": "strong",
-                 *         "changed_at": "2026-11-20T09:12:41.000Z"
+                 *         "changed_at": "2026-11-20T09:12:41.000Z",
+                 *         "crisis": null,
+                 *         "explanation": {
+                 *           "summary": "The score rose 4.5 points, from 66.9 to 71.4; the largest parts: engagement per view on Instagram (+2.6) and posts a week on Instagram (+1.3).",
+                 *           "drivers": [
+                 *             {
+                 *               "pillar": "impact",
+                 *               "platform": "instagram",
+                 *               "metric": "engagement_per_view",
+                 *               "before": 0.0181,
+                 *               "after": 0.0252,
+                 *               "median": 0.0208548,
+                 *               "points": 2.61,
+                 *               "text": "Engagement per view on Instagram rose from 1.81% to 2.52% of views engaging: +2.6 points."
+                 *             },
+                 *             {
+                 *               "pillar": "presence",
+                 *               "platform": "instagram",
+                 *               "metric": "posts_per_week",
+                 *               "before": 3.1,
+                 *               "after": 4.6,
+                 *               "median": 4.5,
+                 *               "points": 1.32,
+                 *               "text": "Posts a week on Instagram rose from 3.1 to 4.6 posts a week: +1.3 points."
+                 *             },
+                 *             {
+                 *               "pillar": "reach",
+                 *               "platform": "instagram",
+                 *               "metric": "views_per_follower_day",
+                 *               "before": 0.121,
+                 *               "after": 0.136,
+                 *               "median": 0.110088,
+                 *               "points": 0.42,
+                 *               "text": "Views per follower on Instagram rose from 12.1 to 13.6 views a day per 100 followers: +0.4 points."
+                 *             }
+                 *           ],
+                 *           "other_points": 0.13,
+                 *           "rounding": 0.02
+                 *         }
                  *       }
                  *     }
                  */
@@ -19982,6 +20119,37 @@ export interface operations {
                             volume_ratio: number;
                             /** @description first day of the running crisis */
                             since: string | null;
+                        } | null;
+                        /** @description extension (formula v3): what moved the score since the previous score, from both scores' drivers; null when the previous score was stored without its drivers */
+                        explanation?: {
+                            /** @description the change and its largest parts in one sentence */
+                            summary: string;
+                            /** @description the largest parts of the change, largest first (at most 5) */
+                            drivers: {
+                                /** @enum {unknown} */
+                                pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                                /** @description the platform; null for coverage (the share of the requested platforms with data) */
+                                platform: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook") | null;
+                                /**
+                                 * @description the measured input (docs/scoring.md "Why the score is what it is"); platform_weight and conversation_share only in a change
+                                 * @enum {unknown}
+                                 */
+                                metric: "posts_per_week" | "post_view_lift" | "views_per_follower_day" | "monthly_growth" | "engagement_per_view" | "engagement_per_follower_day" | "net_sentiment" | "engagement_trend" | "views_trend" | "recent_net_sentiment" | "coverage" | "platform_weight" | "conversation_share";
+                                /** @description the value in the previous score; null where the platform or input was absent */
+                                before: number | null;
+                                /** @description the value in this score; null where the platform or input is absent */
+                                after: number | null;
+                                /** @description the median account's value; null for platform_weight and conversation_share */
+                                median: number | null;
+                                /** @description composite points of the change this driver accounts for */
+                                points: number;
+                                /** @description the same in one plain sentence */
+                                text: string;
+                            }[];
+                            /** @description points of the change the drivers not listed account for together */
+                            other_points: number;
+                            /** @description change minus every driver's points: the rounding of the scores and points */
+                            rounding: number;
                         } | null;
                     };
                 };

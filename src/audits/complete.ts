@@ -28,6 +28,7 @@ import {
   type ComparableScore,
 } from '../scoring/score-change.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
+import { storedDrivers } from '../scoring/explanations.ts';
 import { industryBenchmark } from './benchmark.ts';
 import { latestCompletedAudit } from './latest.ts';
 import { utcDay } from '../core/days.ts';
@@ -120,6 +121,7 @@ export async function completeAudit(
               'audits.score_low',
               'audits.score_high',
               'audits.crisis',
+              'audits.drivers',
             ])
             .as('previous'),
         (join) => join.onTrue(),
@@ -185,6 +187,7 @@ export async function completeAudit(
         authenticity_flags: JSON.stringify(result.authenticityFlags),
         crisis: JSON.stringify(result.crisis),
         baseline_version: result.baselineVersion,
+        drivers: JSON.stringify(result.drivers),
       })
       .where('id', '=', audit.id)
       .where('status', '=', 'processing')
@@ -253,6 +256,7 @@ export async function completeAudit(
                   ? { low: previous.score_low, high: previous.score_high }
                   : null,
               crisis: (previous.crisis as CrisisSignal | null) ?? null,
+              drivers: storedDrivers(previous.drivers),
             }
           : null;
       const next: ComparableScore = {
@@ -261,6 +265,7 @@ export async function completeAudit(
         formulaVersion: result.formulaVersion,
         interval: result.scoreInterval,
         crisis: result.crisis,
+        drivers: result.drivers,
       };
       if (before && isScoreChange(next, before)) {
         await emitEvent(ctx, trx, {

@@ -86,7 +86,7 @@ export async function readAudit(
     grade: audit.grade as CompositeGrade,
     formula_version: audit.formula_version ?? '',
     ...v2,
-    ...v3ScoreFields(audit.crisis, audit.baseline_version),
+    ...v3ScoreFields(audit.crisis, audit.baseline_version, audit.drivers),
     pillars,
     recommendations: audit.recommendations as Recommendation[],
     industry_benchmark: servedBenchmark(audit.industry_benchmark, audit.score!),

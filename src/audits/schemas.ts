@@ -8,7 +8,15 @@ import {
   withDefault,
   WorkspaceIdInput,
 } from '../infra/http/schemas.ts';
-import { AuthenticityFlags, Baseline, LatestDataDay, ScoreInterval, Stale } from '../scoring/schemas.ts';
+import {
+  AuthenticityFlags,
+  Baseline,
+  Drivers,
+  DRIVERS_EXAMPLE,
+  LatestDataDay,
+  ScoreInterval,
+  Stale,
+} from '../scoring/schemas.ts';
 import { CrisisData } from '../infra/http/schemas.ts';
 
 export const StartAuditBody = Type.Object(
@@ -139,6 +147,7 @@ export const CompletedAudit = Type.Object(
     authenticity_flags: Type.Optional(AuthenticityFlags),
     crisis: Type.Optional(CrisisData),
     baseline: Type.Optional(Baseline),
+    drivers: Type.Optional(Drivers),
     pillars: Type.Object(Object.fromEntries(PILLARS.map((k) => [k, AuditPillar]))),
     recommendations: Type.Array(
       Type.Object({
@@ -302,6 +311,7 @@ export const COMPLETED_AUDIT_EXAMPLE: Static<typeof CompletedAudit> = {
     since: null,
   },
   baseline: { version: '2025.1', dated: '2025-03-01', reference: 'modelled', industry: 'all' },
+  drivers: DRIVERS_EXAMPLE,
   recommendations: [
     {
       priority: 1,

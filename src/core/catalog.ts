@@ -25,6 +25,68 @@ export function pillarScoresOf(row: Readonly<Record<Pillar, number | string>>): 
   };
 }
 
+/**
+ * The measured inputs a v3 score is computed from (docs/scoring.md, "Formula v3: explanations";
+ * src/scoring/engine/v3/explain.ts), each compared with the median account of the same platform and
+ * size (the value that scores 50):
+ * - posts_per_week: posts a week as published (presence);
+ * - post_view_lift: (post days' views - other days' views) / post days' views; at POST_LIFT_IN_FULL
+ *   (the `median`) and above, posts count in full (presence);
+ * - views_per_follower_day, monthly_growth (a rate: 0.017 is 1.7% a month): reach;
+ * - engagement_per_view (engagement_per_follower_day when views are not reported): impact;
+ * - net_sentiment: (positive - negative) / classified comments and mentions, recency-weighted, of one
+ *   platform's part of the pooled conversation (sentiment);
+ * - engagement_trend, views_trend: change of approval (likes, shares, saves) and of views per organic
+ *   follower over the last 28 days against the window's days before them, per 28 days, shrunk by its
+ *   noise (0.1 is +10%; the median is flat, 0); recent_net_sentiment: the last 7 days' net sentiment,
+ *   which lowers momentum below its `median` (momentum);
+ * - coverage: the share of requested platforms with data (presence).
+ * Only in a change's drivers: platform_weight (a platform's share of the workspace pillar, by engaged
+ * audience) and conversation_share (a platform's share of the pooled conversation).
+ */
+export const DRIVER_METRICS = [
+  'posts_per_week',
+  'post_view_lift',
+  'views_per_follower_day',
+  'monthly_growth',
+  'engagement_per_view',
+  'engagement_per_follower_day',
+  'net_sentiment',
+  'engagement_trend',
+  'views_trend',
+  'recent_net_sentiment',
+  'coverage',
+  'platform_weight',
+  'conversation_share',
+] as const;
+export type DriverMetric = (typeof DRIVER_METRICS)[number];
+
+/** How a platform is named in sentences (explanations, advice). */
+export const PLATFORM_NAMES: Record<Platform, string> = {
+  instagram: 'Instagram',
+  tiktok: 'TikTok',
+  youtube: 'YouTube',
+  twitter: 'X',
+  facebook: 'Facebook',
+};
+
+/** How a driver metric is named in sentences (explanations, advice), lower case. */
+export const METRIC_NAMES: Record<DriverMetric, string> = {
+  posts_per_week: 'posts a week',
+  post_view_lift: 'post-day view lift',
+  views_per_follower_day: 'views per follower',
+  monthly_growth: 'growth',
+  engagement_per_view: 'engagement per view',
+  engagement_per_follower_day: 'engagement per follower',
+  net_sentiment: 'net sentiment',
+  engagement_trend: 'engagement trend',
+  views_trend: 'views trend',
+  recent_net_sentiment: "last week's net sentiment",
+  coverage: 'coverage',
+  platform_weight: 'platform weight',
+  conversation_share: 'share of the conversation',
+};
+
 export const PLANS = ['free', 'pro', 'agency', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 

@@ -83,12 +83,13 @@ export async function writeNewDailyScores(ctx: AppContext, rows: readonly DailyS
         r.grade ? quote(r.grade) : '',
         typeof r.crisis === 'string' ? quote(r.crisis) : '',
         r.baseline_version ? quote(r.baseline_version) : '',
+        typeof r.drivers === 'string' ? quote(r.drivers) : '',
       ].join(','),
     )
     .join('\n');
   await pglite.query(
     `COPY daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum, formula_version,
-                       score_low, score_high, grade, crisis, baseline_version)
+                       score_low, score_high, grade, crisis, baseline_version, drivers)
      FROM '/dev/blob' WITH (FORMAT csv)`,
     [],
     { blob: new Blob([csv]) },

@@ -41,7 +41,7 @@ interface FoundScore {
     authenticity_flags: AuthenticityFlag[];
     lookback_days: number;
   };
-  /** Formula v3's crisis and baseline (v3ScoreFields). */
+  /** Formula v3's crisis, baseline and drivers (v3ScoreFields). */
   v3?: ReturnType<typeof v3ScoreFields>;
 }
 
@@ -83,7 +83,7 @@ async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundSc
       authenticity_flags: result.authenticityFlags,
       lookback_days: DEFAULT_LOOKBACK_DAYS,
     },
-    v3: v3ScoreFields(result.crisis, result.baselineVersion),
+    v3: v3ScoreFields(result.crisis, result.baselineVersion, result.drivers),
   };
 }
 
@@ -117,6 +117,7 @@ function workspaceWithLatestAudit(
             'audits.crisis',
             'audits.baseline_version',
             'audits.lookback_days',
+            'audits.drivers',
           ])
           .as('a'),
       (join) => join.onTrue(),
@@ -137,6 +138,7 @@ function workspaceWithLatestAudit(
       'a.crisis',
       'a.baseline_version',
       'a.lookback_days',
+      'a.drivers',
     ])
     .where('workspaces.id', '=', workspaceId);
   if (visibleToOwner !== null) q = q.where(visibleTo(visibleToOwner));
@@ -174,7 +176,7 @@ function auditScore(row: ScoreRow, today: string): FoundScore | null {
           },
         }
       : {}),
-    v3: v3ScoreFields(row.crisis, row.baseline_version),
+    v3: v3ScoreFields(row.crisis, row.baseline_version, row.drivers),
   };
 }
 

@@ -17,6 +17,7 @@ import {
 } from './engine/index.ts';
 import type { ComparableScore } from './score-change.ts';
 import { loadSnapshots } from './snapshots.ts';
+import { storedDrivers } from './explanations.ts';
 import { addDays } from '../core/days.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
 import { pillarScoresOf, type PillarScores } from '../core/catalog.ts';
@@ -68,7 +69,7 @@ function crisisColumn(crisis: CrisisSignal): string | null {
   return crisis.active ? JSON.stringify(crisis) : null;
 }
 
-/** Rows per multi-row INSERT: 12 columns x 1000 rows stays far below PostgreSQL's 65535 parameters. */
+/** Rows per multi-row INSERT: 15 columns x 1000 rows stays far below PostgreSQL's 65535 parameters. */
 export const DAILY_SCORE_BATCH = 1000;
 
 export type DailyScoreRow = Insertable<DailyScoresTable>;
@@ -118,6 +119,7 @@ export function computeDailyScores(
       grade: p.grade,
       crisis: crisisColumn(p.crisis),
       baseline_version: BASELINE_SET_V3.version,
+      drivers: null,
     });
   }
   const last = rows.at(-1);
@@ -130,6 +132,8 @@ export function computeDailyScores(
     });
     last.score_low = scored.scoreInterval.low;
     last.score_high = scored.scoreInterval.high;
+    // Its drivers too: what the next score.changed explains its change from.
+    last.drivers = JSON.stringify(scored.drivers);
   }
   return [...rows, ...indexRows(workspaceId, snapshots, from, to, options.previousIndexGrade ?? null)];
 }
@@ -165,6 +169,7 @@ export function indexRows(
       grade: p.grade,
       crisis: null,
       baseline_version: null,
+      drivers: null,
     });
   }
   return rows;
@@ -191,6 +196,7 @@ export function dailyRowOf(
     grade: gradeWithHysteresis(scored.score, previousGrade),
     crisis: crisisColumn(scored.crisis),
     baseline_version: scored.baselineVersion,
+    drivers: JSON.stringify(scored.drivers),
   };
 }
 
@@ -223,6 +229,7 @@ export function upsertDailyScoresQuery(db: QueryCreator<DB>, rows: readonly Dail
         grade: sql`excluded.grade`,
         crisis: sql`excluded.crisis`,
         baseline_version: sql`excluded.baseline_version`,
+        drivers: sql`excluded.drivers`,
       }),
     );
 }
@@ -282,7 +289,7 @@ export async function latestDailyScore(
 ): Promise<StoredDailyScore | null> {
   const row = await db
     .selectFrom('daily_scores')
-    .select(['day', 'score', 'grade', 'score_low', 'score_high', 'crisis'])
+    .select(['day', 'score', 'grade', 'score_low', 'score_high', 'crisis', 'drivers'])
     .where('workspace_id', '=', workspaceId)
     .where('formula_version', '=', CURRENT_FORMULA)
     .where('day', '<=', day)
@@ -298,6 +305,7 @@ export async function latestDailyScore(
     interval:
       row.score_low != null && row.score_high != null ? { low: row.score_low, high: row.score_high } : null,
     crisis: (row.crisis as CrisisSignal | null) ?? null,
+    drivers: storedDrivers(row.drivers),
   };
 }
 
@@ -341,12 +349,14 @@ export async function insertDailyScoresBulk(db: Kysely<DB>, rows: readonly Daily
     const col = <K extends keyof DailyScoreRow>(k: K) => chunk.map((r) => r[k] ?? null);
     await sql`
       INSERT INTO daily_scores (workspace_id, day, score, presence, reach, impact, sentiment, momentum,
-                                formula_version, score_low, score_high, grade, crisis, baseline_version)
+                                formula_version, score_low, score_high, grade, crisis, baseline_version,
+                                drivers)
       SELECT * FROM unnest(
         ${col('workspace_id')}::text[], ${col('day')}::date[], ${col('score')}::real[], ${col('presence')}::real[],
         ${col('reach')}::real[], ${col('impact')}::real[], ${col('sentiment')}::real[], ${col('momentum')}::real[],
         ${col('formula_version')}::text[], ${col('score_low')}::real[], ${col('score_high')}::real[],
-        ${col('grade')}::text[], ${col('crisis')}::jsonb[], ${col('baseline_version')}::text[])
+        ${col('grade')}::text[], ${col('crisis')}::jsonb[], ${col('baseline_version')}::text[],
+        ${col('drivers')}::jsonb[])
       ON CONFLICT (workspace_id, formula_version, day) DO NOTHING`.execute(db);
   }
 }

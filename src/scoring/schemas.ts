@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { PLANS } from '../core/catalog.ts';
 import {
   CrisisData,
+  ScoreDriverData,
   DateOnly,
   Grade,
   Timestamp,
@@ -114,7 +115,61 @@ export const LookbackDays = Type.Integer({
     "extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score)",
 });
 
-/** Extension fields of a v2 or v3 score (absent on v1 scores; crisis and baseline on v3 only). */
+export const Drivers = Type.Union(
+  [
+    Type.Array(ScoreDriverData, {
+      maxItems: 64,
+      description: 'largest effect first, whether it lifts the score (+) or holds it back (-)',
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them',
+  },
+);
+
+/** Drivers of the examples: an Instagram account a little above the median account. */
+export const DRIVERS_EXAMPLE: Static<typeof Drivers> = [
+  {
+    pillar: 'reach',
+    platform: 'instagram',
+    metric: 'views_per_follower_day',
+    value: 0.148279,
+    median: 0.110088,
+    points: 0.89,
+    text: 'Views per follower on Instagram: 14.8 views a day per 100 followers against 11.0 for the median account of its platform and size; lifts the score 0.9 points.',
+  },
+  {
+    pillar: 'momentum',
+    platform: 'instagram',
+    metric: 'engagement_trend',
+    value: 0.171771,
+    median: 0,
+    points: 0.34,
+    text: 'Engagement trend on Instagram: +17% in 28 days against flat for the median account of its platform and size; lifts the score 0.3 points.',
+  },
+  {
+    pillar: 'impact',
+    platform: 'instagram',
+    metric: 'engagement_per_view',
+    value: 0.0203065,
+    median: 0.0208548,
+    points: -0.17,
+    text: 'Engagement per view on Instagram: 2.03% of views engaging against 2.09% for the median account of its platform and size; holds the score back 0.2 points.',
+  },
+  {
+    pillar: 'presence',
+    platform: 'instagram',
+    metric: 'posts_per_week',
+    value: 4.35556,
+    median: 4.5,
+    points: -0.16,
+    text: 'Posts a week on Instagram: 4.4 posts a week against 4.5 for the median account of its platform and size; holds the score back 0.2 points.',
+  },
+];
+
+/** Extension fields of a v2 or v3 score (absent on v1 scores; crisis, baseline and drivers on v3 only). */
 export const V2ScoreFields = {
   interval: Type.Optional(ScoreInterval),
   pillar_intervals: Type.Optional(
@@ -134,6 +189,7 @@ export const V2ScoreFields = {
   authenticity_flags: Type.Optional(AuthenticityFlags),
   crisis: Type.Optional(CrisisData),
   baseline: Type.Optional(Baseline),
+  drivers: Type.Optional(Drivers),
   lookback_days: Type.Optional(LookbackDays),
   grading: Type.Optional(Grading),
 };
@@ -274,6 +330,7 @@ export const SCORE_EXAMPLE: Static<typeof Score> = {
     since: null,
   },
   baseline: { version: '2025.1', dated: '2025-03-01', reference: 'modelled', industry: 'all' },
+  drivers: DRIVERS_EXAMPLE,
   lookback_days: 90,
   grading: GRADING,
 };

@@ -6,7 +6,9 @@ import {
   type CompositeGrade,
   type CrisisSignal,
   type Interval,
+  type ScoreDriver,
 } from './engine/index.ts';
+import { changeExplanation } from './explanations.ts';
 import type { EventData } from '../webhooks/events.ts';
 import type { Platform } from '../core/catalog.ts';
 
@@ -22,6 +24,8 @@ export interface ComparableScore {
   interval: Interval | null;
   /** Formula v3: the crisis signal (a stored calm day reads as null, as do v1 and v2 scores). */
   crisis?: CrisisSignal | null;
+  /** Formula v3: the score's drivers; null where they were not stored with it. */
+  drivers?: readonly ScoreDriver[] | null;
 }
 
 /** A crisis started between the two scores (same formula): it fires score.changed whatever the score did. */
@@ -84,7 +88,17 @@ export function scoreChangedData(input: {
     changed_at: input.changedAt.toISOString(),
     ...('platform' in cause ? { source: 'sync' as const, platform: cause.platform } : {}),
     ...(after.crisis !== undefined ? { crisis: after.crisis?.active ? crisisData(after.crisis) : null } : {}),
+    ...(after.drivers !== undefined ? { explanation: explanationOf(before, after) } : {}),
   };
+}
+
+/** What moved a v3 score (changeExplanation): null without both scores' drivers. */
+function explanationOf(before: ComparableScore, after: ComparableScore) {
+  if (!after.drivers || before.formulaVersion !== after.formulaVersion) return null;
+  return changeExplanation(
+    { score: before.score, drivers: before.drivers ?? null },
+    { score: after.score, drivers: after.drivers },
+  );
 }
 
 function gradeOf(stored: string | null, score: number): CompositeGrade {

@@ -2,6 +2,7 @@
 // was computed or stored: one definition for both, so a live score and a stored one read alike.
 import { baselineOf, type CrisisSignal } from './engine/index.ts';
 import { crisisData } from './score-change.ts';
+import { driversField, storedDrivers } from './explanations.ts';
 
 const CALM: CrisisSignal = {
   active: false,
@@ -17,13 +18,15 @@ export function storedCrisis(crisis: unknown) {
 }
 
 /**
- * `crisis` and `baseline` of a v3 score; nothing for a score of an earlier formula (no baseline
- * version). A stored daily row keeps the crisis only while active, so a missing one reads as calm.
+ * `crisis`, `baseline` and `drivers` of a v3 score; nothing for a score of an earlier formula (no
+ * baseline version). A stored daily row keeps the crisis only while active, so a missing one reads as
+ * calm; `drivers` (the engine's, computed or stored) is null where none were stored with the score.
  */
-export function v3ScoreFields(crisis: unknown, baselineVersion: string | null) {
+export function v3ScoreFields(crisis: unknown, baselineVersion: string | null, drivers: unknown) {
   if (baselineVersion === null) return {};
   return {
     crisis: storedCrisis(crisis),
     baseline: baselineOf(baselineVersion),
+    ...driversField(storedDrivers(drivers), baselineVersion),
   };
 }

@@ -3,7 +3,15 @@
 // its emitter records (emitEvent callers, typed by EventData), and the Standard Webhooks signature headers.
 import { Type, type Static, type TSchema } from 'typebox';
 import { EVENT_TYPES, SYNC_ERROR_CLASSES, type EventType } from '../core/catalog.ts';
-import { CrisisData, DateOnly, Grade, PillarName, PlatformName, Timestamp } from '../infra/http/schemas.ts';
+import {
+  ChangeExplanationData,
+  CrisisData,
+  DateOnly,
+  Grade,
+  PillarName,
+  PlatformName,
+  Timestamp,
+} from '../infra/http/schemas.ts';
 
 const Id = (prefix: string) =>
   Type.String({
@@ -159,6 +167,12 @@ const DATA = {
             'a crisis that starts fires score.changed at once, whatever the score did',
         }),
       ),
+      explanation: Type.Optional(
+        Type.Union([ChangeExplanationData, Type.Null()], {
+          description:
+            "extension (formula v3): what moved the score since the previous score, from both scores' drivers; null when the previous score was stored without its drivers",
+        }),
+      ),
     }),
     example: {
       workspace_id: 'ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C',
@@ -169,6 +183,45 @@ const DATA = {
       grade: 'strong',
       previous_grade: 'strong',
       changed_at: '2026-11-20T09:12:41.000Z',
+      crisis: null,
+      explanation: {
+        summary:
+          'The score rose 4.5 points, from 66.9 to 71.4; the largest parts: engagement per view on Instagram (+2.6) and posts a week on Instagram (+1.3).',
+        drivers: [
+          {
+            pillar: 'impact',
+            platform: 'instagram',
+            metric: 'engagement_per_view',
+            before: 0.0181,
+            after: 0.0252,
+            median: 0.0208548,
+            points: 2.61,
+            text: 'Engagement per view on Instagram rose from 1.81% to 2.52% of views engaging: +2.6 points.',
+          },
+          {
+            pillar: 'presence',
+            platform: 'instagram',
+            metric: 'posts_per_week',
+            before: 3.1,
+            after: 4.6,
+            median: 4.5,
+            points: 1.32,
+            text: 'Posts a week on Instagram rose from 3.1 to 4.6 posts a week: +1.3 points.',
+          },
+          {
+            pillar: 'reach',
+            platform: 'instagram',
+            metric: 'views_per_follower_day',
+            before: 0.121,
+            after: 0.136,
+            median: 0.110088,
+            points: 0.42,
+            text: 'Views per follower on Instagram rose from 12.1 to 13.6 views a day per 100 followers: +0.4 points.',
+          },
+        ],
+        other_points: 0.13,
+        rounding: 0.02,
+      },
     },
   },
   'campaign.phase_changed': {

@@ -122,9 +122,17 @@ describe('score.changed on the daily recompute', () => {
       await sync();
       const changed = await scoreEvents(workspace.id);
       expect(changed).toHaveLength(1);
-      const data = changed[0]!.data as { change: string; score: number; previous_score: number };
+      const data = changed[0]!.data as {
+        change: string;
+        score: number;
+        previous_score: number;
+        explanation: { summary: string; drivers: { points: number }[] } | null;
+      };
       expect(Number(data.change)).toBeLessThanOrEqual(-1);
       expect(data.score).toBeLessThan(data.previous_score);
+      // Explained from the drivers stored with the previous day's score.
+      expect(data.explanation?.summary).toMatch(/^The score fell /);
+      expect(data.explanation!.drivers[0]!.points).toBeLessThan(0);
     } finally {
       t.setNow(undefined);
     }

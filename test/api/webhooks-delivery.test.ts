@@ -317,6 +317,8 @@ describe('delivery', () => {
       changed_at: audit.completed_at,
       // Formula v3: the crisis signal, null while the conversation is calm.
       crisis: null,
+      // and what moved the score: null, as the previous audit was stored without its drivers.
+      explanation: null,
     });
   });
 });

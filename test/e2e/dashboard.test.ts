@@ -248,6 +248,9 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'Open the audit' }).click();
     await page.getByTestId('benchmark').waitFor();
     await page.getByRole('heading', { name: 'Recommendations' }).waitFor();
+    // The audit's drivers, in words: what lifts the score and what holds it back, no metric codes.
+    await page.getByTestId('audit-drivers').locator('li').first().waitFor();
+    expect(await page.getByTestId('audit-drivers').innerText()).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
     await expectAccessible(page, 'audit detail');
     await shot(page, 'audit');
     const ran = decodeURIComponent(new URL(page.url()).hash.split('/').at(-1)!);
@@ -268,6 +271,15 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await shot(page, 'history');
     await go(page, 'Workspace');
     await page.getByTestId('recommendations').locator('li').first().waitFor();
+    // "What moves your score": the current score's top drivers as sentences.
+    const moves = page.getByRole('region', { name: 'What moves your score' });
+    await moves.locator('li').first().waitFor();
+    expect(await moves.locator('li').count()).toBeLessThanOrEqual(6);
+    expect(await moves.innerText()).toMatch(/What (lifts it|holds it back)/);
+    expect(await moves.locator('li').first().innerText()).toMatch(
+      /(lifts the score|holds the score back) \d+\.\d points/,
+    );
+    expect(await moves.innerText()).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
     expect(
       await page.getByRole('region', { name: 'Latest recommendations' }).locator('a').getAttribute('href'),
     ).toBe(`#/audits/${ran}`);

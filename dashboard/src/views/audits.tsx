@@ -7,6 +7,7 @@ import {
   ErrorBox,
   Loaded,
   PageButton,
+  Drivers,
   Recommendations,
   Section,
   TableHead,
@@ -262,6 +263,9 @@ function AuditDetail({ session, auditId }: ViewProps & { auditId: string }) {
                   <Benchmark b={a.industry_benchmark} />
                 </Section>
               </div>
+              <Section title="What moves this score">
+                <Drivers drivers={a.drivers} formula={a.formula_version} top={5} testId="audit-drivers" />
+              </Section>
               <Section title="Recommendations">
                 <Recommendations items={a.recommendations} />
               </Section>

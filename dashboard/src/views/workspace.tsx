@@ -1,7 +1,17 @@
 import { PILLARS, unwrap } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
-import { Loaded, Recommendations, Section, TableHead, cap, useAsync, when, type Async } from '../ui.tsx';
+import {
+  Drivers,
+  Loaded,
+  Recommendations,
+  Section,
+  TableHead,
+  cap,
+  useAsync,
+  when,
+  type Async,
+} from '../ui.tsx';
 import type { components } from '../../../sdk/src/schema.d.ts';
 
 type Score = components['schemas']['Score'];
@@ -205,6 +215,13 @@ export function WorkspaceView({ session, workspaceId }: ViewProps) {
           </Loaded>
         </Section>
       </div>
+      <Section title="What moves your score">
+        <Loaded data={score}>
+          {({ current }) => (
+            <Drivers drivers={current.drivers} formula={current.formula_version} testId="score-drivers" />
+          )}
+        </Loaded>
+      </Section>
       <Section title="How to read this score">
         <Loaded data={score}>
           {({ current }) => <ScoreLegend score={current} benchmark={benchmarkOf(audit)} />}

@@ -223,6 +223,8 @@ export interface AuditsTable {
   crisis: ColumnType<unknown, string | null | undefined, string | null>;
   /** v3: the version of the baselines the audit was scored against. */
   baseline_version: ColumnType<string | null, string | null | undefined, string | null>;
+  /** v3: the score's drivers (ScoreDriver[], migration 0078); null before v3 and on audits stored without them. */
+  drivers: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface ScoreLogTable {
@@ -260,6 +262,8 @@ export interface DailyScoresTable {
   crisis: ColumnType<unknown, string | null | undefined, string | null>;
   /** v3: the version of the baselines the day was scored against; null on v1/v2 rows. */
   baseline_version: ColumnType<string | null, string | null | undefined, string | null>;
+  /** v3: the day's drivers (ScoreDriver[], migration 0078) where its interval was computed, else null. */
+  drivers: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 /** Progress of `brandhealth scores recompute` (migration 0060). */

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { COMPOSITE_GRADES, PILLARS, PLATFORMS } from '../../core/catalog.ts';
+import { COMPOSITE_GRADES, DRIVER_METRICS, PILLARS, PLATFORMS } from '../../core/catalog.ts';
 
 /**
  * How route schemas become the OpenAPI document (@fastify/swagger reads them; the same schemas
@@ -271,4 +271,70 @@ export const CrisisData = Type.Object(
     }),
   },
   { description: "The brand's conversation, all platforms pooled, against its own last 90 days." },
+);
+
+const DriverPlatform = Type.Union([Type.Enum(PLATFORMS), Type.Null()], {
+  description: 'the platform; null for coverage (the share of the requested platforms with data)',
+});
+const DriverMetricName = Type.Enum(DRIVER_METRICS, {
+  description:
+    'the measured input (docs/scoring.md "Why the score is what it is"); platform_weight and conversation_share only in a change',
+});
+const Points = (description: string) => Type.Number({ minimum: -100, maximum: 100, description });
+
+/**
+ * One driver of a formula v3 score: a measured input against the median account of the same platform
+ * and size, and the composite points it puts the score above or below 50 (src/scoring/explanations.ts).
+ */
+export const ScoreDriverData = Type.Object(
+  {
+    pillar: Type.Enum(PILLARS),
+    platform: DriverPlatform,
+    metric: DriverMetricName,
+    value: Type.Number({ description: "the account's value (six significant digits)" }),
+    median: Type.Number({ description: "the median account's value: what scores 50" }),
+    points: Points(
+      'composite points this input puts the score above (+, lifts it) or below (-, holds it back) 50; over all drivers they sum to score - 50 within rounding',
+    ),
+    text: Type.String({ maxLength: 400, description: 'the same in one plain sentence' }),
+  },
+  { $id: 'ScoreDriver' },
+);
+
+/** One driver of a change of the composite: an input's value before and after and its part of the change. */
+export const ChangeDriverData = Type.Object(
+  {
+    pillar: Type.Enum(PILLARS),
+    platform: DriverPlatform,
+    metric: DriverMetricName,
+    before: Type.Union([Type.Number(), Type.Null()], {
+      description: 'the value in the previous score; null where the platform or input was absent',
+    }),
+    after: Type.Union([Type.Number(), Type.Null()], {
+      description: 'the value in this score; null where the platform or input is absent',
+    }),
+    median: Type.Union([Type.Number(), Type.Null()], {
+      description: "the median account's value; null for platform_weight and conversation_share",
+    }),
+    points: Points('composite points of the change this driver accounts for'),
+    text: Type.String({ maxLength: 400, description: 'the same in one plain sentence' }),
+  },
+  { description: 'one part of a change of the composite' },
+);
+
+/** Formula v3's explanation of a change of the composite (src/scoring/explanations.ts). */
+export const ChangeExplanationData = Type.Object(
+  {
+    summary: Type.String({ maxLength: 600, description: 'the change and its largest parts in one sentence' }),
+    drivers: Type.Array(ChangeDriverData, {
+      maxItems: 5,
+      description: 'the largest parts of the change, largest first (at most 5)',
+    }),
+    other_points: Points('points of the change the drivers not listed account for together'),
+    rounding: Points("change minus every driver's points: the rounding of the scores and points"),
+  },
+  {
+    description:
+      'extension (formula v3): what moved the score since the previous score; drivers, other_points and rounding sum to the change',
+  },
 );

@@ -11,7 +11,7 @@
  * - during a crisis the sentiment advice comes first, with the crisis figures, and no impact advice is
  *   given (engagement per view falls because the talk turned).
  */
-import { PILLARS, type Pillar, type Platform } from '../../../core/catalog.ts';
+import { METRIC_NAMES, PILLARS, type Pillar, type Platform } from '../../../core/catalog.ts';
 import { PILLAR_WEIGHTS } from '../pillars.ts';
 import type { Interval } from '../v2/types.ts';
 import { modelOf, type Term } from './explain.ts';
@@ -64,18 +64,11 @@ function crisisAction(p: Platform, crisis: CrisisSignal, value: number, median: 
   return `Address the negative conversation on ${p} first: ${Math.round(100 * crisis.negative_share)}% of the last week's comments and mentions across platforms are negative against ${Math.round(100 * crisis.baseline_negative_share)}% over the 90 days before${crisis.since ? ` (since ${crisis.since})` : ''}; net sentiment on ${p} is ${signed(down(value, 2))} against ${signed(up(median, 2))} for the median account`;
 }
 
-const LABELS: Partial<Record<DriverMetric, string>> = {
-  posts_per_week: 'posts a week',
-  post_view_lift: 'post-day view lift',
-  views_per_follower_day: 'views per follower',
-  monthly_growth: 'growth',
-  engagement_per_view: 'engagement per view',
-  engagement_per_follower_day: 'engagement per follower',
-  net_sentiment: 'net sentiment',
-  engagement_trend: 'engagement trend (flat)',
-  views_trend: 'views trend (flat)',
-  recent_net_sentiment: "last week's net sentiment",
-};
+/** A reading's name in "at the median account's ...": a trend's median is flat. */
+const label = (metric: DriverMetric): string =>
+  metric === 'engagement_trend' || metric === 'views_trend'
+    ? `${METRIC_NAMES[metric]} (flat)`
+    : METRIC_NAMES[metric];
 
 interface Candidate {
   pillar: Pillar;
@@ -139,7 +132,7 @@ export function recommendV3(
       priority: out.length + 1,
       pillar: c.pillar,
       action,
-      expected_impact: `+${Math.max(0, c.gain).toFixed(1)} points on the score at the median account's ${LABELS[c.term.metric] ?? c.term.metric}`,
+      expected_impact: `+${Math.max(0, c.gain).toFixed(1)} points on the score at the median account's ${label(c.term.metric)}`,
       platform: c.term.platform!,
       metric: c.term.metric,
       value: c.value,

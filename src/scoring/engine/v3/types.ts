@@ -4,7 +4,7 @@
  * remain reproducible.
  */
 import type { AuthenticityFlag, Interval, WorkspaceScoreV2, ScoreWorkspaceV2Input } from '../v2/types.ts';
-import type { Pillar, Platform } from '../../../core/catalog.ts';
+import type { DriverMetric, Pillar, Platform } from '../../../core/catalog.ts';
 import type { Recommendation } from '../types.ts';
 
 export const FORMULA_VERSION_V3 = 'v3';
@@ -59,40 +59,8 @@ export interface BaselineInfo {
   industry: string;
 }
 
-/**
- * The measured inputs a v3 score is computed from (docs/scoring.md, "Explanations"), each compared
- * with the median account of the same platform and size (the value that scores 50):
- * - posts_per_week: posts a week as published (presence);
- * - post_view_lift: (post days' views - other days' views) / post days' views; at POST_LIFT_IN_FULL
- *   (the `median`) and above, posts count in full (presence);
- * - views_per_follower_day, monthly_growth (a rate: 0.017 is 1.7% a month): reach;
- * - engagement_per_view (engagement_per_follower_day when views are not reported): impact;
- * - net_sentiment: (positive - negative) / classified comments and mentions, recency-weighted, of one
- *   platform's part of the pooled conversation (sentiment);
- * - engagement_trend, views_trend: change of approval (likes, shares, saves) and of views per organic
- *   follower over the last 28 days against the window's days before them, per 28 days, shrunk by its
- *   noise (0.1 is +10%; the median is flat, 0); recent_net_sentiment: the last 7 days' net sentiment,
- *   which lowers momentum below its `median` (momentum);
- * - coverage: the share of requested platforms with data (presence).
- * Only in a change's drivers: platform_weight (a platform's share of the workspace pillar, by engaged
- * audience) and conversation_share (a platform's share of the pooled conversation).
- */
-export const DRIVER_METRICS = [
-  'posts_per_week',
-  'post_view_lift',
-  'views_per_follower_day',
-  'monthly_growth',
-  'engagement_per_view',
-  'engagement_per_follower_day',
-  'net_sentiment',
-  'engagement_trend',
-  'views_trend',
-  'recent_net_sentiment',
-  'coverage',
-  'platform_weight',
-  'conversation_share',
-] as const;
-export type DriverMetric = (typeof DRIVER_METRICS)[number];
+/** The measured inputs of a v3 score and the other drivers of a change (their one list: src/core/catalog.ts). */
+export { DRIVER_METRICS, type DriverMetric } from '../../../core/catalog.ts';
 
 /** One measured input against the median account's value. */
 export interface MetricReading {
