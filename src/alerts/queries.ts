@@ -13,6 +13,7 @@ const RULE_COLUMNS = [
   'webhook',
   'slack_url',
   'cooldown_minutes',
+  'enabled',
   'created_at',
 ] as const;
 
@@ -98,6 +99,38 @@ export async function lockRule(trx: Transaction<DB>, workspaceId: string, id: st
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Sets the given fields of the workspace's rule; undefined when it is not the workspace's. */
+export async function updateRule(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  change: {
+    name?: string;
+    params?: object;
+    email?: string[];
+    webhook?: boolean;
+    slackUrl?: string | null;
+    cooldownMinutes?: number;
+    enabled?: boolean;
+  },
+) {
+  return db
+    .updateTable('alert_rules')
+    .set({
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.params !== undefined ? { params: JSON.stringify(change.params) } : {}),
+      ...(change.email !== undefined ? { email: change.email } : {}),
+      ...(change.webhook !== undefined ? { webhook: change.webhook } : {}),
+      ...(change.slackUrl !== undefined ? { slack_url: change.slackUrl } : {}),
+      ...(change.cooldownMinutes !== undefined ? { cooldown_minutes: change.cooldownMinutes } : {}),
+      ...(change.enabled !== undefined ? { enabled: change.enabled } : {}),
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returning(RULE_COLUMNS)
     .executeTakeFirst();
 }
 
