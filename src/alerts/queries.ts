@@ -241,6 +241,33 @@ export async function listEpisodes(db: Db, ruleId: string, limit: number, offset
   return { rows, notifications, total: Number(total.n) };
 }
 
+/**
+ * The episodes of the workspace's crisis rules that started or ended in [from, to), oldest first: when
+ * the scoring engine's crisis signal came on and went off, as the alerts saw it.
+ */
+export async function crisisEpisodesBetween(db: Db, workspaceId: string, from: Date, to: Date) {
+  return db
+    .selectFrom('alert_episodes')
+    .innerJoin('alert_rules', 'alert_rules.id', 'alert_episodes.rule_id')
+    .select([
+      'alert_episodes.id',
+      'alert_episodes.summary',
+      'alert_episodes.triggered_at',
+      'alert_episodes.resolved_at',
+    ])
+    .where('alert_episodes.workspace_id', '=', workspaceId)
+    .where('alert_rules.condition', '=', 'crisis')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('alert_episodes.triggered_at', '>=', from), eb('alert_episodes.triggered_at', '<', to)]),
+        eb.and([eb('alert_episodes.resolved_at', '>=', from), eb('alert_episodes.resolved_at', '<', to)]),
+      ]),
+    )
+    .orderBy('alert_episodes.triggered_at')
+    .orderBy('alert_episodes.id')
+    .execute();
+}
+
 /** The latest episode of each of the workspace's rules (for the list's status). */
 export async function latestEpisodes(db: Db, workspaceId: string) {
   return db
