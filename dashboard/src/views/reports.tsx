@@ -142,7 +142,13 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
                     {s.schedules.map((x) => (
                       <tr key={x.id}>
                         <td>{x.name}</td>
-                        <td>{x.scope === 'all_clients' ? 'all clients' : x.workspace_id}</td>
+                        <td>
+                          {x.scope === 'all_clients'
+                            ? 'all clients'
+                            : x.workspace_id === session.workspace.id
+                              ? 'this workspace'
+                              : 'one client'}
+                        </td>
                         <td>{x.cadence === 'weekly' ? 'week' : 'month'}</td>
                         <td class="wrap">{x.recipients.join(', ')}</td>
                         <td>{day(x.created_at)}</td>
@@ -164,6 +170,11 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
         </Loaded>
       </Section>
       <Section title="Generated reports">
+        <p>
+          <button type="button" class="secondary" onClick={reloadReports}>
+            Refresh
+          </button>
+        </p>
         <Loaded data={reports}>
           {(r) =>
             r.reports.length === 0 ? (
