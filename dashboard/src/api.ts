@@ -146,7 +146,18 @@ export function explain(error: unknown): {
  * download is made from the response in memory (a blob URL), never from a URL carrying the key.
  */
 export async function downloadCsv(apiKey: string, path: string, filename: string): Promise<void> {
-  const response = await fetch(path, { headers: { Authorization: `Bearer ${apiKey}`, Accept: 'text/csv' } });
+  return downloadFile(apiKey, path, filename, 'text/csv', 'CSV');
+}
+
+/** A file of the given media type (a report's PDF, an export's CSV), saved as downloadCsv saves one. */
+export async function downloadFile(
+  apiKey: string,
+  path: string,
+  filename: string,
+  mediaType: string,
+  what: string,
+): Promise<void> {
+  const response = await fetch(path, { headers: { Authorization: `Bearer ${apiKey}`, Accept: mediaType } });
   if (!response.ok) {
     let body: unknown = null;
     try {
@@ -157,8 +168,8 @@ export async function downloadCsv(apiKey: string, path: string, filename: string
     throw ProblemError.from(body, response);
   }
   const type = response.headers.get('content-type') ?? '';
-  if (!type.startsWith('text/csv')) {
-    throw new Error(`The API answered ${type || 'no content type'} instead of CSV for this export.`);
+  if (!type.startsWith(mediaType)) {
+    throw new Error(`The API answered ${type || 'no content type'} instead of ${what} for this download.`);
   }
   const blob = await response.blob();
   const url = URL.createObjectURL(blob);

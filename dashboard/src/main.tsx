@@ -10,6 +10,7 @@ import { CampaignsView } from './views/campaigns.tsx';
 import { StudioView } from './views/studio.tsx';
 import { WebhooksView } from './views/webhooks.tsx';
 import { AlertsView } from './views/alerts.tsx';
+import { ReportsView } from './views/reports.tsx';
 import { AgencyView } from './views/agency.tsx';
 import { TacsiView } from './views/tacsi.tsx';
 import './style.css';
@@ -25,7 +26,7 @@ export interface ViewProps {
 interface ViewDef {
   path: string;
   label: string;
-  /** Shown only to agency-plan keys. */
+  /** Shown only to agency-plan keys (the plan of alerts, reports, webhooks, campaigns). */
   agency?: boolean;
   view: (p: ViewProps) => preact.JSX.Element;
 }
@@ -39,6 +40,7 @@ const VIEWS: ViewDef[] = [
   { path: 'studio', label: 'Content studio', agency: true, view: StudioView },
   { path: 'webhooks', label: 'Webhooks', agency: true, view: WebhooksView },
   { path: 'alerts', label: 'Alerts', agency: true, view: AlertsView },
+  { path: 'reports', label: 'Reports', agency: true, view: ReportsView },
   { path: 'agency', label: 'Agency', agency: true, view: AgencyView },
 ];
 

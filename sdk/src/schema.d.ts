@@ -969,7 +969,11 @@ export interface paths {
         delete: operations["deleteAlert"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an alert rule (extension)
+         * @description Changes the fields given: name, the parameters of the condition (the condition itself stays), the channels (email replaces the recipients, slack_url null removes Slack), cooldown_minutes, enabled (false keeps the rule and its history but stops evaluating it). A parameter the condition does not use, or a change that leaves no channel, is 422 Invalid Alert Change. Another tenant's alert is 404.
+         */
+        patch: operations["updateAlert"];
         trace?: never;
     };
     "/v1/alerts/{alert_id}/history": {
@@ -1924,6 +1928,8 @@ export interface components {
                 /** @description "FIRST to LAST" (YYYY-MM-DD) */
                 period: string;
             };
+            /** @description extension: the workspace's notes (source user) and the service's events (source service: completed audits, platforms connected and disconnected, crises started and ended) from start_date to end_date, by day; each keeps its own day whatever the granularity (docs/annotations.md) */
+            annotations: components["schemas"]["TimelineAnnotation"][];
         };
         ScorePoint: {
             /**
@@ -1933,6 +1939,30 @@ export interface components {
             date: string;
             score: number;
             pillars: components["schemas"]["Pillars"];
+        };
+        TimelineAnnotation: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            day: string;
+            text: string;
+            /**
+             * @description the note's category; crisis for crisis events, other for the service's other events
+             * @enum {unknown}
+             */
+            category: "note" | "launch" | "campaign" | "crisis" | "press" | "other";
+            /** @description null on service events */
+            author: string | null;
+            /**
+             * @description user: a note of POST /v1/annotations; service: an event the service recorded
+             * @enum {unknown}
+             */
+            source: "user" | "service";
+            /** @enum {unknown} */
+            kind: "note" | "audit_completed" | "platform_connected" | "platform_disconnected" | "crisis_started" | "crisis_ended";
+            /** @description the annotation, audit or alert episode id it stands for; null for platform events */
+            ref: string | null;
         };
         AuditStart: {
             audit_id: string;
@@ -2985,6 +3015,8 @@ export interface components {
                 slack_url: string | null;
             };
             cooldown_minutes: number;
+            /** @description false: kept with its history but not evaluated */
+            enabled: boolean;
             /**
              * @description firing: an episode is open
              * @enum {unknown}
@@ -7005,7 +7037,36 @@ export interface operations {
                      *       "delta": {
                      *         "score": "+1.3",
                      *         "period": "2026-11-08 to 2026-11-22"
-                     *       }
+                     *       },
+                     *       "annotations": [
+                     *         {
+                     *           "day": "2026-11-10",
+                     *           "text": "instagram connected (@acme)",
+                     *           "category": "other",
+                     *           "author": null,
+                     *           "source": "service",
+                     *           "kind": "platform_connected",
+                     *           "ref": null
+                     *         },
+                     *         {
+                     *           "day": "2026-11-14",
+                     *           "text": "Spring collection launch",
+                     *           "category": "launch",
+                     *           "author": "Dana",
+                     *           "source": "user",
+                     *           "kind": "note",
+                     *           "ref": "ann_01HZY0000000000000000000"
+                     *         },
+                     *         {
+                     *           "day": "2026-11-22",
+                     *           "text": "Audit completed: score 68.2 (B)",
+                     *           "category": "other",
+                     *           "author": null,
+                     *           "source": "service",
+                     *           "kind": "audit_completed",
+                     *           "ref": "aud_01JD8ZJ3K4L5M6N7P8Q9R0S1T2"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ScoreHistory"];
@@ -15428,6 +15489,7 @@ export interface operations {
                      *             "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                      *           },
                      *           "cooldown_minutes": 60,
+                     *           "enabled": true,
                      *           "status": "firing",
                      *           "last_triggered_at": "2026-11-21T04:00:12.000Z",
                      *           "created_at": "2026-11-20T10:00:00.000Z"
@@ -15685,6 +15747,7 @@ export interface operations {
                      *         "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                      *       },
                      *       "cooldown_minutes": 60,
+                     *       "enabled": true,
                      *       "status": "ok",
                      *       "last_triggered_at": null,
                      *       "created_at": "2026-11-20T10:00:00.000Z"
@@ -15937,6 +16000,7 @@ export interface operations {
                      *         "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
                      *       },
                      *       "cooldown_minutes": 60,
+                     *       "enabled": true,
                      *       "status": "firing",
                      *       "last_triggered_at": "2026-11-21T04:00:12.000Z",
                      *       "created_at": "2026-11-20T10:00:00.000Z"
@@ -16252,6 +16316,287 @@ export interface operations {
                      *       "title": "Not Found",
                      *       "status": 404,
                      *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1 */
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** @description score_below: fires below it */
+                    threshold?: number;
+                    /** @description score_drop, pillar_change: size of the move */
+                    points?: number;
+                    /**
+                     * Format: int32
+                     * @description look-back (default 7)
+                     */
+                    days?: number;
+                    /** @enum {unknown} */
+                    pillar?: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+                    /** @enum {unknown} */
+                    direction?: "down" | "up" | "any";
+                    /** @description replaces the recipients; [] removes them */
+                    email?: string[];
+                    webhook?: boolean;
+                    /** @description a Slack-compatible incoming-webhook URL (https); null removes it */
+                    slack_url?: string | null;
+                    /** Format: int32 */
+                    cooldown_minutes?: number;
+                    /** @description false: keep the rule but stop evaluating it */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The alert as changed */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "alr_01JD8ZM2N3P4Q5R6S7T8V9W0X1",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "name": "Score fell 5 points in a week",
+                     *       "condition": "score_drop",
+                     *       "params": {
+                     *         "points": 5,
+                     *         "days": 7
+                     *       },
+                     *       "channels": {
+                     *         "email": [
+                     *           "brand-team@example.com"
+                     *         ],
+                     *         "webhook": true,
+                     *         "slack_url": "https://hooks.slack.com/services/T000/B000/XXXX"
+                     *       },
+                     *       "cooldown_minutes": 60,
+                     *       "enabled": true,
+                     *       "status": "firing",
+                     *       "last_triggered_at": "2026-11-21T04:00:12.000Z",
+                     *       "created_at": "2026-11-20T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable: well-formed but not acceptable */
+            422: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-platform",
+                     *       "title": "Invalid Platform",
+                     *       "status": 422,
+                     *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001"
                      *     }

@@ -57,7 +57,8 @@ export interface EvaluationOutcome {
  */
 export async function evaluateAlerts(ctx: AppContext, job: EvaluateJob): Promise<EvaluationOutcome> {
   const outcome: EvaluationOutcome = { triggered: [], resolved: [] };
-  const rules = await q.listRules(ctx.db, job.workspaceId);
+  // A disabled rule is kept, with its open episode if it has one, but not evaluated.
+  const rules = (await q.listRules(ctx.db, job.workspaceId)).filter((r) => r.enabled);
   if (rules.length === 0) return outcome;
   const now = ctx.now();
   const today = utcDay(job.change ? new Date(job.change.changed_at) : now);
@@ -72,7 +73,7 @@ export async function evaluateAlerts(ctx: AppContext, job: EvaluateJob): Promise
   for (const listed of rules) {
     await ctx.db.transaction().execute(async (trx) => {
       const rule = await q.lockRule(trx, job.workspaceId, listed.id);
-      if (!rule) return; // deleted since
+      if (!rule?.enabled) return; // deleted or disabled since
       const open = await q.openEpisode(trx, rule.id);
       const verdict = evaluateCondition(
         rule.condition,

@@ -13,6 +13,7 @@ const RULE_COLUMNS = [
   'webhook',
   'slack_url',
   'cooldown_minutes',
+  'enabled',
   'created_at',
 ] as const;
 
@@ -98,6 +99,38 @@ export async function lockRule(trx: Transaction<DB>, workspaceId: string, id: st
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
     .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Sets the given fields of the workspace's rule; undefined when it is not the workspace's. */
+export async function updateRule(
+  db: Db,
+  workspaceId: string,
+  id: string,
+  change: {
+    name?: string;
+    params?: object;
+    email?: string[];
+    webhook?: boolean;
+    slackUrl?: string | null;
+    cooldownMinutes?: number;
+    enabled?: boolean;
+  },
+) {
+  return db
+    .updateTable('alert_rules')
+    .set({
+      ...(change.name !== undefined ? { name: change.name } : {}),
+      ...(change.params !== undefined ? { params: JSON.stringify(change.params) } : {}),
+      ...(change.email !== undefined ? { email: change.email } : {}),
+      ...(change.webhook !== undefined ? { webhook: change.webhook } : {}),
+      ...(change.slackUrl !== undefined ? { slack_url: change.slackUrl } : {}),
+      ...(change.cooldownMinutes !== undefined ? { cooldown_minutes: change.cooldownMinutes } : {}),
+      ...(change.enabled !== undefined ? { enabled: change.enabled } : {}),
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .returning(RULE_COLUMNS)
     .executeTakeFirst();
 }
 
@@ -206,6 +239,33 @@ export async function listEpisodes(db: Db, ruleId: string, limit: number, offset
         .execute()
     : [];
   return { rows, notifications, total: Number(total.n) };
+}
+
+/**
+ * The episodes of the workspace's crisis rules that started or ended in [from, to), oldest first: when
+ * the scoring engine's crisis signal came on and went off, as the alerts saw it.
+ */
+export async function crisisEpisodesBetween(db: Db, workspaceId: string, from: Date, to: Date) {
+  return db
+    .selectFrom('alert_episodes')
+    .innerJoin('alert_rules', 'alert_rules.id', 'alert_episodes.rule_id')
+    .select([
+      'alert_episodes.id',
+      'alert_episodes.summary',
+      'alert_episodes.triggered_at',
+      'alert_episodes.resolved_at',
+    ])
+    .where('alert_episodes.workspace_id', '=', workspaceId)
+    .where('alert_rules.condition', '=', 'crisis')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('alert_episodes.triggered_at', '>=', from), eb('alert_episodes.triggered_at', '<', to)]),
+        eb.and([eb('alert_episodes.resolved_at', '>=', from), eb('alert_episodes.resolved_at', '<', to)]),
+      ]),
+    )
+    .orderBy('alert_episodes.triggered_at')
+    .orderBy('alert_episodes.id')
+    .execute();
 }
 
 /** The latest episode of each of the workspace's rules (for the list's status). */

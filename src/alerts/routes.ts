@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { idempotent } from '../infra/http/idempotency.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import { alertHistory, createAlert, deleteAlert, getAlert, listAlerts } from './service.ts';
+import { alertHistory, createAlert, deleteAlert, getAlert, listAlerts, updateAlert } from './service.ts';
 import {
   Alert,
   ALERT_EXAMPLE,
@@ -15,6 +15,7 @@ import {
   EpisodeList,
   EpisodeListQuery,
   MAX_ALERTS_PER_WORKSPACE,
+  UpdateAlertBody,
 } from './schemas.ts';
 
 /** Alert rules and their history (docs/alerts.md); the plan rules of webhooks (agency and up). */
@@ -87,6 +88,34 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => getAlert(app.ctx, workspacePrincipal(request), request.params.alert_id),
+  );
+
+  app.patch(
+    '/v1/alerts/:alert_id',
+    {
+      config: {
+        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        validationProblems: { '/slack_url': 'invalid_url' },
+      },
+      schema: {
+        operationId: 'updateAlert',
+        tags: ['alerts'],
+        summary: 'Change an alert rule (extension)',
+        description:
+          'Changes the fields given: name, the parameters of the condition (the condition itself stays), the ' +
+          'channels (email replaces the recipients, slack_url null removes Slack), cooldown_minutes, enabled ' +
+          '(false keeps the rule and its history but stops evaluating it). A parameter the condition does not ' +
+          "use, or a change that leaves no channel, is 422 Invalid Alert Change. Another tenant's alert is 404.",
+        params: AlertId,
+        body: UpdateAlertBody,
+        response: {
+          200: json(Alert, 'The alert as changed', ALERT_EXAMPLE),
+          ...errorResponses(400, 403, 404, 422),
+        },
+      },
+    },
+    async (request) =>
+      updateAlert(app.ctx, workspacePrincipal(request), request.params.alert_id, request.body),
   );
 
   app.delete(

@@ -48,6 +48,7 @@ const alertFields = {
     slack_url: Type.Union([Type.String(), Type.Null()]),
   }),
   cooldown_minutes: Type.Integer(),
+  enabled: Type.Boolean({ description: 'false: kept with its history but not evaluated' }),
   status: Type.Enum(['firing', 'ok'], { description: 'firing: an episode is open' }),
   last_triggered_at: Type.Union([Timestamp, Type.Null()]),
   created_at: Timestamp,
@@ -105,6 +106,29 @@ export const CreateAlertBody = Type.Object(
   },
 );
 
+export const UpdateAlertBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    ...paramFields,
+    email: Type.Optional(
+      Type.Array(Email, { maxItems: MAX_EMAILS, description: 'replaces the recipients; [] removes them' }),
+    ),
+    webhook: Type.Optional(Type.Boolean()),
+    slack_url: Type.Optional(
+      Type.Union([Type.String({ maxLength: MAX_URL_LENGTH }), Type.Null()], {
+        description: 'a Slack-compatible incoming-webhook URL (https); null removes it',
+      }),
+    ),
+    cooldown_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 10080, format: 'int32' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'false: keep the rule but stop evaluating it' })),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Score under 55', threshold: 55 }, { enabled: false }, { slack_url: null }],
+  },
+);
+
 const Notification = Type.Object({
   phase: Type.Enum(['triggered', 'resolved']),
   channel: Type.Enum(['email', 'slack']),
@@ -153,6 +177,7 @@ export const ALERT_EXAMPLE: Static<typeof Alert> = {
     slack_url: 'https://hooks.slack.com/services/T000/B000/XXXX',
   },
   cooldown_minutes: 60,
+  enabled: true,
   status: 'firing',
   last_triggered_at: '2026-11-21T04:00:12.000Z',
   created_at: '2026-11-20T10:00:00.000Z',

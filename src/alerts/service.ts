@@ -9,7 +9,13 @@ import { parseWebhookUrl, validateWebhookUrl } from '../webhooks/url-policy.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import * as q from './queries.ts';
 import { conditionParams, type AlertParams, type Drivers } from './rules.ts';
-import { MAX_ALERTS_PER_WORKSPACE, type Alert, type CreateAlertBody, type EpisodeList } from './schemas.ts';
+import {
+  MAX_ALERTS_PER_WORKSPACE,
+  type Alert,
+  type CreateAlertBody,
+  type EpisodeList,
+  type UpdateAlertBody,
+} from './schemas.ts';
 
 export type AlertResource = Static<typeof Alert>;
 
@@ -25,6 +31,7 @@ function toResource(
     params: row.params as AlertParams,
     channels: { email: row.email, webhook: row.webhook, slack_url: row.slack_url },
     cooldown_minutes: row.cooldown_minutes,
+    enabled: row.enabled,
     status: latest?.status === 'firing' ? 'firing' : 'ok',
     last_triggered_at: latest?.triggered_at.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
@@ -35,19 +42,40 @@ function notFound(id: string): DomainError<'not_found'> {
   return new DomainError('not_found', `No alert "${id}" is visible to this API key.`);
 }
 
-/** Adds an alert rule to the key's workspace; the Slack URL passes the webhooks' outbound checks. */
-export async function createAlert(
-  ctx: AppContext,
-  principal: WorkspacePrincipal,
-  input: Static<typeof CreateAlertBody>,
-): Promise<AlertResource> {
-  const name = input.name.trim();
+const NO_CHANNEL = 'An alert needs at least one channel: email, webhook: true or slack_url.';
+
+function ruleName(raw: string): string {
+  const name = raw.trim();
   if (name.length === 0) {
     throw new DomainError('invalid_parameter', 'name must not be blank.', {
       parameter: 'name',
       message: 'blank',
     });
   }
+  return name;
+}
+
+function recipients(list: readonly string[]): string[] {
+  return [...new Set(list.map((e) => e.trim().toLowerCase()))];
+}
+
+/** A Slack URL that passed the webhooks' outbound checks (400 Invalid URL otherwise). */
+async function checkedSlackUrl(ctx: AppContext, url: string): Promise<string> {
+  parseWebhookUrl(url, 'slack_url');
+  return validateWebhookUrl(url, {
+    allowLoopback: ctx.config.allowLoopbackFetch,
+    resolve: webhookSettings(ctx).resolve,
+    parameter: 'slack_url',
+  });
+}
+
+/** Adds an alert rule to the key's workspace; the Slack URL passes the webhooks' outbound checks. */
+export async function createAlert(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  input: Static<typeof CreateAlertBody>,
+): Promise<AlertResource> {
+  const name = ruleName(input.name);
   const condition = input.condition as AlertCondition;
   const params = conditionParams(condition, {
     threshold: input.threshold,
@@ -56,23 +84,11 @@ export async function createAlert(
     pillar: input.pillar,
     direction: input.direction,
   });
-  const email = [...new Set((input.email ?? []).map((e) => e.trim().toLowerCase()))];
-  let slackUrl: string | null = null;
-  if (input.slack_url !== undefined) {
-    parseWebhookUrl(input.slack_url, 'slack_url');
-    slackUrl = await validateWebhookUrl(input.slack_url, {
-      allowLoopback: ctx.config.allowLoopbackFetch,
-      resolve: webhookSettings(ctx).resolve,
-      parameter: 'slack_url',
-    });
-  }
+  const email = recipients(input.email ?? []);
+  const slackUrl = input.slack_url !== undefined ? await checkedSlackUrl(ctx, input.slack_url) : null;
   const webhook = input.webhook ?? false;
   if (email.length === 0 && !webhook && slackUrl === null) {
-    throw new DomainError(
-      'invalid_parameter',
-      'An alert needs at least one channel: email, webhook: true or slack_url.',
-      { parameter: 'email', message: 'no channel' },
-    );
+    throw new DomainError('invalid_parameter', NO_CHANNEL, { parameter: 'email', message: 'no channel' });
   }
   const row = await ctx.db.transaction().execute(async (trx) => {
     // Serialises creation per workspace, so the per-workspace limit holds under races.
@@ -117,6 +133,70 @@ export async function getAlert(
   if (!rule) throw notFound(id);
   const latest = (await q.latestEpisodes(ctx.db, principal.workspaceId)).find((e) => e.rule_id === id);
   return toResource(rule, latest);
+}
+
+/**
+ * Changes a rule of the key's workspace: its name, its condition's parameters (the condition itself
+ * stays), its channels, its cooldown, whether it is evaluated. Checks that need only the request are
+ * 400s; a change the stored rule refuses (a parameter its condition does not use, no channel left) is
+ * 422 Invalid Alert Change. The rule is locked while it changes, so an evaluation sees the old or the
+ * new rule, never a mix.
+ */
+export async function updateAlert(
+  ctx: AppContext,
+  principal: WorkspacePrincipal,
+  id: string,
+  input: Static<typeof UpdateAlertBody>,
+): Promise<AlertResource> {
+  const name = input.name !== undefined ? ruleName(input.name) : undefined;
+  const email = input.email !== undefined ? recipients(input.email) : undefined;
+  const slackUrl =
+    input.slack_url === undefined || input.slack_url === null
+      ? input.slack_url
+      : await checkedSlackUrl(ctx, input.slack_url);
+  const given: AlertParams = {};
+  for (const key of ['threshold', 'points', 'days', 'pillar', 'direction'] as const) {
+    if (input[key] !== undefined) (given as Record<string, unknown>)[key] = input[key];
+  }
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const rule = await q.lockRule(trx, principal.workspaceId, id);
+    if (!rule) throw notFound(id);
+    let params: AlertParams | undefined;
+    if (Object.keys(given).length > 0) {
+      try {
+        params = conditionParams(rule.condition, { ...(rule.params as AlertParams), ...given });
+      } catch (error) {
+        if (error instanceof DomainError && error.kind === 'invalid_parameter') {
+          const refused = error as DomainError<'invalid_parameter'>;
+          throw new DomainError('invalid_alert_change', refused.detail, refused.details);
+        }
+        throw error;
+      }
+    }
+    const channels = {
+      email: email ?? rule.email,
+      webhook: input.webhook ?? rule.webhook,
+      slackUrl: slackUrl === undefined ? rule.slack_url : slackUrl,
+    };
+    if (channels.email.length === 0 && !channels.webhook && channels.slackUrl === null) {
+      throw new DomainError('invalid_alert_change', NO_CHANNEL, {
+        parameter: 'email',
+        message: 'no channel would be left',
+      });
+    }
+    return q.updateRule(trx, principal.workspaceId, id, {
+      name,
+      params,
+      email,
+      webhook: input.webhook,
+      slackUrl,
+      cooldownMinutes: input.cooldown_minutes,
+      enabled: input.enabled,
+    });
+  });
+  if (!row) throw notFound(id);
+  const latest = (await q.latestEpisodes(ctx.db, principal.workspaceId)).find((e) => e.rule_id === id);
+  return toResource(row, latest);
 }
 
 /** Deletes the rule with its history; notifications not sent yet are dropped. */

@@ -53,3 +53,62 @@ export const ANNOTATION_EXAMPLE = {
   author: 'Dana',
   created_at: '2026-03-02T09:00:00.000Z',
 } as const;
+
+/** What a timeline entry records: a note someone wrote, or an event the service knows of. */
+export const TIMELINE_KINDS = [
+  'note',
+  'audit_completed',
+  'platform_connected',
+  'platform_disconnected',
+  'crisis_started',
+  'crisis_ended',
+] as const;
+
+export const TimelineAnnotation = Type.Object(
+  {
+    day: DateOnly,
+    text: Type.String(),
+    category: Type.Enum([...ANNOTATION_CATEGORIES], {
+      description: "the note's category; crisis for crisis events, other for the service's other events",
+    }),
+    author: Type.Union([Type.String(), Type.Null()], { description: 'null on service events' }),
+    source: Type.Enum(['user', 'service'], {
+      description: 'user: a note of POST /v1/annotations; service: an event the service recorded',
+    }),
+    kind: Type.Enum([...TIMELINE_KINDS]),
+    ref: Type.Union([Type.String(), Type.Null()], {
+      description: 'the annotation, audit or alert episode id it stands for; null for platform events',
+    }),
+  },
+  { $id: 'TimelineAnnotation' },
+);
+
+export const TIMELINE_EXAMPLE = [
+  {
+    day: '2026-11-10',
+    text: 'instagram connected (@acme)',
+    category: 'other' as const,
+    author: null,
+    source: 'service' as const,
+    kind: 'platform_connected' as const,
+    ref: null,
+  },
+  {
+    day: '2026-11-14',
+    text: 'Spring collection launch',
+    category: 'launch' as const,
+    author: 'Dana',
+    source: 'user' as const,
+    kind: 'note' as const,
+    ref: 'ann_01HZY0000000000000000000',
+  },
+  {
+    day: '2026-11-22',
+    text: 'Audit completed: score 68.2 (B)',
+    category: 'other' as const,
+    author: null,
+    source: 'service' as const,
+    kind: 'audit_completed' as const,
+    ref: 'aud_01JD8ZJ3K4L5M6N7P8Q9R0S1T2',
+  },
+];

@@ -176,13 +176,15 @@ export interface CompletedAuditSummary {
 
 /**
  * The workspace's audits that completed in [from, to), oldest first, whose creator still manages
- * the workspace (as GET /v1/audit/{id}): the audits a scheduled report of that period shows.
+ * the workspace (as GET /v1/audit/{id}): the audits a scheduled report of that period shows (at most
+ * 50), and the history chart's audit markers.
  */
 export async function completedAuditsBetween(
   db: Kysely<DB>,
   workspaceId: string,
   from: Date,
   to: Date,
+  limit = 50,
 ): Promise<CompletedAuditSummary[]> {
   const rows = await db
     .selectFrom('audits')
@@ -195,7 +197,7 @@ export async function completedAuditsBetween(
     .where(currentlyManaged('audits.created_by'))
     .orderBy('audits.completed_at')
     .orderBy('audits.id')
-    .limit(50)
+    .limit(limit)
     .execute();
   return rows.map((r) => ({
     audit_id: r.id,

@@ -68,6 +68,7 @@ export interface ErrorDetails {
   webhook_limit_reached: undefined;
   // alerts
   alert_limit_reached: undefined;
+  invalid_alert_change: FieldDetails;
   // campaigns
   invalid_dates: FieldDetails;
   campaign_completed: undefined;

@@ -43,6 +43,26 @@ export function checkPlatformLimit(plan: Plan, held: readonly Platform[], platfo
 }
 
 /**
+ * The workspace's connections made or ended in [from, to): each connect is its own row (a reconnect
+ * after a disconnect is a new one), so connected_at and disconnected_at are the timeline's events.
+ */
+export async function connectionChangesBetween(db: Db, workspaceId: string, from: Date, to: Date) {
+  return db
+    .selectFrom('platform_connections')
+    .select(['id', 'platform', 'handle', 'connected_at', 'disconnected_at'])
+    .where('workspace_id', '=', workspaceId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('connected_at', '>=', from), eb('connected_at', '<', to)]),
+        eb.and([eb('disconnected_at', '>=', from), eb('disconnected_at', '<', to)]),
+      ]),
+    )
+    .orderBy('connected_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
  * Every connection of a workspace as GET /v1/platforms shows it (live and disconnected), with its
  * health columns and the latest day its platform reported activity for.
  */

@@ -7,6 +7,7 @@ import { addDays, dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
 import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { CURRENT_FORMULA, type StoredFormula } from './daily-scores.ts';
+import { timelineBetween, type TimelineEntry } from '../annotations/timeline.ts';
 
 export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -38,6 +39,7 @@ export interface HistoryView {
   formula_version: StoredFormula;
   data: HistoryPoint[];
   delta: { score: string; period: string };
+  annotations: TimelineEntry[];
 }
 
 interface Row {
@@ -138,5 +140,6 @@ export async function scoreHistory(
     formula_version: formula,
     data,
     delta: { score: signedDelta(last.score, first.score), period: `${first.date} to ${last.date}` },
+    annotations: await timelineBetween(db, ws.id, start.day, end.day),
   };
 }

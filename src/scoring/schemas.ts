@@ -1,6 +1,7 @@
 // TypeBox schemas of the score endpoints, with their OpenAPI examples, and of the formula v2 extension
 // fields shared by the score and audit responses.
 import { Type, type Static } from 'typebox';
+import { TimelineAnnotation, TIMELINE_EXAMPLE } from '../annotations/schemas.ts';
 import { PLANS } from '../core/catalog.ts';
 import {
   CrisisData,
@@ -255,6 +256,12 @@ export const ScoreHistory = Type.Object(
         description: '"FIRST to LAST" (YYYY-MM-DD)',
       }),
     }),
+    annotations: Type.Array(TimelineAnnotation, {
+      description:
+        "extension: the workspace's notes (source user) and the service's events (source service: completed " +
+        'audits, platforms connected and disconnected, crises started and ended) from start_date to end_date, ' +
+        'by day; each keeps its own day whatever the granularity (docs/annotations.md)',
+    }),
   },
   { $id: 'ScoreHistory' },
 );
@@ -345,4 +352,5 @@ export const SCORE_HISTORY_EXAMPLE: Static<typeof ScoreHistory> = {
     { date: '2026-11-22', score: 68.2, pillars: PILLARS_EXAMPLE },
   ],
   delta: { score: '+1.3', period: '2026-11-08 to 2026-11-22' },
+  annotations: TIMELINE_EXAMPLE,
 };

@@ -207,7 +207,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await shot(page, 'workspace');
 
     // Views the key may not see are not offered, and their addresses show nothing.
-    for (const hidden of ['agency', 'tacsi', 'campaigns', 'webhooks', 'alerts']) {
+    for (const hidden of ['agency', 'tacsi', 'campaigns', 'webhooks', 'alerts', 'reports']) {
       await page.goto(`${base}/app/#/${hidden}`);
       await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
     }
@@ -259,15 +259,37 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await expect.poll(async () => (await pastLinks())[0]).toBe(ran);
     expect(await pastLinks()).toHaveLength(Math.min(10, seeded.length + 1));
 
-    // The history marks every completed audit of the last year; the workspace shows the latest's
-    // recommendations, with a link to it.
+    // The history marks every completed audit of the last year among its notes and events (listed under
+    // the chart, each on the chart as a marker); the workspace shows the latest's recommendations, with a link to it.
     const yearAgo = new Date(Date.now() - 365 * 86_400_000).toISOString().slice(0, 10);
     const marked = (await apiAudits()).filter(
       (a) => a.status === 'completed' && a.completed_at!.slice(0, 10) >= yearAgo,
     ).length;
     expect(marked).toBeGreaterThan(1);
     await go(page, 'History');
-    await page.getByText(`${marked} audit(s) marked`).waitFor();
+    const notes = page.getByTestId('history-notes');
+    await notes.waitFor();
+    expect(await notes.locator('li[data-kind="audit_completed"]').count()).toBe(marked);
+    expect(await notes.locator('li[data-source="service"]').first().innerText()).toContain(
+      'recorded by the service',
+    );
+    // A note added in the form is listed as the key's own, and counted among the chart's markers.
+    const before = await notes.locator('li').count();
+    await page.getByLabel('Note', { exact: true }).fill('Trail shoe launch');
+    await page.getByLabel('Category').selectOption('launch');
+    await page.getByLabel('Author (optional)').fill('Dana');
+    await page.getByRole('button', { name: 'Add note' }).click();
+    const added = page
+      .getByTestId('history-notes')
+      .locator('li[data-source="user"]', { hasText: 'Trail shoe launch' });
+    await added.waitFor();
+    expect(await added.innerText()).toContain('(launch, Dana)');
+    expect(await page.getByTestId('history-notes').locator('li').count()).toBe(before + 1);
+    expect(await page.getByTestId('history-chart').getAttribute('aria-label')).toContain(
+      `with ${before + 1} notes and events`,
+    );
+    await page.getByText(/note\(s\) and event\(s\) marked/).waitFor();
+    await expectAccessible(page, 'history with notes');
     await shot(page, 'history');
     await go(page, 'Workspace');
     await page.getByTestId('recommendations').locator('li').first().waitFor();
@@ -297,6 +319,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       'Content studio',
       'Webhooks',
       'Alerts',
+      'Reports',
       'Agency',
     ]);
 
@@ -380,8 +403,45 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.getByTestId('alerts').getByText('score below 30').waitFor();
     await page.getByRole('button', { name: 'History' }).click();
     await page.getByTestId('alert-history').waitFor();
+    // Turned off (PATCH enabled: false) the rule stays, marked off; turned on again it is back.
+    const alertRow = page.getByTestId('alerts').locator('tr', { hasText: 'Score under 30' });
+    await alertRow.getByRole('button', { name: 'Turn off' }).click();
+    await alertRow.getByText('off (ok)').waitFor();
+    await alertRow.getByRole('button', { name: 'Turn on' }).click();
+    await alertRow.getByRole('button', { name: 'Turn off' }).waitFor();
     await expectAccessible(page, 'alerts');
     await shot(page, 'alerts');
+
+    // Reports: schedule one, generate the last period's report, download its PDF.
+    await go(page, 'Reports');
+    await page.getByLabel('Name (optional)').fill('Weekly brand report');
+    await page.getByLabel('Recipients (comma-separated emails)').fill('cmo@client.example');
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    const schedule = page.getByTestId('report-schedules').locator('tr', { hasText: 'Weekly brand report' });
+    await schedule.waitFor();
+    expect(await schedule.innerText()).toContain('cmo@client.example');
+    await schedule.getByRole('button', { name: 'Generate last period' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/^Report of \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: /)
+      .waitFor();
+    const pdfButton = page.getByTestId('reports').getByRole('button', { name: 'PDF' }).first();
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return pdfButton.isEnabled().catch(() => false);
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    const pdfDownload = page.waitForEvent('download');
+    await pdfButton.click();
+    const pdfFile = await (await pdfDownload).path();
+    expect(fs.readFileSync(pdfFile).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await expectAccessible(page, 'reports');
+    await expectNoApiSpeak(page);
+    await shot(page, 'reports');
 
     await go(page, 'Agency');
     const clients = page.getByTestId('clients');

@@ -79,6 +79,20 @@ export function AlertsView({ session }: ViewProps) {
       setError(err);
     }
   };
+  const setEnabled = async (id: string, enabled: boolean) => {
+    setError(null);
+    try {
+      unwrap(
+        await client.PATCH('/v1/alerts/{alert_id}', {
+          params: { path: { alert_id: id } },
+          body: { enabled },
+        }),
+      );
+      reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
   const remove = async (id: string) => {
     setError(null);
     try {
@@ -195,11 +209,18 @@ export function AlertsView({ session }: ViewProps) {
                         <td>{a.name}</td>
                         <td>{describe(a)}</td>
                         <td class="wrap">{channels(a)}</td>
-                        <td>{a.status}</td>
+                        <td>{a.enabled ? a.status : `off (${a.status})`}</td>
                         <td>{when(a.last_triggered_at)}</td>
                         <td class="row">
                           <button type="button" class="secondary" onClick={() => setOpen(a.id)}>
                             History
+                          </button>
+                          <button
+                            type="button"
+                            class="secondary"
+                            onClick={() => setEnabled(a.id, !a.enabled)}
+                          >
+                            {a.enabled ? 'Turn off' : 'Turn on'}
                           </button>
                           <button type="button" class="secondary" onClick={() => remove(a.id)}>
                             Delete

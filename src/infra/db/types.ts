@@ -535,6 +535,8 @@ export interface AlertRulesTable {
   webhook: Generated<boolean>;
   slack_url: string | null;
   cooldown_minutes: Generated<number>;
+  /** Off: the rule is kept with its history but not evaluated (migration 0079). */
+  enabled: Generated<boolean>;
   created_at: CreatedAt;
 }
 

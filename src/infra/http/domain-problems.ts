@@ -91,6 +91,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   },
   webhook_limit_reached: { status: 422, title: 'Webhook Limit Reached' },
   alert_limit_reached: { status: 422, title: 'Alert Limit Reached' },
+  invalid_alert_change: { status: 422, title: 'Invalid Alert Change', options: field },
 
   invalid_dates: { status: 400, title: 'Invalid Dates', options: field },
   campaign_completed: { status: 409, title: 'Campaign Completed' },

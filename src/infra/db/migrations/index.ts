@@ -27,6 +27,7 @@ import * as m0075 from './0075_formula_v3.ts';
 import * as m0076 from './0076_alerts.ts';
 import * as m0077 from './0077_reports.ts';
 import * as m0078 from './0078_score_drivers.ts';
+import * as m0079 from './0079_alert_enabled.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0076_alerts': m0076,
   '0077_reports': m0077,
   '0078_score_drivers': m0078,
+  '0079_alert_enabled': m0079,
 };
