@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino';
 import type { AppContext } from './context.ts';
 import { DOMAINS } from './domains.ts';
 import { authPlugin } from './infra/auth/auth-plugin.ts';
+import { sessionPrincipal } from './people/principal.ts';
 import { apiReferencePlugin } from './infra/http/api-reference.ts';
 import { bodyDeadline } from './infra/http/body-deadline.ts';
 import { docPageHeaders } from './infra/http/doc-pages.ts';
@@ -219,8 +220,13 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   await inputGuards(app);
   closeQueryStrings(app);
   await metricsPlugin(app, ctx.metrics);
-  await authPlugin(app, { authenticator: ctx.authenticator, rateLimits: ctx.rateLimits });
+  // Cookies first: the auth hook reads the session cookie of a request without an API key.
   await app.register(cookie);
+  await authPlugin(app, {
+    authenticator: ctx.authenticator,
+    rateLimits: ctx.rateLimits,
+    sessions: (request) => sessionPrincipal(ctx, request),
+  });
   await app.register(healthRoutes);
   for (const domain of DOMAINS) if (domain.routes) await app.register(domain.routes);
 

@@ -15,7 +15,7 @@ import {
   TokenBody,
 } from './schemas.ts';
 import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEmail } from './service.ts';
-import { csrfMatches, sessionPerson, type SessionPerson } from './sessions.ts';
+import { requireSession } from './principal.ts';
 import { CSRF_HEADER, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
 
 function setSessionCookie(reply: FastifyReply, token: string): void {
@@ -30,22 +30,6 @@ function setSessionCookie(reply: FastifyReply, token: string): void {
 
 function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'lax', path: '/' });
-}
-
-/**
- * The signed-in person of a request, or 401. A state-changing request (anything but GET, HEAD,
- * OPTIONS) must carry the session's CSRF token in X-CSRF-Token, else 403.
- */
-async function requireSession(ctx: AppContext, request: FastifyRequest): Promise<SessionPerson> {
-  const session = await sessionPerson(ctx, request.cookies[SESSION_COOKIE]);
-  if (!session) throw new DomainError('sign_in_failed', 'Sign in first: there is no valid session.');
-  if (
-    !['GET', 'HEAD', 'OPTIONS'].includes(request.method) &&
-    !csrfMatches(session, request.headers[CSRF_HEADER])
-  ) {
-    throw new DomainError('csrf_failed', `Send the session's CSRF token in the X-CSRF-Token header.`);
-  }
-  return session;
 }
 
 export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {

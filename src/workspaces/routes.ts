@@ -14,7 +14,7 @@ export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/workspace',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         operationId: 'getWorkspace',
         tags: ['workspace'],

@@ -26,6 +26,7 @@ import * as m0074 from './0074_annotations.ts';
 import * as m0075 from './0075_formula_v3.ts';
 import * as m0076 from './0076_alerts.ts';
 import * as m0077 from './0077_reports.ts';
+import * as m0078 from './0078_teams.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0075_formula_v3': m0075,
   '0076_alerts': m0076,
   '0077_reports': m0077,
+  '0078_teams': m0078,
 };
