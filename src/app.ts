@@ -48,6 +48,11 @@ const API_TAGS = [
     description:
       'Accounts, sign-in and browser sessions (cookie `bh_session`, CSRF header; docs/security.md)',
   },
+  {
+    name: 'teams',
+    description:
+      'Members and roles, invitations, and API keys managed by people (docs/security.md "Teams and invitations")',
+  },
   { name: 'workspace', description: "The API key owner's workspace: plan, quotas and current score" },
   {
     name: 'platforms',

@@ -72,7 +72,12 @@ export const SCOPE_ACTIONS: Readonly<Record<Scope, ReadonlySet<Action>>> = {
 };
 
 /** Actions no API key can hold, whatever its scopes. */
-export const PEOPLE_ONLY_ACTIONS: ReadonlySet<Action> = new Set(['member.manage', 'owner.manage', 'key.manage', 'audit_log.read']);
+export const PEOPLE_ONLY_ACTIONS: ReadonlySet<Action> = new Set([
+  'member.manage',
+  'owner.manage',
+  'key.manage',
+  'audit_log.read',
+]);
 
 /** The action a route performs when it names only a scope: `read` reads scores, `write` changes the workspace. */
 export const SCOPE_DEFAULT_ACTION: Readonly<Record<Scope, Action>> = {

@@ -15,7 +15,7 @@ import {
   TokenBody,
 } from './schemas.ts';
 import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEmail } from './service.ts';
-import { requireSession } from './principal.ts';
+import { type MembershipView, membershipsOf, requireSession } from './principal.ts';
 import { CSRF_HEADER, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
 
 function setSessionCookie(reply: FastifyReply, token: string): void {
@@ -30,6 +30,10 @@ function setSessionCookie(reply: FastifyReply, token: string): void {
 
 function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'lax', path: '/' });
+}
+
+function workspacesView(memberships: MembershipView[]) {
+  return memberships.map((m) => ({ id: m.workspaceId, name: m.workspaceName, role: m.role, plan: m.plan }));
 }
 
 export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
@@ -94,6 +98,7 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
         person: signedIn.person,
         csrf_token: signedIn.csrfToken,
         expires_at: signedIn.expiresAt.toISOString(),
+        workspaces: workspacesView(await membershipsOf(app.ctx, signedIn.person.id)),
       };
     },
   );
@@ -105,16 +110,19 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'getSession',
         tags,
         summary: 'The signed-in person',
-        description: 'Authenticated by the session cookie; returns the CSRF token for later state changes.',
+        description:
+          'Authenticated by the session cookie; returns the CSRF token for later state changes and the workspaces the person belongs to, with their role (name one in X-Workspace-Id; without it a request acts in the first).',
         response: { 200: json(SessionView, 'The session of the cookie sent'), ...errorResponses() },
       },
     },
     async (request) => {
       const session = await requireSession(app.ctx, request);
+      const memberships = await membershipsOf(app.ctx, session.personId);
       return {
         person: { id: session.personId, email: session.email, name: session.name },
         csrf_token: session.csrfToken,
         expires_at: session.expiresAt.toISOString(),
+        workspaces: workspacesView(memberships),
       };
     },
   );

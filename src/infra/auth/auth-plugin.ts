@@ -52,12 +52,18 @@ const MAX_BLOCKED = 10_000;
 /** Why a principal may not perform an action, in its own terms (role or key scopes). */
 function denial(principal: WorkspacePrincipal, action: Action): DomainError<'forbidden'> {
   if (principal.role !== null) {
-    return new DomainError('forbidden', `Your role in this workspace (${principal.role}) does not allow "${action}".`);
+    return new DomainError(
+      'forbidden',
+      `Your role in this workspace (${principal.role}) does not allow "${action}".`,
+    );
   }
   if (PEOPLE_ONLY_ACTIONS.has(action)) {
     return new DomainError('forbidden', `"${action}" is for signed-in people: no API key scope grants it.`);
   }
-  return new DomainError('forbidden', `This key's scopes (${principal.scopes.join(', ') || 'none'}) do not allow "${action}".`);
+  return new DomainError(
+    'forbidden',
+    `This key's scopes (${principal.scopes.join(', ') || 'none'}) do not allow "${action}".`,
+  );
 }
 
 /**
@@ -188,7 +194,8 @@ export async function authPlugin(
     }
     let principal =
       known === undefined ? await deps.authenticator.authenticate(request.headers.authorization) : known;
-    if (!principal && !request.headers.authorization && deps.sessions) principal = await deps.sessions(request);
+    if (!principal && !request.headers.authorization && deps.sessions)
+      principal = await deps.sessions(request);
     if (!principal) throw await refused(request);
     request.principal = principal;
     let hit: WindowHit | null;

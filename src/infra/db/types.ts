@@ -45,7 +45,6 @@ export interface WorkspacesTable {
   is_white_labeled: Generated<boolean>;
   sector_slug: string | null;
   realtime_scoring: Generated<boolean>;
-  team_members: Generated<number>;
   created_at: CreatedAt;
 }
 

@@ -4,7 +4,8 @@ import { runStatements } from '../statements.ts';
 /**
  * Teams (docs/security.md, "Teams and invitations"; docs/adr/0182-teams-roles-one-permission-check.md):
  * a person's role in a workspace (`memberships`), invitations to join one by email (the token kept
- * only as its SHA-256), and the person who created an API key. A person reaches an agency's client
+ * only as its SHA-256), and the person who created an API key. A workspace's team size is counted
+ * from its memberships, so the typed-in `workspaces.team_members` goes. A person reaches an agency's client
  * workspaces through the agency membership, so client workspaces carry no memberships of their own.
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -33,14 +34,16 @@ export async function up(db: Kysely<any>): Promise<void> {
        CHECK (accepted_at IS NULL OR revoked_at IS NULL)
      );
      CREATE INDEX invitations_workspace ON invitations (workspace_id, created_at DESC);
-     ALTER TABLE api_keys ADD COLUMN created_by_person_id text REFERENCES people(id) ON DELETE SET NULL;`,
+     ALTER TABLE api_keys ADD COLUMN created_by_person_id text REFERENCES people(id) ON DELETE SET NULL;
+     ALTER TABLE workspaces DROP COLUMN team_members;`,
   );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await runStatements(
     db,
-    `ALTER TABLE api_keys DROP COLUMN created_by_person_id;
+    `ALTER TABLE workspaces ADD COLUMN team_members integer NOT NULL DEFAULT 1 CHECK (team_members >= 0);
+     ALTER TABLE api_keys DROP COLUMN created_by_person_id;
      DROP TABLE invitations;
      DROP TABLE memberships;`,
   );
