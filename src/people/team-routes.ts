@@ -68,6 +68,8 @@ export async function teamRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'listMembers',
         tags,
         summary: "The workspace's people and their roles",
+        description:
+          'Every member of the workspace with their role, oldest membership first. Any role may read it.',
         response: { 200: json(MemberList, 'The members'), ...errorResponses(403) },
       },
     },
@@ -139,6 +141,8 @@ export async function teamRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'listInvitations',
         tags,
         summary: "The workspace's invitations, newest first",
+        description:
+          'Pending, accepted, revoked and expired invitations; never their tokens. Owners and admins.',
         response: { 200: json(InvitationList, 'The invitations'), ...errorResponses(403) },
       },
     },
@@ -178,6 +182,7 @@ export async function teamRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'revokeInvitation',
         tags,
         summary: 'Revoke a pending invitation',
+        description: 'Its link stops working at once (410). An accepted or revoked invitation answers 409.',
         params: InvitationParams,
         response: { 200: json(Removed, 'Revoked'), ...errorResponses(403, 404, 409) },
       },
@@ -229,6 +234,8 @@ export async function teamRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'listKeys',
         tags,
         summary: "The workspace's API keys (never their secrets)",
+        description:
+          'Each key with its prefix, scopes, creator, expiry, last use and creation time. Owners and admins.',
         response: { 200: json(ApiKeyList, 'The keys'), ...errorResponses(403) },
       },
     },

@@ -8,7 +8,7 @@ import { recordAudit } from '../audit-log/record.ts';
 import type { DB } from '../infra/db/types.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
 import { newId } from '../infra/ids.ts';
-import { lockWorkspace } from '../workspaces/queries.ts';
+import { lockWorkspace, workspaceName } from '../workspaces/queries.ts';
 import { hashPassword, passwordProblem } from './password.ts';
 import { normaliseEmail } from './service.ts';
 import { endSessionsOf, hashToken } from './sessions.ts';
@@ -326,12 +326,7 @@ export async function invite(
       workspaceId: actor.workspaceId,
       at: now,
     });
-    const ws = await trx
-      .selectFrom('workspaces')
-      .select('name')
-      .where('id', '=', actor.workspaceId)
-      .executeTakeFirst();
-    return ws?.name ?? actor.workspaceId;
+    return (await workspaceName(trx, actor.workspaceId)) ?? actor.workspaceId;
   });
   const base = ctx.config.publicUrl ?? `http://127.0.0.1:${ctx.config.port}`;
   const url = `${base.replace(/\/$/, '')}/dashboard/#/accept-invitation?token=${encodeURIComponent(token)}`;
