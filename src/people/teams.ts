@@ -303,7 +303,7 @@ export async function invite(
   const token = randomBytes(32).toString('base64url');
   const id = newId('inv');
   const expiresAt = new Date(now.getTime() + INVITATION_TTL_MS);
-  const workspaceName = await ctx.db.transaction().execute(async (trx) => {
+  const wsName = await ctx.db.transaction().execute(async (trx) => {
     await checkTeamLimit(trx, actor.workspaceId, now, true);
     await trx
       .insertInto('invitations')
@@ -332,8 +332,8 @@ export async function invite(
   const url = `${base.replace(/\/$/, '')}/dashboard/#/accept-invitation?token=${encodeURIComponent(token)}`;
   await ctx.mail.send({
     to: [address],
-    subject: `You are invited to ${workspaceName} on Brand Health`,
-    text: `You are invited to join ${workspaceName} on Brand Health as ${role}.\n\nAccept: ${url}\n\nThe link works once, for 7 days.`,
+    subject: `You are invited to ${wsName} on Brand Health`,
+    text: `You are invited to join ${wsName} on Brand Health as ${role}.\n\nAccept: ${url}\n\nThe link works once, for 7 days.`,
   });
   return {
     id,
