@@ -1,8 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DomainError } from '../core/errors.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import type { AppContext } from '../context.ts';
 import {
   Accepted,
   Done,
@@ -16,7 +14,7 @@ import {
 } from './schemas.ts';
 import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEmail } from './service.ts';
 import { type MembershipView, membershipsOf, requireSession } from './principal.ts';
-import { CSRF_HEADER, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
 
 function setSessionCookie(reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { createApiKey, listApiKeys, revokeApiKey } from '../admin/keys.ts';
-import { recordAudit } from '../audit-log/record.ts';
+import { listApiKeys } from '../admin/keys.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { scopesGrantableBy } from '../core/permissions.ts';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
@@ -30,11 +29,13 @@ import {
   acceptInvitation,
   addMember,
   changeRole,
+  createKeyFor,
   invite,
   listInvitations,
   listMembers,
   removeMember,
   revokeInvitation,
+  revokeKeyFor,
   type TeamActor,
 } from './teams.ts';
 
@@ -284,26 +285,10 @@ export async function teamRoutes(fastify: FastifyInstance): Promise<void> {
       const now = app.ctx.now();
       const expiresAt = request.body.expires_at ? new Date(request.body.expires_at) : null;
       if (expiresAt && expiresAt <= now) throw invalidParameter('expires_at', 'must be in the future');
-      const created = await app.ctx.db.transaction().execute(async (trx) => {
-        const key = await createApiKey(
-          trx,
-          { workspaceId: actor.workspaceId },
-          {
-            name: request.body.name,
-            scopes: request.body.scopes,
-            expiresAt,
-            createdByPersonId: actor.personId,
-          },
-        );
-        await recordAudit(trx, {
-          actor: { personId: actor.personId },
-          action: 'key.created',
-          target: key.id,
-          address: actor.address,
-          workspaceId: actor.workspaceId,
-          at: now,
-        });
-        return key;
+      const created = await createKeyFor(app.ctx, actor, {
+        name: request.body.name,
+        scopes: request.body.scopes,
+        expiresAt,
       });
       return reply.code(201).send({
         id: created.id,
@@ -335,18 +320,7 @@ export async function teamRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const actor = actorOf(request);
-      const now = app.ctx.now();
-      await app.ctx.db.transaction().execute(async (trx) => {
-        await revokeApiKey(trx, request.params.id, now, actor.workspaceId);
-        await recordAudit(trx, {
-          actor: { personId: actor.personId },
-          action: 'key.revoked',
-          target: request.params.id,
-          address: actor.address,
-          workspaceId: actor.workspaceId,
-          at: now,
-        });
-      });
+      await revokeKeyFor(app.ctx, actor, request.params.id);
       app.ctx.authenticator.forget(request.params.id);
       return { ok: true as const };
     },

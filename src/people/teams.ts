@@ -5,6 +5,8 @@ import { PLAN_LABELS, PLAN_LIMITS, type Plan } from '../core/catalog.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { mayAssignRole, type Role } from '../core/permissions.ts';
 import { recordAudit } from '../audit-log/record.ts';
+import { createApiKey, type CreatedKey, revokeApiKey } from '../admin/keys.ts';
+import type { Scope } from '../core/catalog.ts';
 import type { DB } from '../infra/db/types.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
 import { newId } from '../infra/ids.ts';
@@ -495,5 +497,51 @@ async function unusable(
     return new DomainError('invitation_unusable', 'This invitation was revoked.', { reason: 'revoked' });
   return new DomainError('invitation_unusable', 'This invitation has expired: ask for a new one.', {
     reason: 'expired',
+  });
+}
+
+/** Creates a key of the actor's workspace, recording its creator, in one transaction with its audit entry. */
+export async function createKeyFor(
+  ctx: AppContext,
+  actor: TeamActor,
+  input: { name: string; scopes: Scope[]; expiresAt: Date | null },
+): Promise<CreatedKey> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    const key = await createApiKey(
+      trx,
+      { workspaceId: actor.workspaceId },
+      {
+        name: input.name,
+        scopes: input.scopes,
+        expiresAt: input.expiresAt,
+        createdByPersonId: actor.personId,
+      },
+    );
+    await recordAudit(trx, {
+      actor: { personId: actor.personId },
+      action: 'key.created',
+      target: key.id,
+      address: actor.address,
+      workspaceId: actor.workspaceId,
+      at: now,
+    });
+    return key;
+  });
+}
+
+/** Revokes a key of the actor's workspace (any other key is "not found"), with its audit entry. */
+export async function revokeKeyFor(ctx: AppContext, actor: TeamActor, keyId: string): Promise<void> {
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    await revokeApiKey(trx, keyId, now, actor.workspaceId);
+    await recordAudit(trx, {
+      actor: { personId: actor.personId },
+      action: 'key.revoked',
+      target: keyId,
+      address: actor.address,
+      workspaceId: actor.workspaceId,
+      at: now,
+    });
   });
 }

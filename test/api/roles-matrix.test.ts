@@ -11,7 +11,7 @@ import { signedInPerson, type Browser } from '../helpers/people.ts';
 // table does not grant the route's action (x-permission). Built from the document, so a route
 // added without an action, or one this test cannot reach, fails here.
 let t: TestService;
-let operations: Array<{ method: string; path: string; action: Action }> = [];
+const operations: Array<{ method: string; path: string; action: Action }> = [];
 const sessions = {} as Record<(typeof ROLES)[number], Browser>;
 const keys: Record<string, string> = {};
 

@@ -31,9 +31,13 @@ beforeAll(async () => {
     rateLimits: new MemoryRateLimitStore(),
   });
   app.get('/open', async () => ({ open: true }));
-  app.post('/read', { config: { auth: { audience: 'workspace', action: 'score.read' } } }, async (request) => ({
-    kind: anyPrincipal(request).kind,
-  }));
+  app.post(
+    '/read',
+    { config: { auth: { audience: 'workspace', action: 'score.read' } } },
+    async (request) => ({
+      kind: anyPrincipal(request).kind,
+    }),
+  );
   app.get('/write', { config: { auth: { audience: 'workspace', action: 'audit.run' } } }, async () => ({}));
   app.get(
     '/pro',
@@ -123,9 +127,13 @@ describe('auth plugin with the key cache on (verified headers answered from memo
     cached = Fastify({ logger: false });
     await errorsPlugin(cached);
     await authPlugin(cached, { authenticator, rateLimits: new MemoryRateLimitStore() });
-    cached.get('/read', { config: { auth: { audience: 'workspace', action: 'score.read' } } }, async (request) => ({
-      keyId: anyPrincipal(request).keyId,
-    }));
+    cached.get(
+      '/read',
+      { config: { auth: { audience: 'workspace', action: 'score.read' } } },
+      async (request) => ({
+        keyId: anyPrincipal(request).keyId,
+      }),
+    );
     await cached.ready();
   });
   afterAll(async () => {
