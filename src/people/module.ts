@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DomainModule } from '../domain-module.ts';
 import { peopleRoutes } from './routes.ts';
 import { teamRoutes } from './team-routes.ts';
+import { peopleSandbox } from './sandbox.ts';
 
 /** People, their sign-in, their browser sessions, and their teams (docs/security.md). */
 export const peopleModule: DomainModule = {
@@ -10,4 +11,5 @@ export const peopleModule: DomainModule = {
     await peopleRoutes(app);
     await teamRoutes(app);
   },
+  sandbox: peopleSandbox,
 };
