@@ -3,6 +3,8 @@ import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
 import { PASSWORD, signedInPerson, signIn, type Browser } from '../helpers/people.ts';
+import { peopleSandbox } from '../../src/people/sandbox.ts';
+import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 
 // Teams through HTTP: members and roles, invitations (mail read from a real SMTP server), keys
 // made by people, and sessions acting in a workspace.
@@ -268,5 +270,29 @@ describe('keys made by people', () => {
       .where('workspace_id', '=', ws.id)
       .execute();
     expect(actions.map((a) => a.action)).toEqual(expect.arrayContaining(['key.created', 'key.revoked']));
+  });
+});
+
+describe('sandbox people', () => {
+  it('seeds a person per role in the pro workspace and the agency who can sign in', async () => {
+    const pro = await createWorkspace(t.db, { name: 'sandbox pro', plan: 'pro' });
+    const agency = await createWorkspace(t.db, {
+      name: 'sandbox agency',
+      plan: 'agency',
+      accountType: 'agency',
+    });
+    const manifest = { workspaces: { pro: pro.id, agency: agency.id } } as unknown as SandboxManifest;
+    await peopleSandbox.run(t.ctx, manifest, () => {});
+    expect(Object.keys(manifest.people!).sort()).toEqual(
+      ['admin', 'member', 'owner', 'viewer'].flatMap((r) => [`agency-${r}`, `pro-${r}`]).sort(),
+    );
+    const viewer = manifest.people!['pro-viewer']!;
+    const res = await t.request({
+      method: 'POST',
+      url: '/v1/auth/sign-in',
+      payload: { email: viewer.email, password: viewer.password },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().workspaces).toEqual([expect.objectContaining({ id: pro.id, role: 'viewer' })]);
   });
 });
