@@ -8,6 +8,7 @@ import type { DestinationStream } from 'pino';
 import type { AppContext } from './context.ts';
 import { DOMAINS } from './domains.ts';
 import { authPlugin } from './infra/auth/auth-plugin.ts';
+import { sessionPrincipal } from './people/principal.ts';
 import { apiReferencePlugin } from './infra/http/api-reference.ts';
 import { bodyDeadline } from './infra/http/body-deadline.ts';
 import { docPageHeaders } from './infra/http/doc-pages.ts';
@@ -46,6 +47,11 @@ const API_TAGS = [
     name: 'people',
     description:
       'Accounts, sign-in and browser sessions (cookie `bh_session`, CSRF header; docs/security.md)',
+  },
+  {
+    name: 'teams',
+    description:
+      'Members and roles, invitations, and API keys managed by people (docs/security.md "Teams and invitations")',
   },
   { name: 'workspace', description: "The API key owner's workspace: plan, quotas and current score" },
   {
@@ -219,8 +225,13 @@ export async function buildApp(ctx: AppContext, options: AppOptions = {}): Promi
   await inputGuards(app);
   closeQueryStrings(app);
   await metricsPlugin(app, ctx.metrics);
-  await authPlugin(app, { authenticator: ctx.authenticator, rateLimits: ctx.rateLimits });
+  // Cookies first: the auth hook reads the session cookie of a request without an API key.
   await app.register(cookie);
+  await authPlugin(app, {
+    authenticator: ctx.authenticator,
+    rateLimits: ctx.rateLimits,
+    sessions: (request) => sessionPrincipal(ctx, request),
+  });
   await app.register(healthRoutes);
   for (const domain of DOMAINS) if (domain.routes) await app.register(domain.routes);
 

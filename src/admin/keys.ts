@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { issueKey, keyPrefix } from '../infra/auth/api-keys.ts';
 import type { DB } from '../infra/db/types.ts';
 import { type Scope, SCOPES } from '../core/catalog.ts';
@@ -20,9 +20,9 @@ export interface CreatedKey {
 }
 
 export async function createApiKey(
-  db: Kysely<DB>,
+  db: Kysely<DB> | Transaction<DB>,
   owner: KeyOwner,
-  options: { scopes?: Scope[]; expiresAt?: Date | null; name?: string } = {},
+  options: { scopes?: Scope[]; expiresAt?: Date | null; name?: string; createdByPersonId?: string } = {},
 ): Promise<CreatedKey> {
   if (!!owner.workspaceId === !!owner.subscriberId)
     throw invalidParameter('owner', 'a key needs exactly one owner: a workspace or a subscriber');
@@ -60,6 +60,7 @@ export async function createApiKey(
       secret_hash: issued.secretHash,
       scopes: [...new Set(scopes)],
       expires_at: options.expiresAt ?? null,
+      created_by_person_id: options.createdByPersonId ?? null,
     })
     .execute();
   return {
@@ -82,7 +83,9 @@ export async function listApiKeys(db: Kysely<DB>, owner: KeyOwner = {}) {
       'scopes',
       'expires_at',
       'revoked_at',
+      'last_used_at',
       'created_at',
+      'created_by_person_id',
       'mode',
     ])
     .orderBy('created_at')
@@ -93,15 +96,24 @@ export async function listApiKeys(db: Kysely<DB>, owner: KeyOwner = {}) {
   return rows.map((r) => ({ ...r, prefix: keyPrefix(r.id, r.mode) }));
 }
 
-export async function revokeApiKey(db: Kysely<DB>, keyId: string, at: Date): Promise<void> {
-  const result = await db
+/** Revokes a key; with `workspaceId`, only a key of that workspace (any other is "not found"). */
+export async function revokeApiKey(
+  db: Kysely<DB> | Transaction<DB>,
+  keyId: string,
+  at: Date,
+  workspaceId?: string,
+): Promise<void> {
+  let update = db
     .updateTable('api_keys')
     .set({ revoked_at: at })
     .where('id', '=', keyId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('revoked_at', 'is', null);
+  if (workspaceId !== undefined) update = update.where('workspace_id', '=', workspaceId);
+  const result = await update.executeTakeFirst();
   if (!result.numUpdatedRows) {
-    const exists = await db.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst();
+    let lookup = db.selectFrom('api_keys').select('id').where('id', '=', keyId);
+    if (workspaceId !== undefined) lookup = lookup.where('workspace_id', '=', workspaceId);
+    const exists = await lookup.executeTakeFirst();
     if (!exists) throw new DomainError('not_found', `key ${keyId} does not exist`);
   }
 }

@@ -16,7 +16,6 @@ export interface CreateWorkspaceInput {
   isWhiteLabeled?: boolean;
   sector?: string | null;
   realtimeScoring?: boolean;
-  teamMembers?: number;
   id?: string;
   createdAt?: Date;
 }
@@ -61,7 +60,6 @@ export async function createWorkspace(db: Kysely<DB>, input: CreateWorkspaceInpu
       is_white_labeled: input.isWhiteLabeled ?? false,
       sector_slug: input.sector ?? null,
       realtime_scoring: input.realtimeScoring ?? false,
-      team_members: input.teamMembers ?? 1,
       ...(input.createdAt ? { created_at: input.createdAt } : {}),
     })
     .returningAll()
@@ -80,7 +78,6 @@ const LISTED_COLUMNS = [
   'is_white_labeled',
   'sector_slug',
   'realtime_scoring',
-  'team_members',
   'created_at',
 ] as const satisfies readonly (keyof Workspace)[];
 

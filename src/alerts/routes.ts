@@ -26,7 +26,7 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/alerts',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'agency', action: 'alert.manage' },
         validationProblems: { '/slack_url': 'invalid_url' },
         idempotencyKey: true,
       },
@@ -59,7 +59,7 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/alerts',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'score.read' } },
       schema: {
         operationId: 'listAlerts',
         tags: ['alerts'],
@@ -77,7 +77,7 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/alerts/:alert_id',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'score.read' } },
       schema: {
         operationId: 'getAlert',
         tags: ['alerts'],
@@ -121,7 +121,7 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete(
     '/v1/alerts/:alert_id',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'write' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'alert.manage' } },
       schema: {
         operationId: 'deleteAlert',
         tags: ['alerts'],
@@ -144,7 +144,7 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/alerts/:alert_id/history',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'score.read' } },
       schema: {
         operationId: 'listAlertHistory',
         tags: ['alerts'],

@@ -19,7 +19,7 @@ export async function annotationRoutes(fastify: FastifyInstance): Promise<void> 
   app.post(
     '/v1/annotations',
     {
-      config: { auth: { audience: 'workspace', scope: 'write' } },
+      config: { auth: { audience: 'workspace', action: 'campaign.manage' } },
       schema: {
         operationId: 'createAnnotation',
         tags: ['annotations'],
@@ -41,7 +41,7 @@ export async function annotationRoutes(fastify: FastifyInstance): Promise<void> 
   app.get(
     '/v1/annotations',
     {
-      config: { auth: { audience: 'workspace', scope: 'read' } },
+      config: { auth: { audience: 'workspace', action: 'score.read' } },
       schema: {
         operationId: 'listAnnotations',
         tags: ['annotations'],
@@ -62,7 +62,7 @@ export async function annotationRoutes(fastify: FastifyInstance): Promise<void> 
   app.delete(
     '/v1/annotations/:annotation_id',
     {
-      config: { auth: { audience: 'workspace', scope: 'write' } },
+      config: { auth: { audience: 'workspace', action: 'campaign.manage' } },
       schema: {
         operationId: 'deleteAnnotation',
         tags: ['annotations'],

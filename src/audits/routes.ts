@@ -46,7 +46,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/audit/run',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'audit.run' },
         validationProblems: { '/webhook_url': 'invalid_url' },
         idempotencyKey: true,
         optionalBody: true,
@@ -83,7 +83,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/audit/:audit_id',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         operationId: 'getAudit',
         tags: ['audits'],
@@ -105,7 +105,7 @@ export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/audits',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         tags: ['audits'],
         operationId: 'listAudits',

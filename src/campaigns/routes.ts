@@ -23,7 +23,7 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/campaigns',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'agency', action: 'campaign.manage' },
         validationProblems: { '/start_date': 'invalid_dates' },
         idempotencyKey: true,
       },
@@ -63,7 +63,7 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/campaigns',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'score.read' } },
       schema: {
         operationId: 'listCampaigns',
         tags: ['campaigns'],
@@ -88,7 +88,7 @@ export async function campaignRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/v1/campaigns/:campaign_id/cancel',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'write' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'campaign.manage' } },
       schema: {
         operationId: 'cancelCampaign',
         tags: ['campaigns'],

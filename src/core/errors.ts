@@ -94,6 +94,13 @@ export interface ErrorDetails {
   invalid_token: FieldDetails;
   /** A cookie-authenticated state-changing request without the session's CSRF token. */
   csrf_failed: undefined;
+  // teams
+  /** The workspace's plan allows no more people: members plus pending invitations reach its team limit. */
+  team_limit_reached: { plan: string; limit: number };
+  /** The change would leave the workspace without an owner. */
+  last_owner: undefined;
+  /** An invitation token that is unknown, already accepted, revoked or expired. */
+  invitation_unusable: { reason: 'unknown' | 'accepted' | 'revoked' | 'expired' };
   // reports
   /** A white-label logo that is not a PNG or JPEG, or has dimensions outside the accepted range. */
   invalid_logo: FieldDetails;

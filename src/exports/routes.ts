@@ -25,11 +25,11 @@ import {
   ScoreLogRow,
 } from './schemas.ts';
 
-/** Spec: read scope and an Agency owner, denied as Forbidden (not Plan Required). */
+/** Spec: the export.read action and an Agency owner, denied as Forbidden (not Plan Required). */
 const EXPORT_AUTH: AuthRequirement = {
   audience: 'workspace',
   plan: 'agency',
-  scope: 'read',
+  action: 'export.read',
   planDenial: 'forbidden',
 };
 

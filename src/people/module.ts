@@ -1,5 +1,15 @@
+import type { FastifyInstance } from 'fastify';
 import type { DomainModule } from '../domain-module.ts';
 import { peopleRoutes } from './routes.ts';
+import { teamRoutes } from './team-routes.ts';
+import { peopleSandbox } from './sandbox.ts';
 
-/** People, their sign-in and their browser sessions (docs/security.md). */
-export const peopleModule: DomainModule = { name: 'people', routes: peopleRoutes };
+/** People, their sign-in, their browser sessions, and their teams (docs/security.md). */
+export const peopleModule: DomainModule = {
+  name: 'people',
+  routes: async (app: FastifyInstance) => {
+    await peopleRoutes(app);
+    await teamRoutes(app);
+  },
+  sandbox: peopleSandbox,
+};

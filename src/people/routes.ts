@@ -1,8 +1,6 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { DomainError } from '../core/errors.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import type { AppContext } from '../context.ts';
 import {
   Accepted,
   Done,
@@ -15,8 +13,8 @@ import {
   TokenBody,
 } from './schemas.ts';
 import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEmail } from './service.ts';
-import { csrfMatches, sessionPerson, type SessionPerson } from './sessions.ts';
-import { CSRF_HEADER, SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
+import { type MembershipView, membershipsOf, requireSession } from './principal.ts';
+import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
 
 function setSessionCookie(reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
@@ -32,20 +30,8 @@ function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'lax', path: '/' });
 }
 
-/**
- * The signed-in person of a request, or 401. A state-changing request (anything but GET, HEAD,
- * OPTIONS) must carry the session's CSRF token in X-CSRF-Token, else 403.
- */
-async function requireSession(ctx: AppContext, request: FastifyRequest): Promise<SessionPerson> {
-  const session = await sessionPerson(ctx, request.cookies[SESSION_COOKIE]);
-  if (!session) throw new DomainError('sign_in_failed', 'Sign in first: there is no valid session.');
-  if (
-    !['GET', 'HEAD', 'OPTIONS'].includes(request.method) &&
-    !csrfMatches(session, request.headers[CSRF_HEADER])
-  ) {
-    throw new DomainError('csrf_failed', `Send the session's CSRF token in the X-CSRF-Token header.`);
-  }
-  return session;
+function workspacesView(memberships: MembershipView[]) {
+  return memberships.map((m) => ({ id: m.workspaceId, name: m.workspaceName, role: m.role, plan: m.plan }));
 }
 
 export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
@@ -110,6 +96,7 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
         person: signedIn.person,
         csrf_token: signedIn.csrfToken,
         expires_at: signedIn.expiresAt.toISOString(),
+        workspaces: workspacesView(await membershipsOf(app.ctx, signedIn.person.id)),
       };
     },
   );
@@ -121,16 +108,19 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'getSession',
         tags,
         summary: 'The signed-in person',
-        description: 'Authenticated by the session cookie; returns the CSRF token for later state changes.',
+        description:
+          'Authenticated by the session cookie; returns the CSRF token for later state changes and the workspaces the person belongs to, with their role (name one in X-Workspace-Id; without it a request acts in the first).',
         response: { 200: json(SessionView, 'The session of the cookie sent'), ...errorResponses() },
       },
     },
     async (request) => {
       const session = await requireSession(app.ctx, request);
+      const memberships = await membershipsOf(app.ctx, session.personId);
       return {
         person: { id: session.personId, email: session.email, name: session.name },
         csrf_token: session.csrfToken,
         expires_at: session.expiresAt.toISOString(),
+        workspaces: workspacesView(memberships),
       };
     },
   );

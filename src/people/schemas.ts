@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { Timestamp } from '../infra/http/schemas.ts';
 import { MAX_PASSWORD_LENGTH } from './password.ts';
+import { ROLES } from '../core/permissions.ts';
 
 const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ana@example.com'] });
 const Password = Type.String({
@@ -68,6 +69,15 @@ export const SessionView = Type.Object(
         'send it as the X-CSRF-Token header with every state-changing request made with the session cookie',
     }),
     expires_at: Timestamp,
+    workspaces: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        role: Type.Enum([...ROLES]),
+        plan: Type.String(),
+      }),
+      { description: 'the workspaces the person is a member of, oldest membership first' },
+    ),
   },
   {
     $id: 'Session',
@@ -76,6 +86,7 @@ export const SessionView = Type.Object(
         person: { id: 'per_01JD3Q5W8N2M4K6P8R0T2V4X6Z', email: 'ana@example.com', name: 'Ana Silva' },
         csrf_token: 'q1n8Jd0bX4c2Vv6mL9sR3tY7wZ5kP0aE1fG2hJ3kL4m',
         expires_at: '2026-12-12T09:00:00.000Z',
+        workspaces: [{ id: 'ws_01JD3Q5W8N2M4K6P8R0T2V4X6Z', name: 'Acme', role: 'owner', plan: 'pro' }],
       },
     ],
   },

@@ -105,7 +105,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform/connect',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'platform.manage' },
         validationProblems: invalidPlatform,
       },
       schema: {
@@ -206,7 +206,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform/callback',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'platform.manage' },
         validationProblems: invalidPlatform,
       },
       schema: {
@@ -236,7 +236,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform/connect/:id',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'read' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'score.read' },
         validationProblems: invalidPlatform,
       },
       schema: {
@@ -266,7 +266,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform/connect/:id/select',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'platform.manage' },
         validationProblems: invalidPlatform,
       },
       schema: {
@@ -304,7 +304,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'platform.manage' },
         validationProblems: invalidPlatform,
       },
       schema: {

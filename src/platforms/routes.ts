@@ -29,7 +29,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/platforms',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         operationId: 'listPlatforms',
         tags: ['platforms'],
@@ -64,7 +64,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'read' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'score.read' },
         validationProblems: { '/platform': 'invalid_platform' },
       },
       schema: {
@@ -101,7 +101,7 @@ export async function platformRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/platforms/:platform/sync',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'pro', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'pro', action: 'platform.manage' },
         validationProblems: { '/platform': 'invalid_platform' },
       },
       schema: {

@@ -43,8 +43,12 @@ import {
 } from './schemas.ts';
 
 // The plan rule is the webhooks' (Agency or above), declared the same way on every route.
-const READ = { auth: { audience: 'workspace' as const, plan: 'agency' as const, scope: 'read' as const } };
-const WRITE = { auth: { audience: 'workspace' as const, plan: 'agency' as const, scope: 'write' as const } };
+const READ = {
+  auth: { audience: 'workspace' as const, plan: 'agency' as const, action: 'score.read' as const },
+};
+const WRITE = {
+  auth: { audience: 'workspace' as const, plan: 'agency' as const, action: 'report.manage' as const },
+};
 const TAGS = ['reports'];
 
 const PDF = 'application/pdf';

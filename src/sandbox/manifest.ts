@@ -44,6 +44,8 @@ export interface SandboxManifest {
     lockedOutSector: string;
     [extra: string]: unknown;
   };
+  /** Sandbox people by `<workspace>-<role>`: their sign-in and the workspace they belong to. */
+  people?: Record<string, { email: string; password: string; workspace: string; role: string }>;
   /** Anything a later feature adds (e.g. sample audit ids). */
   extras: Record<string, unknown>;
 }

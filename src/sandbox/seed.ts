@@ -41,7 +41,6 @@ interface Named {
   whiteLabel?: boolean;
   billing?: BillingPeriod;
   realtime?: boolean;
-  team?: number;
   sector?: string;
 }
 
@@ -52,7 +51,6 @@ const NAMED: Named[] = [
     name: 'Acme Outdoor',
     plan: 'pro',
     platforms: ['instagram', 'tiktok', 'youtube'],
-    team: 3,
     sector: 'fashion-apparel',
   },
   { key: 'proNoPlatforms', name: 'Blank Slate Co', plan: 'pro' },
@@ -63,7 +61,6 @@ const NAMED: Named[] = [
     accountType: 'agency',
     billing: 'annual',
     realtime: true,
-    team: 12,
     platforms: ['instagram', 'twitter'],
   },
   {
@@ -90,7 +87,7 @@ const NAMED: Named[] = [
     accountType: 'creator',
     platforms: ['tiktok', 'youtube'],
   },
-  { key: 'otherAgency', name: 'Southwind Partners', plan: 'agency', accountType: 'agency', team: 6 },
+  { key: 'otherAgency', name: 'Southwind Partners', plan: 'agency', accountType: 'agency' },
   {
     key: 'other:harbor',
     name: 'Harbor Bikes',
@@ -237,7 +234,6 @@ async function seedWorkspaces(
     is_white_labeled: n.whiteLabel ?? false,
     sector_slug: n.sector ?? null,
     realtime_scoring: n.realtime ?? false,
-    team_members: n.team ?? 1,
   }));
   // Parents first, so the foreign key holds within the batch.
   await db

@@ -26,7 +26,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/score',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         operationId: 'getScore',
         tags: ['scores'],
@@ -56,7 +56,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/score/history',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         operationId: 'getScoreHistory',
         tags: ['scores'],

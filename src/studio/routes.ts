@@ -43,7 +43,7 @@ export async function studioRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/studio/score',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'agency', action: 'studio.use' },
         validationProblems: {
           '/content_type': 'invalid_content_type',
           '/platform': 'invalid_platform',

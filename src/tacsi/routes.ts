@@ -34,7 +34,7 @@ import {
 } from './schemas.ts';
 import { isCalendarDay, parseIsoInstant, utcDay } from '../core/days.ts';
 
-const AUTH = { audience: 'tacsi', scope: 'read' } as const;
+const AUTH = { audience: 'tacsi', action: 'score.read' } as const;
 const CONFIG = { auth: AUTH, conditional: true } as const;
 
 // Built only when thrown: an error object (with its stack) per request would cost ~4% of the CPU.

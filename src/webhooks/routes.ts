@@ -27,7 +27,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/webhooks',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'agency', action: 'webhook.manage' },
         validationProblems: {
           '/url': 'invalid_url',
           '/events': 'invalid_events',
@@ -66,7 +66,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/webhooks',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'score.read' } },
       schema: {
         operationId: 'listWebhooks',
         tags: ['webhooks'],
@@ -84,7 +84,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.delete(
     '/v1/webhooks/:webhook_id',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'write' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'webhook.manage' } },
       schema: {
         operationId: 'deleteWebhook',
         tags: ['webhooks'],
@@ -107,7 +107,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/v1/webhooks/:webhook_id/deliveries',
     {
-      config: { auth: { audience: 'workspace', plan: 'agency', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'agency', action: 'score.read' } },
       schema: {
         operationId: 'listWebhookDeliveries',
         tags: ['webhooks'],

@@ -31,7 +31,10 @@ export async function lockWorkspace(trx: Transaction<DB>, workspaceId: string) {
 }
 
 /** The workspace's display name; undefined when it does not exist. */
-export async function workspaceName(db: Kysely<DB>, workspaceId: string): Promise<string | undefined> {
+export async function workspaceName(
+  db: Kysely<DB> | Transaction<DB>,
+  workspaceId: string,
+): Promise<string | undefined> {
   const row = await db
     .selectFrom('workspaces')
     .select('name')

@@ -8,13 +8,14 @@ import { currentCompositeScore } from '../scoring/current-score.ts';
 import { PLAN_LIMITS } from '../core/catalog.ts';
 import { WORKSPACE_EXAMPLE, WorkspaceResource } from './schemas.ts';
 import { resolveWorkspace } from './tenancy.ts';
+import { teamSize } from '../people/teams.ts';
 
 export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/v1/workspace',
     {
-      config: { auth: { audience: 'workspace', plan: 'pro', scope: 'read' } },
+      config: { auth: { audience: 'workspace', plan: 'pro', action: 'score.read' } },
       schema: {
         operationId: 'getWorkspace',
         tags: ['workspace'],
@@ -32,17 +33,18 @@ export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
       const { db, now } = app.ctx;
       const ws = await resolveWorkspace(db, principal, undefined);
       const limits = PLAN_LIMITS[ws.plan];
-      const [used, connected, score] = await Promise.all([
+      const [used, connected, score, team] = await Promise.all([
         auditsUsed(db, ws.id, now()),
         connectionsHoldingPlace(db, ws.id).then((c) => c.length),
         currentCompositeScore(app.ctx, principal, ws.id),
+        teamSize(db, ws.id),
       ]);
       return {
         id: ws.id,
         name: ws.name,
         plan: ws.plan,
         billing_period: ws.billing_period,
-        team_members: ws.team_members,
+        team_members: team,
         team_limit: limits.teamLimit,
         platforms_connected: connected,
         platform_limit: limits.platformLimit,

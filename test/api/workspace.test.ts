@@ -26,7 +26,7 @@ describe('GET /v1/workspace and /v1/platforms', () => {
       name: 'Acme',
       plan: 'pro',
       billing_period: 'monthly',
-      team_members: 1,
+      team_members: 0,
       team_limit: 5,
       platforms_connected: 2,
       platform_limit: 3,

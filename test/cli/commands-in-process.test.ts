@@ -147,7 +147,6 @@ describe('brandhealth commands', () => {
         'plan',
         'realtime_scoring',
         'sector_slug',
-        'team_members',
       ].sort(),
     );
 

@@ -31,13 +31,17 @@ beforeAll(async () => {
     rateLimits: new MemoryRateLimitStore(),
   });
   app.get('/open', async () => ({ open: true }));
-  app.post('/read', { config: { auth: { audience: 'workspace', scope: 'read' } } }, async (request) => ({
-    kind: anyPrincipal(request).kind,
-  }));
-  app.get('/write', { config: { auth: { audience: 'workspace', scope: 'write' } } }, async () => ({}));
+  app.post(
+    '/read',
+    { config: { auth: { audience: 'workspace', action: 'score.read' } } },
+    async (request) => ({
+      kind: anyPrincipal(request).kind,
+    }),
+  );
+  app.get('/write', { config: { auth: { audience: 'workspace', action: 'audit.run' } } }, async () => ({}));
   app.get(
     '/pro',
-    { config: { auth: { audience: 'workspace', scope: 'read', plan: 'pro' } } },
+    { config: { auth: { audience: 'workspace', action: 'score.read', plan: 'pro' } } },
     async () => ({}),
   );
   await app.ready();
@@ -123,9 +127,13 @@ describe('auth plugin with the key cache on (verified headers answered from memo
     cached = Fastify({ logger: false });
     await errorsPlugin(cached);
     await authPlugin(cached, { authenticator, rateLimits: new MemoryRateLimitStore() });
-    cached.get('/read', { config: { auth: { audience: 'workspace', scope: 'read' } } }, async (request) => ({
-      keyId: anyPrincipal(request).keyId,
-    }));
+    cached.get(
+      '/read',
+      { config: { auth: { audience: 'workspace', action: 'score.read' } } },
+      async (request) => ({
+        keyId: anyPrincipal(request).keyId,
+      }),
+    );
     await cached.ready();
   });
   afterAll(async () => {

@@ -42,7 +42,7 @@ beforeAll(async () => {
     authenticator: new Authenticator(database.db, 0),
     rateLimits: new MemoryRateLimitStore(),
   });
-  const auth = { audience: 'workspace', scope: 'write' } as const;
+  const auth = { audience: 'workspace', action: 'audit.run' } as const;
   const tooEarly = {
     auditId: 'aud_1',
     estimatedCompletion: '2030-01-01T00:00:00.000Z',

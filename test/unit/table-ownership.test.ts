@@ -15,6 +15,8 @@ const OWNER: Record<string, string> = {
   audit_log: 'audit-log',
   sessions: 'people',
   person_tokens: 'people',
+  memberships: 'people',
+  invitations: 'people',
   workspace_sector_history: 'workspaces',
   api_keys: 'infra',
   idempotency_keys: 'infra',

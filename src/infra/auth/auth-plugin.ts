@@ -3,13 +3,13 @@ import { DomainError } from '../../core/errors.ts';
 import { problems } from '../http/problem.ts';
 import type { RateLimitStore, WindowHit } from '../ratelimit/store.ts';
 import type { Authenticator } from './authenticator.ts';
+import { allows, type Action, PEOPLE_ONLY_ACTIONS } from '../../core/permissions.ts';
 import type { Principal, SubscriberPrincipal, WorkspacePrincipal } from './principal.ts';
 import {
   type Plan,
   PLAN_LABELS,
   PLAN_LIMITS,
   planAtLeast,
-  type Scope,
   SUBSCRIBER_REQUESTS_PER_MINUTE,
 } from '../../core/catalog.ts';
 
@@ -17,7 +17,11 @@ import {
 export interface AuthRequirement {
   /** `workspace` routes serve workspace keys; `tacsi` routes serve any key and decide entitlement themselves. */
   audience: 'workspace' | 'tacsi';
-  scope: Scope;
+  /**
+   * What the route does (src/core/permissions.ts): allowed to a key whose scopes grant it and to a
+   * signed-in person whose role grants it, by the one check `allows`.
+   */
+  action: Action;
   /** Minimum plan of the key owner's workspace. */
   plan?: Plan;
   /** The spec answers some plan denials as "Forbidden" (exports) rather than "Plan Required". */
@@ -44,6 +48,29 @@ const WINDOW_MS = 60_000;
 export const AUTH_FAILURES_PER_MINUTE = 300;
 /** Addresses over the limit, and until when (ms): bounded, swept when it grows. */
 const MAX_BLOCKED = 10_000;
+
+/** Why a principal may not perform an action, in its own terms (role or key scopes). */
+function denial(principal: WorkspacePrincipal, action: Action): DomainError<'forbidden'> {
+  if (principal.role !== null) {
+    return new DomainError(
+      'forbidden',
+      `Your role in this workspace (${principal.role}) does not allow "${action}".`,
+    );
+  }
+  if (PEOPLE_ONLY_ACTIONS.has(action)) {
+    return new DomainError('forbidden', `"${action}" is for signed-in people: no API key scope grants it.`);
+  }
+  return new DomainError(
+    'forbidden',
+    `This key's scopes (${principal.scopes.join(', ') || 'none'}) do not allow "${action}".`,
+  );
+}
+
+/**
+ * Establishes the principal of a request with a session cookie and no Authorization header (the
+ * people domain supplies it: src/people/principal.ts); null when the request has no session cookie.
+ */
+export type SessionResolver = (request: FastifyRequest) => Promise<WorkspacePrincipal | null>;
 
 export function workspacePrincipal(request: FastifyRequest): WorkspacePrincipal {
   const p = request.principal;
@@ -72,7 +99,7 @@ function policyHeader(limit: number): string {
 
 export async function authPlugin(
   app: FastifyInstance,
-  deps: { authenticator: Authenticator; rateLimits: RateLimitStore },
+  deps: { authenticator: Authenticator; rateLimits: RateLimitStore; sessions?: SessionResolver },
 ): Promise<void> {
   app.decorateRequest('principal', null);
 
@@ -144,10 +171,8 @@ export async function authPlugin(
         throw problems.planRequired(requirement.plan, PLAN_LABELS[requirement.plan]);
       }
     }
-    if (!principal.scopes.includes(requirement.scope)) {
-      if (requirement.audience === 'tacsi') return; // entitlement check answers with the uniform denial
-      throw new DomainError('forbidden', `This key lacks the "${requirement.scope}" scope.`);
-    }
+    if (requirement.audience === 'tacsi' || principal.kind !== 'workspace') return; // the entitlement check answers with the uniform denial
+    if (!allows(principal.actions, requirement.action)) throw denial(principal, requirement.action);
   }
 
   function rateLimitUnavailable(request: FastifyRequest, error: unknown): null {
@@ -167,8 +192,10 @@ export async function authPlugin(
       const wait = blockedFor(request.ip);
       if (wait > 0) throw problems.authFailuresLimited(Math.max(1, Math.ceil(wait / 1000)));
     }
-    const principal =
+    let principal =
       known === undefined ? await deps.authenticator.authenticate(request.headers.authorization) : known;
+    if (!principal && !request.headers.authorization && deps.sessions)
+      principal = await deps.sessions(request);
     if (!principal) throw await refused(request);
     request.principal = principal;
     let hit: WindowHit | null;
@@ -193,6 +220,10 @@ export async function authPlugin(
       return;
     }
     if (!principal) {
+      if (!request.headers.authorization && deps.sessions && request.headers.cookie) {
+        admitAsync(request, reply, requirement, undefined).then(() => done(), done);
+        return;
+      }
       refused(request).then(done, done);
       return;
     }

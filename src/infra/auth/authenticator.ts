@@ -5,6 +5,7 @@ import type { DB, KeyMode } from '../db/types.ts';
 import { randomBytes } from 'node:crypto';
 import { parseKey, secretMatches } from './api-keys.ts';
 import type { Principal } from './principal.ts';
+import { actionsOfScopes } from '../../core/permissions.ts';
 
 interface CachedKey {
   secretHash: Buffer;
@@ -167,6 +168,9 @@ export class Authenticator {
       principal = {
         ...base,
         kind: 'workspace',
+        actions: actionsOfScopes(base.scopes),
+        personId: null,
+        role: null,
         workspaceId: row.workspace_id,
         plan: row.plan,
         accountType: row.account_type ?? 'brand',

@@ -45,7 +45,6 @@ export interface WorkspacesTable {
   is_white_labeled: Generated<boolean>;
   sector_slug: string | null;
   realtime_scoring: Generated<boolean>;
-  team_members: Generated<number>;
   created_at: CreatedAt;
 }
 
@@ -68,6 +67,8 @@ export interface ApiKeysTable {
   created_at: CreatedAt;
   /** 'test': a sandbox key (`bh_test_...`), issued only by `brandhealth demo`. */
   mode: Generated<KeyMode>;
+  /** The person who created the key through /v1/keys; null for keys made by the CLI or sandbox. */
+  created_by_person_id: Generated<string | null>;
 }
 
 export type KeyMode = 'live' | 'test';
@@ -489,6 +490,29 @@ export interface SessionsTable {
   address: string;
 }
 
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+
+export interface MembershipsTable {
+  workspace_id: string;
+  person_id: string;
+  role: Role;
+  created_at: CreatedAt;
+}
+
+export interface InvitationsTable {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: Role;
+  token_hash: Buffer;
+  invited_by: string | null;
+  expires_at: Date;
+  accepted_at: Date | null;
+  accepted_by: string | null;
+  revoked_at: Date | null;
+  created_at: CreatedAt;
+}
+
 export type PersonTokenPurpose = 'verify_email' | 'reset_password';
 
 export interface PersonTokensTable {
@@ -612,6 +636,8 @@ export interface DB {
   people: PeopleTable;
   sessions: SessionsTable;
   person_tokens: PersonTokensTable;
+  memberships: MembershipsTable;
+  invitations: InvitationsTable;
   sectors: SectorsTable;
   workspaces: WorkspacesTable;
   tacsi_subscribers: TacsiSubscribersTable;

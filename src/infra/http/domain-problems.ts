@@ -123,6 +123,18 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   },
   invalid_token: { status: 400, title: 'Invalid Token', options: field },
   csrf_failed: { status: 403, title: 'CSRF Token Missing Or Wrong' },
+  // teams (docs/security.md "Teams and invitations")
+  team_limit_reached: {
+    status: 403,
+    title: 'Team Limit Reached',
+    options: ({ details: d }) => ({ extensions: { plan: d.plan, team_limit: d.limit } }),
+  },
+  last_owner: { status: 409, title: 'Last Owner' },
+  invitation_unusable: {
+    status: 410,
+    title: 'Invitation Unusable',
+    options: ({ details: d }) => ({ extensions: { reason: d.reason } }),
+  },
   // reports
   invalid_logo: { status: 422, title: 'Invalid Logo', options: field },
   report_not_ready: { status: 409, title: 'Report Not Ready' },

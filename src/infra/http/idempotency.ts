@@ -66,6 +66,14 @@ export async function idempotent<T>(
   }
   const principal = request.principal;
   if (!principal) throw new Error('idempotent() needs an authenticated route');
+  if (principal.kind === 'workspace' && principal.personId !== null) {
+    // Replays are stored per API key (idempotency_keys.owner_key_id references api_keys).
+    throw problems.badRequest(
+      'Invalid Idempotency Key',
+      'Idempotency-Key is kept per API key: send it with an API key, not a session cookie.',
+      'Idempotency-Key',
+    );
+  }
   const route = `${request.method} ${request.routeOptions.url}`;
   const hash = createHash('sha256')
     .update(canonical({ route, body: request.body ?? null }))

@@ -176,6 +176,8 @@ export function documentRoute({ schema, url, route }: { schema: Json; url: strin
     }
   }
   if (config.optionalBody) out['x-optional-body'] = true;
+  // The action a workspace route performs (src/core/permissions.ts): which roles and scopes may call it.
+  if (config.auth?.audience === 'workspace') out['x-permission'] = config.auth.action;
   return { schema: out, url };
 }
 
