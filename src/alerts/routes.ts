@@ -94,7 +94,7 @@ export async function alertRoutes(fastify: FastifyInstance): Promise<void> {
     '/v1/alerts/:alert_id',
     {
       config: {
-        auth: { audience: 'workspace', plan: 'agency', scope: 'write' },
+        auth: { audience: 'workspace', plan: 'agency', action: 'alert.manage' },
         validationProblems: { '/slack_url': 'invalid_url' },
       },
       schema: {
