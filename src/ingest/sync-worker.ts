@@ -15,7 +15,7 @@ import {
   TokenRefreshFailed,
 } from '../platforms/vault.ts';
 import { ConnectorError } from './connectors/index.ts';
-import { SyncError, syncConnection, type SyncOptions } from './sync.ts';
+import { isSyncRefusal, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { wallClockMs } from '../infra/wall-clock.ts';
 
@@ -319,7 +319,7 @@ export function classify(error: unknown, attempt: number, now = wallClockMs()): 
         };
     }
   }
-  if (error instanceof SyncError) {
+  if (isSyncRefusal(error)) {
     return {
       action: 'stop',
       errorClass: 'platform_error',
