@@ -10,7 +10,7 @@ import {
   type ImportFormat,
   type ImportReport,
 } from './import-file.ts';
-import { SyncError, syncPlatform, syncWorkspace, type SyncOptions } from './sync.ts';
+import { syncPlatform, syncWorkspace, type SyncOptions } from './sync.ts';
 import { type Platform, PLATFORMS } from '../core/catalog.ts';
 import { METRIC_COLUMNS } from '../core/metric-snapshot.ts';
 import { DomainError } from '../core/errors.ts';
@@ -146,12 +146,7 @@ export const metricsCli: CliExtension = (program: Command, withContext, output) 
             if (results.some((r) => 'error' in r))
               throw new DomainError('platform_unavailable', 'some platforms failed to sync');
           } catch (error) {
-            // SyncError refuses the arguments (range, platform); ConnectorError is the platform's failure.
-            if (error instanceof SyncError)
-              throw new DomainError('invalid_parameter', error.message, {
-                parameter: 'sync',
-                message: error.message,
-              });
+            // A refused argument (range, platform) is a DomainError already; ConnectorError is the platform's failure.
             if (error instanceof ConnectorError) throw new DomainError('platform_unavailable', error.message);
             throw error;
           }

@@ -15,9 +15,10 @@ import {
   TokenRefreshFailed,
 } from '../platforms/vault.ts';
 import { ConnectorError } from './connectors/index.ts';
-import { SyncError, syncConnection, type SyncOptions } from './sync.ts';
+import { isSyncRefusal, syncConnection, type SyncOptions } from './sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { wallClockMs } from '../infra/wall-clock.ts';
+import { stateSlot } from '../infra/state.ts';
 
 /**
  * The sync worker (docs/ingestion.md "Scheduled sync"): the scheduled tick that claims due
@@ -137,22 +138,21 @@ class CircuitBreaker {
   }
 }
 
-/** Per instance: until when (epoch ms) a platform's app-wide quota is spent (QUOTA_PER_APP). */
-const appQuotas = new WeakMap<AppContext, Map<Platform, number>>();
+/** Per service: until when (epoch ms) a platform's app-wide quota is spent (QUOTA_PER_APP). */
+const APP_QUOTAS = stateSlot('ingest.app-quotas', () => new Map<Platform, number>());
 function holdAppQuota(ctx: AppContext, platform: Platform, until: number): void {
-  let map = appQuotas.get(ctx);
-  if (!map) appQuotas.set(ctx, (map = new Map()));
+  const map = ctx.state.get(APP_QUOTAS);
   map.set(platform, Math.max(map.get(platform) ?? 0, until));
 }
 function appQuotaWait(ctx: AppContext, platform: Platform, now: number): number {
-  const until = appQuotas.get(ctx)?.get(platform) ?? 0;
+  const until = ctx.state.get(APP_QUOTAS).get(platform) ?? 0;
   return until > now ? until - now : 0;
 }
 
-const breakers = new WeakMap<AppContext, Map<Platform, CircuitBreaker>>();
+/** Per service: each platform's circuit breaker. */
+const BREAKERS = stateSlot('ingest.breakers', () => new Map<Platform, CircuitBreaker>());
 function breaker(ctx: AppContext, platform: Platform): CircuitBreaker {
-  let map = breakers.get(ctx);
-  if (!map) breakers.set(ctx, (map = new Map()));
+  const map = ctx.state.get(BREAKERS);
   let b = map.get(platform);
   if (!b) map.set(platform, (b = new CircuitBreaker()));
   return b;
@@ -319,7 +319,7 @@ export function classify(error: unknown, attempt: number, now = wallClockMs()): 
         };
     }
   }
-  if (error instanceof SyncError) {
+  if (isSyncRefusal(error)) {
     return {
       action: 'stop',
       errorClass: 'platform_error',

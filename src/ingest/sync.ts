@@ -20,6 +20,7 @@ import type { PartialFailure } from './connectors/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
+import { DomainError, type ErrorKind } from '../core/errors.ts';
 import type { Platform } from '../core/catalog.ts';
 import { isConnected } from '../platforms/connection-state.ts';
 
@@ -70,10 +71,28 @@ export const SYNC_STATE_CLEAN = {
   sync_failures: '[]',
 } as const;
 
-export class SyncError extends Error {}
+/**
+ * The kinds a sync refuses its arguments with (a range it cannot cover, a platform not connected):
+ * the CLI reports them, the worker stops the job without a retry, a workspace sync lists them per platform.
+ */
+const SYNC_REFUSALS: ReadonlySet<ErrorKind> = new Set([
+  'invalid_parameter',
+  'invalid_date_range',
+  'platform_not_connected',
+]);
+
+/** True for an error a sync raised to refuse its arguments (SYNC_REFUSALS), not a platform's failure. */
+export function isSyncRefusal(error: unknown): error is DomainError {
+  return error instanceof DomainError && SYNC_REFUSALS.has(error.kind);
+}
 
 /** Counts a platform reports only for days it has data for (the audience is carried to every day). */
 const ACTIVITY_COLUMNS = ['posts', 'impressions', 'likes', 'comments', 'shares', 'mentions'] as const;
+
+/** A sync argument refused, its message as the detail. */
+function refused(parameter: string, message: string): DomainError<'invalid_parameter'> {
+  return new DomainError('invalid_parameter', message, { parameter, message });
+}
 
 function rangeFor(
   options: SyncOptions,
@@ -99,12 +118,15 @@ function rangeFor(
     ['since', since],
     ['until', until],
   ] as const) {
-    if (!isCalendarDay(day)) throw new SyncError(`${name} must be a YYYY-MM-DD date, got "${day}"`);
+    if (!isCalendarDay(day)) throw refused(name, `${name} must be a YYYY-MM-DD date, got "${day}"`);
   }
-  if (until > today) throw new SyncError(`until (${until}) is in the future`);
-  if (since > until) throw new SyncError(`since (${since}) is after until (${until})`);
+  if (until > today) throw refused('until', `until (${until}) is in the future`);
+  if (since > until)
+    throw new DomainError('invalid_date_range', `since (${since}) is after until (${until})`, {
+      parameter: 'since',
+    });
   if (daysBetween(since, until) >= MAX_SYNC_DAYS)
-    throw new SyncError(`a sync covers at most ${MAX_SYNC_DAYS} days`);
+    throw refused('since', `a sync covers at most ${MAX_SYNC_DAYS} days`);
   return { since, until };
 }
 
@@ -156,7 +178,11 @@ export async function syncPlatform(
     .where('platform', '=', platform)
     .where(isConnected)
     .executeTakeFirst();
-  if (!connection) throw new SyncError(`${platform} is not connected to workspace ${workspaceId}`);
+  if (!connection)
+    throw new DomainError(
+      'platform_not_connected',
+      `${platform} is not connected to workspace ${workspaceId}`,
+    );
   return syncConnection(ctx, connection, options);
 }
 
@@ -405,7 +431,7 @@ export async function syncWorkspace(
     try {
       out.push(await syncPlatform(ctx, workspaceId, platform, options));
     } catch (error) {
-      if (!(error instanceof ConnectorError) && !(error instanceof SyncError)) throw error;
+      if (!(error instanceof ConnectorError) && !isSyncRefusal(error)) throw error;
       out.push({ platform, error: error.message });
     }
   }

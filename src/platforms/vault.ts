@@ -8,6 +8,7 @@ import type { Platform } from '../core/catalog.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import * as tiktokBusiness from './tiktok-business-oauth.ts';
 import { isConnected } from './connection-state.ts';
+import { stateSlot } from '../infra/state.ts';
 
 /**
  * The token vault: platform access and refresh tokens, sealed at rest with the key ring (purpose
@@ -137,7 +138,8 @@ function isGrantRefusal(error: unknown): string | null {
   return null;
 }
 
-const inFlight = new Map<string, Promise<string>>();
+/** Per service: the refresh under way for a connection, which concurrent callers share. */
+const IN_FLIGHT = stateSlot('platforms.token-refresh-in-flight', () => new Map<string, Promise<string>>());
 
 /**
  * A usable access token for a live connection, refreshed first when it expires within
@@ -150,6 +152,7 @@ export async function getAccessToken(
   connectionId: string,
   known?: TokenRow,
 ): Promise<string> {
+  const inFlight = ctx.state.get(IN_FLIGHT);
   const running = inFlight.get(connectionId);
   if (running) return running;
   const p = accessToken(ctx, connectionId, 0, known).finally(() => inFlight.delete(connectionId));

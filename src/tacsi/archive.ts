@@ -5,16 +5,20 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { historyFeed, type TacsiCell } from './feeds.ts';
+import type { CoverageFeedBody } from './schemas.ts';
 import type { LicensedSector } from './entitlements.ts';
 import { WITHDRAWN } from './methodology-feed.ts';
 
 export const PARQUET_CONTENT_TYPE = 'application/vnd.apache.parquet';
 
+/** The archive's cached JSON body, from which both download formats are written. */
+export interface TacsiArchive {
+  sector: string;
+  rows: TacsiCell[];
+}
+
 /** Every published weekly cell of the sector, oldest first (the history feed's rows, all pages). */
-export async function archiveFeed(
-  db: Kysely<DB>,
-  sector: string,
-): Promise<{ sector: string; rows: TacsiCell[] }> {
+export async function archiveFeed(db: Kysely<DB>, sector: string): Promise<TacsiArchive> {
   const rows: TacsiCell[] = [];
   let before: string | undefined;
   for (;;) {
@@ -63,16 +67,11 @@ export async function archiveParquet(rows: readonly TacsiCell[]): Promise<Uint8A
   return new Uint8Array(buffer);
 }
 
-export interface Coverage {
-  slug: string;
-  weekly: { first: string; last: string; count: number } | null;
-  daily: { first: string; last: string; count: number } | null;
-  /** Runs of consecutive published weeks with the same cohort band, oldest first. */
-  bands: Array<{ cohortBand: string; from: string; to: string }>;
-}
-
 /** First and last published periods and the band history of each sector the key may read. */
-export async function coverageFeed(db: Kysely<DB>, licensed: readonly LicensedSector[]): Promise<Coverage[]> {
+export async function coverageFeed(
+  db: Kysely<DB>,
+  licensed: readonly LicensedSector[],
+): Promise<CoverageFeedBody['sectors']> {
   const slugs = licensed.map((s) => s.slug);
   if (slugs.length === 0) return [];
   const withdrawn = Object.entries(WITHDRAWN).flatMap(([version, list]) =>
@@ -99,7 +98,7 @@ export async function coverageFeed(db: Kysely<DB>, licensed: readonly LicensedSe
         ? { first: list[0]!.period_end, last: list.at(-1)!.period_end, count: list.length }
         : null;
     };
-    const bands: Coverage['bands'] = [];
+    const bands: CoverageFeedBody['sectors'][number]['bands'] = [];
     for (const r of mine.filter((x) => x.cadence === 'weekly')) {
       const last = bands.at(-1);
       if (last && last.cohortBand === r.cohort_band) last.to = r.period_end;

@@ -7,7 +7,8 @@ import { addDays, utcDay } from '../core/days.ts';
 import { HEADLINE } from './cohorts.ts';
 import type { LicensedSector } from './entitlements.ts';
 import { TACSI_SCHEDULES } from './jobs.ts';
-import { CORRECTIONS_POLICY, type Notice } from './methodology-feed.ts';
+import { CORRECTIONS_POLICY } from './methodology-feed.ts';
+import type { CalendarFeedBody, NoticeBody } from './schemas.ts';
 
 type Feed = 'weekly' | 'history' | 'pillars' | 'daily';
 
@@ -44,18 +45,11 @@ export const LAG_POLICY = {
   corrections: CORRECTIONS_POLICY,
 } as const;
 
-export interface CalendarEntry {
-  feed: Feed;
-  nextPublication: string;
-  /** The period that publication is for. */
-  periodEnd: string;
-}
-
 /** The next publication of every feed the key may read, per licensed sector. */
-export function calendarFeed(now: Date, licensed: readonly LicensedSector[]) {
+export function calendarFeed(now: Date, licensed: readonly LicensedSector[]): CalendarFeedBody {
   const daily = nextRun(TACSI_SCHEDULES.daily, now);
   const weekly = nextRun(TACSI_SCHEDULES.weekly, now);
-  const entry = (feed: Feed): CalendarEntry => {
+  const entry = (feed: Feed): CalendarFeedBody['sectors'][number]['feeds'][number] => {
     const at = feed === 'daily' ? daily : weekly;
     return { feed, nextPublication: at.toISOString(), periodEnd: addDays(utcDay(at), -1) };
   };
@@ -72,7 +66,7 @@ export function calendarFeed(now: Date, licensed: readonly LicensedSector[]) {
 }
 
 /** Every methodology notice, latest effective date first; `upcoming` keeps those not yet in effect. */
-export async function notices(db: Kysely<DB>, today: string, upcoming = false): Promise<Notice[]> {
+export async function notices(db: Kysely<DB>, today: string, upcoming = false): Promise<NoticeBody[]> {
   let q = db
     .selectFrom('tacsi_notices')
     .selectAll()

@@ -4,17 +4,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { isCalendarDay, parseIsoInstant } from '../core/days.ts';
+import type { CorrectionsFeedBody } from './schemas.ts';
 
 export const CORRECTIONS_PAGE_MAX = 100;
-
-export interface CorrectionEntry {
-  sector: string;
-  feed: 'weekly' | 'daily';
-  periodEnd: string;
-  vintage: number;
-  reason: string;
-  publishedAt: string;
-}
 
 /** The position after which a page continues: the last entry of the previous page. */
 export interface CorrectionsCursor {
@@ -46,15 +38,6 @@ export function decodeCursor(raw: string): CorrectionsCursor | null {
   }
 }
 
-export interface CorrectionsFeed {
-  sector: string;
-  count: number;
-  pageMax: number;
-  hasMore: boolean;
-  nextCursor: string | null;
-  corrections: CorrectionEntry[];
-}
-
 /**
  * One page of the sector's corrections, newest first; daily cells' corrections only when `daily` (the
  * caller may read the daily feed).
@@ -63,7 +46,7 @@ export async function correctionsFeed(
   db: Kysely<DB>,
   sector: string,
   options: { daily: boolean; after?: CorrectionsCursor },
-): Promise<CorrectionsFeed> {
+): Promise<CorrectionsFeedBody> {
   let q = db
     .selectFrom('tacsi_cells')
     .select(['cadence', 'period_end', 'vintage', 'correction_reason', 'published_at'])

@@ -2,34 +2,27 @@
 // perturbed aggregates can leave, never a raw score, workspace id, name or handle. Per period, every
 // feed serves the cell's latest vintage published at or before the read instant (a correction is a
 // new vintage, never an update: docs/tacsi.md).
-import type { PillarScores } from '../core/catalog.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, TacsiCellsTable } from '../infra/db/types.ts';
-import { forwardSignal, type ForwardSignal } from './forward-signal.ts';
-import { cellMargins, indexNoiseVariance, type CellMargins } from './margins.ts';
+import { forwardSignal } from './forward-signal.ts';
+import { cellMargins, indexNoiseVariance } from './margins.ts';
 import { WITHDRAWN } from './methodology-feed.ts';
 import type { Methodology, TacsiPillar } from './privacy/index.ts';
 import { addDays } from '../core/days.ts';
+import type {
+  DailyFeedBody,
+  HistoryFeedBody,
+  PillarFeedBody,
+  TacsiCellBody,
+  WeeklyFeedBody,
+} from './schemas.ts';
 
 export const WEEKLY_HISTORY_WEEKS = 12;
 export const HISTORY_PAGE_MAX = 260;
 export const DAILY_ROWS = 30;
 
-export interface TacsiCell {
-  periodEnd: string;
-  indexValue: number;
-  /** indexValue minus the previous published cell's; null for a series' first cell. */
-  delta: number | null;
-  pillars: PillarScores;
-  cohortBand: string;
-  methodologyVersion: string;
-  /** 95% margin of error of indexValue and of each pillar, in index points (extension). */
-  marginOfError: CellMargins;
-  /** When the cell was published: its publication run's instant (extension). */
-  publishedAt: string;
-  /** 1 for the first publication of the period, then one more for each correction (extension). */
-  vintage: number;
-}
+/** One published cell as every feed serves it (schemas.ts TacsiCell). */
+export type TacsiCell = TacsiCellBody;
 
 type CellRow = Pick<
   Selectable<TacsiCellsTable>,
@@ -122,13 +115,8 @@ function cells(db: Kysely<DB>, sector: string, cadence: 'weekly' | 'daily', asOf
   return q.orderBy('period_end', 'desc').orderBy('vintage', 'desc');
 }
 
-export type WeeklyFeed = { sector: string } & TacsiCell & {
-    forwardSignal: ForwardSignal;
-    history: TacsiCell[];
-  };
-
 /** The latest weekly cell, the forward signal and the 12 weeks before it; null when none is published. */
-export async function weeklyFeed(db: Kysely<DB>, sector: string): Promise<WeeklyFeed | null> {
+export async function weeklyFeed(db: Kysely<DB>, sector: string): Promise<WeeklyFeedBody | null> {
   // Every published week: the latest 13 are shown, the whole series feeds the projection.
   const rows = await cells(db, sector, 'weekly').execute();
   const latest = rows[0];
@@ -150,19 +138,12 @@ export interface HistoryQuery {
   asOf?: Date;
 }
 
-export interface HistoryFeed {
-  sector: string;
-  from: string | null;
-  to: string | null;
-  count: number;
-  pageMax: number;
-  hasMore: boolean;
-  nextBefore: string | null;
-  rows: TacsiCell[];
-}
-
 /** One page of the weekly archive, newest first; `nextBefore` continues strictly before the last row. */
-export async function historyFeed(db: Kysely<DB>, sector: string, query: HistoryQuery): Promise<HistoryFeed> {
+export async function historyFeed(
+  db: Kysely<DB>,
+  sector: string,
+  query: HistoryQuery,
+): Promise<HistoryFeedBody> {
   let q = cells(db, sector, 'weekly', query.asOf).limit(HISTORY_PAGE_MAX + 1);
   if (query.from) q = q.where('period_end', '>=', query.from);
   if (query.to) q = q.where('period_end', '<=', query.to);
@@ -182,23 +163,12 @@ export async function historyFeed(db: Kysely<DB>, sector: string, query: History
   };
 }
 
-export interface PillarPoint {
-  periodEnd: string;
-  value: number;
-  /** value minus the previous (older) point's value; null for the first point. */
-  delta: number | null;
-  cohortBand: string;
-  methodologyVersion: string;
-  /** 95% margin of error of value, in index points (extension). */
-  marginOfError: number;
-}
-
 /** Every published weekly value of one pillar, newest first; null when no week is published. */
 export async function pillarFeed(
   db: Kysely<DB>,
   sector: string,
   pillar: TacsiPillar,
-): Promise<{ sector: string; pillar: TacsiPillar; series: PillarPoint[] } | null> {
+): Promise<PillarFeedBody | null> {
   const rows = await cells(db, sector, 'weekly').execute();
   if (rows.length === 0) return null;
   const series = rows.map((r, i) => {
@@ -216,10 +186,7 @@ export async function pillarFeed(
 }
 
 /** The last 30 published daily cells, newest first; null when none is published. */
-export async function dailyFeed(
-  db: Kysely<DB>,
-  sector: string,
-): Promise<{ sector: string; cadence: 'daily'; rows: TacsiCell[] } | null> {
+export async function dailyFeed(db: Kysely<DB>, sector: string): Promise<DailyFeedBody | null> {
   const rows = await cells(db, sector, 'daily').limit(DAILY_ROWS).execute();
   if (rows.length === 0) return null;
   return { sector, cadence: 'daily', rows: rows.map(toCell) };

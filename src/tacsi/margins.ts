@@ -11,12 +11,7 @@ import {
   ratioValue,
   type NoiseTerm,
 } from './privacy/index.ts';
-
-/** Index points; the five pillars of a cell share one noise law, hence one margin. */
-export interface CellMargins {
-  indexValue: number;
-  pillars: number;
-}
+import type { MarginOfErrorBody } from './schemas.ts';
 
 interface MarginColumns {
   methodology_version: string;
@@ -24,7 +19,8 @@ interface MarginColumns {
   moe_pillars?: number | null;
 }
 
-export function cellMargins(row: MarginColumns): CellMargins {
+/** Index points; the five pillars of a cell share one noise law, hence one margin. */
+export function cellMargins(row: MarginColumns): MarginOfErrorBody {
   if (row.moe_index_value === null) {
     const m = getMethodology(row.methodology_version).ci95HalfWidth;
     return { indexValue: m, pillars: m };

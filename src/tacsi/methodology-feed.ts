@@ -12,7 +12,9 @@ import {
   pureDpToZcdp,
   ratioValue,
   type GaussianMethodology,
+  type TacsiPillar,
 } from './privacy/index.ts';
+import type { MethodologyFeedBody, NoticeBody } from './schemas.ts';
 
 const round = (x: number, digits = 6) => Number(x.toFixed(digits));
 
@@ -48,7 +50,9 @@ function gaussian(m: GaussianMethodology) {
     gridStep: m.gridStep,
     noisedStatistics: [...TACSI_PILLARS],
     indexValue: 'fixed linear composite of the noised pillars (post-processing)',
-    pillarWeights: Object.fromEntries(TACSI_PILLARS.map((p) => [p, ratioValue(m.pillarWeights[p])])),
+    pillarWeights: Object.fromEntries(
+      TACSI_PILLARS.map((p) => [p, ratioValue(m.pillarWeights[p])]),
+    ) as Record<TacsiPillar, number>,
     noiseMultipliers: {
       daily: ratioValue(m.noiseMultipliers.daily),
       weekly: ratioValue(m.noiseMultipliers.weekly),
@@ -101,16 +105,6 @@ function gaussian(m: GaussianMethodology) {
   };
 }
 
-/** A methodology notice (GET /v1/tacsi/notices), announced before the day it takes effect. */
-export interface Notice {
-  id: string;
-  title: string;
-  detail: string;
-  methodologyVersion: string | null;
-  announcedAt: string;
-  effectiveOn: string;
-}
-
 /** Exact facts released outside the accounting (docs/privacy.md section 1, "Invariants"). */
 export const GUARANTEE_INVARIANTS = [
   'sector membership of each entity (the public taxonomy)',
@@ -136,7 +130,11 @@ export const WITHDRAWN: Readonly<Record<string, ReadonlyArray<{ sector: string; 
 };
 
 /** `m2From`: the cut-over; `today` decides which methodology new periods are published under. */
-export function methodologyFeed(m2From: string, today: string, upcoming: readonly Notice[] = []) {
+export function methodologyFeed(
+  m2From: string,
+  today: string,
+  upcoming: readonly NoticeBody[] = [],
+): MethodologyFeedBody {
   return {
     current: today >= m2From ? TACSI_M2.version : 'tacsi-m1',
     cutOver: { version: TACSI_M2.version, periodsEndingOnOrAfter: m2From },
@@ -144,7 +142,7 @@ export function methodologyFeed(m2From: string, today: string, upcoming: readonl
       ...Object.values(METHODOLOGIES).map((m) => ({
         version: m.version,
         formulaVersion: formulaOf(m.version),
-        mechanism: 'discrete-laplace',
+        mechanism: 'discrete-laplace' as const,
         accounting: 'pure epsilon-DP, basic composition',
         scoreBounds: { min: m.scoreBounds[0], max: m.scoreBounds[1] },
         minCohort: m.minCohort,

@@ -18,20 +18,19 @@ import { sendJsonBytes } from '../infra/http/json-bytes.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed, notices } from './calendar.ts';
-import { PARQUET_CONTENT_TYPE, archiveFeed, archiveParquet, coverageFeed } from './archive.ts';
+import {
+  PARQUET_CONTENT_TYPE,
+  archiveFeed,
+  archiveParquet,
+  coverageFeed,
+  type TacsiArchive,
+} from './archive.ts';
 import { CORRECTIONS_PAGE_MAX, correctionsFeed, decodeCursor } from './corrections.ts';
 import { Readable } from 'node:stream';
 import { storedCutOver } from './ledger-store.ts';
-import type { TacsiPillar } from './privacy/index.ts';
+import { TACSI_PILLARS, type TacsiPillar } from './privacy/index.ts';
 import * as S from './schemas.ts';
-import {
-  CALENDAR_EXAMPLE,
-  CELL,
-  COVERAGE_EXAMPLE,
-  earlier,
-  HISTORY_EXAMPLE,
-  METHODOLOGY_EXAMPLE,
-} from './schemas.ts';
+import { CELL, COVERAGE_EXAMPLE, earlier, HISTORY_EXAMPLE } from './schemas.ts';
 import { isCalendarDay, parseIsoInstant, utcDay } from '../core/days.ts';
 
 const AUTH = { audience: 'tacsi', action: 'score.read' } as const;
@@ -51,9 +50,24 @@ interface CsvFeed {
   next: (body: HistoryPage) => string | null;
 }
 
+// Computed, not typed in: the example is what the endpoint answers before the cut-over.
+const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22');
+// Computed, as the endpoint answers it on a Wednesday for a Sector Feed with the Daily add-on.
+const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
+  {
+    slug: 'food-and-beverage',
+    feeds: ['weekly', 'history', 'pillars', 'daily'],
+    pillars: [...TACSI_PILLARS],
+  },
+]);
+
+const NOT_MODIFIED = Type.Null({
+  description: 'Not Modified: the If-None-Match validator matches the current ETag',
+});
+
 const ok = <T extends TSchema>(schema: T, description: string, example: Static<T>) => ({
   200: json(schema, description, example),
-  304: Type.Null({ description: 'Not Modified: the If-None-Match validator matches the current ETag' }),
+  304: NOT_MODIFIED,
 });
 
 export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
@@ -66,12 +80,14 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
    * TTL), then the published data from memory. Bodies are immutable for a given cache key, so the ETag
    * is a hash of the bytes; the cached bytes are sent as they are (Fastify does not serialize a Buffer).
    */
-  async function serve(
+  async function serve<T extends TSchema>(
     request: FastifyRequest,
     reply: FastifyReply,
     feed: FeedRequest,
     cacheKey: string,
-    build: () => Promise<unknown | null>,
+    /** The 200 body's schema (the route's response); `build` returns that body, null when unpublished. */
+    schema: T,
+    build: () => Promise<Static<T> | null>,
     /** What is not published yet (the 404's wording); null when the feed always builds a body. */
     missing: string | null,
     csvFeed?: CsvFeed,
@@ -124,6 +140,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'weekly', sector },
         `weekly|${sector}`,
+        S.WeeklyFeed,
         () => weeklyFeed(app.ctx.db, sector),
         'weekly index',
       );
@@ -195,6 +212,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'history', sector },
         `history|${sector}|${from ?? ''}|${to ?? ''}|${before ?? ''}|${instant?.toISOString() ?? ''}`,
+        S.HistoryFeed,
         () => historyFeed(app.ctx.db, sector, { from, to, before, asOf: instant }),
         null,
         {
@@ -254,6 +272,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'pillars', sector, pillar },
         `pillars|${sector}|${pillar}`,
+        S.PillarFeed,
         // Only reached once the pillar is known to be one of the five (an entitlement rule).
         () => pillarFeed(app.ctx.db, sector, pillar as TacsiPillar),
         'pillar series',
@@ -291,6 +310,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'daily', sector },
         `daily|${sector}`,
+        S.DailyFeed,
         () => dailyFeed(app.ctx.db, sector),
         'daily index',
       );
@@ -323,6 +343,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'methodology' },
         `methodology|${cut}|${today}`,
+        S.MethodologyFeed,
         async () => methodologyFeed(cut, today, await notices(app.ctx.db, today, true)),
         null,
       );
@@ -364,9 +385,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
               },
             },
           },
-          304: Type.Null({
-            description: 'Not Modified: the If-None-Match validator matches the current ETag',
-          }),
+          304: NOT_MODIFIED,
           ...errorResponses(403),
         },
       },
@@ -385,7 +404,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         .header('Cache-Control', 'private, no-cache')
         .header('Content-Disposition', `attachment; filename="tacsi-${sector}-weekly.${format}"`);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return raw.code(304).send();
-      const body = JSON.parse(cached.bytes.toString()) as { rows: Static<typeof S.TacsiCell>[] };
+      const body = JSON.parse(cached.bytes.toString()) as TacsiArchive;
       if (format === 'csv') return sendCsv(raw, HISTORY_CSV, body.rows);
       return raw
         .type(PARQUET_CONTENT_TYPE)
@@ -453,6 +472,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'history', sector },
         `corrections|${sector}|${daily ? 'daily' : 'weekly'}|${cursor ?? ''}`,
+        S.CorrectionsFeed,
         () => correctionsFeed(app.ctx.db, sector, { daily, after }),
         null,
       );
@@ -538,6 +558,7 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
         reply,
         { feed: 'methodology' },
         `notices|${today}`,
+        S.NoticesFeed,
         async () => ({ notices: await notices(app.ctx.db, today) }),
         null,
       );

@@ -1,8 +1,6 @@
-// TypeBox schemas of the TACSI feeds (documentation in OpenAPI; bodies are pre-serialized).
+// TypeBox schemas of the TACSI feeds: the one definition of each body, documented in OpenAPI and typed
+// (Static) where the feeds build it; bodies are pre-serialized (feed-cache.ts).
 import { Type, type Static } from 'typebox';
-import { methodologyFeed } from './methodology-feed.ts';
-import { calendarFeed } from './calendar.ts';
-import { TACSI_PILLARS } from './privacy/index.ts';
 import { PILLARS } from '../core/catalog.ts';
 import { DateOnly } from '../infra/http/schemas.ts';
 
@@ -304,7 +302,8 @@ export const NoticesFeed = Type.Object(
   { $id: 'TacsiNoticesFeed' },
 );
 
-const CalendarFeed_ = Type.Object(
+/** GET /v1/tacsi/calendar (extension). */
+export const CalendarFeed = Type.Object(
   {
     lagPolicy: Type.Object({
       daily: Type.String(),
@@ -331,8 +330,6 @@ const CalendarFeed_ = Type.Object(
   },
   { $id: 'TacsiCalendarFeed' },
 );
-/** GET /v1/tacsi/calendar (extension). */
-export const CalendarFeed = CalendarFeed_;
 
 const Span = Type.Union(
   [Type.Object({ first: DateOnly, last: DateOnly, count: Type.Integer() }), Type.Null()],
@@ -422,6 +419,23 @@ export const LicensedSectors = Type.Object(
 
 export const SectorQuery = Type.Object({ sector: SectorParam }, { additionalProperties: false });
 
+// The bodies' types, for the functions that build them.
+export type TacsiCellBody = Static<typeof TacsiCell>;
+export type MarginOfErrorBody = Static<typeof MarginOfError>;
+export type ForwardSignalBody = Static<typeof ForwardSignal>;
+export type WeeklyFeedBody = Static<typeof WeeklyFeed>;
+export type HistoryFeedBody = Static<typeof HistoryFeed>;
+export type PillarFeedBody = Static<typeof PillarFeed>;
+export type DailyFeedBody = Static<typeof DailyFeed>;
+export type NoticeBody = Static<typeof TacsiNotice>;
+export type CorrectionBody = Static<typeof TacsiCorrection>;
+export type CorrectionsFeedBody = Static<typeof CorrectionsFeed>;
+export type NoticesFeedBody = Static<typeof NoticesFeed>;
+export type CalendarFeedBody = Static<typeof CalendarFeed>;
+export type CoverageFeedBody = Static<typeof CoverageFeed>;
+export type MethodologyFeedBody = Static<typeof MethodologyFeed>;
+export type LicensedSectorsBody = Static<typeof LicensedSectors>;
+
 // OpenAPI examples shared by several feeds.
 
 export const CELL = {
@@ -435,18 +449,6 @@ export const CELL = {
   publishedAt: '2026-11-23T03:30:00.000Z',
   vintage: 1,
 };
-// Computed, not typed in: the example is what the endpoint answers before the cut-over.
-export const METHODOLOGY_EXAMPLE = methodologyFeed('2026-11-23', '2026-11-22') as Static<
-  typeof MethodologyFeed
->;
-// Computed, as the endpoint answers it on a Wednesday for a Sector Feed with the Daily add-on.
-export const CALENDAR_EXAMPLE = calendarFeed(new Date('2026-11-25T10:00:00Z'), [
-  {
-    slug: 'food-and-beverage',
-    feeds: ['weekly', 'history', 'pillars', 'daily'],
-    pillars: [...TACSI_PILLARS],
-  },
-]) as Static<typeof CalendarFeed>;
 export const COVERAGE_EXAMPLE = {
   sectors: [
     {

@@ -54,3 +54,13 @@ it('brandhealth metrics import: all or nothing, exit 1 with a line report, --ski
   expect(unknown.code).toBe(1);
   expect(unknown.stderr).toContain('cannot tell the format');
 });
+
+it('brandhealth metrics sync: a platform not connected is refused with exit 1 and its reason', async () => {
+  const created = await cli('--json', 'workspace', 'create', '--name', 'CLI sync', '--plan', 'pro');
+  expect(created.code).toBe(0);
+  const id = JSON.parse(created.stdout).id as string;
+
+  const refused = await cli('metrics', 'sync', '--workspace', id, '--platform', 'instagram');
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain(`instagram is not connected to workspace ${id}`);
+});
