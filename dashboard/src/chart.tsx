@@ -33,8 +33,9 @@ export type ChartOption = EChartsCoreOption;
 export const COLORS = ['#1d4ed8', '#b45309', '#047857', '#7c3aed', '#be123c', '#0f766e'];
 
 /**
- * One ECharts chart. `label` is the accessible name; ECharts' aria component adds a generated
- * description of the series, and `table` (when given) is a visually hidden data table for screen readers.
+ * One ECharts chart. `label` is the accessible name. ECharts' aria component writes its description
+ * into the container's aria-label (replacing ours on every setOption), so the label is handed to it as
+ * that description instead of letting it generate one from the series.
  */
 export function Chart(props: { option: ChartOption; label: string; height?: number; testId?: string }) {
   const el = useRef<HTMLDivElement>(null);
@@ -53,7 +54,7 @@ export function Chart(props: { option: ChartOption; label: string; height?: numb
   useEffect(() => {
     chart.current?.setOption(
       {
-        aria: { enabled: true, label: { description: undefined } },
+        aria: { enabled: true, label: { description: props.label } },
         color: COLORS,
         animation: false,
         textStyle: { color: '#1f2937' },
@@ -61,7 +62,7 @@ export function Chart(props: { option: ChartOption; label: string; height?: numb
       },
       true,
     );
-  }, [props.option]);
+  }, [props.option, props.label]);
   return (
     <div
       class="chart"
