@@ -8,8 +8,8 @@ import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { CURRENT_FORMULA, type StoredFormula } from './daily-scores.ts';
 import { timelineBetween, type TimelineEntry } from '../annotations/timeline.ts';
+import { GRANULARITIES } from './schemas.ts';
 
-export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
 
 export const DEFAULT_HISTORY_DAYS = 90;

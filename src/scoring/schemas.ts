@@ -12,9 +12,11 @@ import {
   withDefault,
   WorkspaceIdInput,
 } from '../infra/http/schemas.ts';
-import { GRANULARITIES } from './history.ts';
 import { CURRENT_FORMULA, FORMULA_VERSIONS } from './daily-scores.ts';
 import { GRADING } from './grading.ts';
+
+/** The steps GET /v1/score/history aggregates stored days by. */
+export const GRANULARITIES = ['daily', 'weekly', 'monthly'] as const;
 
 export const ScoreInterval = Type.Object(
   {
