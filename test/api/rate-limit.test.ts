@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
@@ -65,14 +66,26 @@ async function keyInBoth(a: TestService, b: TestService): Promise<string> {
 describe.runIf(process.env.TEST_REDIS_URL)('rate limits shared through Redis', () => {
   it('two instances enforce one limit for a key', async () => {
     const redisUrl = process.env.TEST_REDIS_URL!;
-    const a = await startTestService({ redisUrl, authCacheTtlMs: 60_000 });
-    const b = await startTestService({ redisUrl, authCacheTtlMs: 60_000 });
+    // A Redis command slower than its 250 ms timeout (a loaded machine) makes an instance count on its
+    // own for a while, by design (docs/adr/0149-redis-outage-per-instance-limits.md); the services log
+    // it, and an attempt it touched proves nothing about sharing.
+    let degraded = 0;
+    const logStream = new Writable({
+      write(chunk, _encoding, done) {
+        if (String(chunk).includes('rate limit store unavailable')) degraded++;
+        done();
+      },
+    });
+    const env = { LOG_LEVEL: 'warn' };
+    const a = await startTestService({ redisUrl, authCacheTtlMs: 60_000 }, env, { logStream });
+    const b = await startTestService({ redisUrl, authCacheTtlMs: 60_000 }, env, { logStream });
     try {
       const limit = PLAN_LIMITS.free.requestsPerMinute;
       // Windows are fixed minutes of the real clock: a run that crosses a minute boundary starts a new
       // window halfway and proves nothing, so it is run again with a fresh key (at most three times).
       for (let attempt = 1; ; attempt++) {
         const minute = Math.floor(Date.now() / 60_000);
+        const degradedBefore = degraded;
         const key = await keyInBoth(a, b);
         await burst(a, key, limit / 2);
         await burst(b, key, limit / 2);
@@ -80,7 +93,12 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limits shared through Redis', (
           await a.request({ method: 'GET', url: '/v1/workspace', key }),
           await b.request({ method: 'GET', url: '/v1/workspace', key }),
         ];
-        if (Math.floor(Date.now() / 60_000) !== minute && attempt < 3) continue;
+        const untouched = Math.floor(Date.now() / 60_000) === minute && degraded === degradedBefore;
+        if (!untouched && attempt < 3) {
+          // Past the breaker's open time, so the next attempt counts in Redis again.
+          await new Promise((resolve) => setTimeout(resolve, 5_000));
+          continue;
+        }
         expectProblem(fromA, 429, 'Rate Limited');
         expectProblem(fromB, 429, 'Rate Limited');
         break;
