@@ -307,10 +307,12 @@ describe('OpenAPI fuzz', () => {
           .join('\n'),
     );
     expect(failures).toEqual([]);
-    // The fuzz reached real objects: at least one 2xx on most operations.
-    const with2xx = Object.values(statuses).filter((s) =>
-      Object.keys(s).some((k) => k.startsWith('2')),
-    ).length;
-    expect(with2xx).toBeGreaterThan(ops.length / 2);
+    // The fuzz reached real objects: at least one 2xx on most operations its key may call (the people
+    // routes refuse a key whose role does not manage members or keys with 403 before anything else).
+    const reachable = Object.values(statuses).filter((s) =>
+      Object.keys(s).some((k) => k !== '403' && k !== '414'),
+    );
+    const with2xx = reachable.filter((s) => Object.keys(s).some((k) => k.startsWith('2'))).length;
+    expect(with2xx).toBeGreaterThan(reachable.length / 2);
   });
 });
