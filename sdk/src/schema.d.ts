@@ -1045,7 +1045,7 @@ export interface paths {
         };
         /**
          * List timeline notes (extension)
-         * @description Notes between from and to (inclusive; default the 365 days up to today), oldest first.
+         * @description Notes between from and to (inclusive; default the 365 days up to today; at most 3660 days), oldest first.
          */
         get: operations["listAnnotations"];
         put?: never;

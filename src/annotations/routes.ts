@@ -46,7 +46,8 @@ export async function annotationRoutes(fastify: FastifyInstance): Promise<void> 
         operationId: 'listAnnotations',
         tags: ['annotations'],
         summary: 'List timeline notes (extension)',
-        description: 'Notes between from and to (inclusive; default the 365 days up to today), oldest first.',
+        description:
+          'Notes between from and to (inclusive; default the 365 days up to today; at most 3660 days), oldest first.',
         querystring: AnnotationListQuery,
         response: {
           200: json(AnnotationList, 'The annotations', { annotations: [ANNOTATION_EXAMPLE] }),

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError } from '../core/errors.ts';
-import { addDays, parseDay, utcDay } from '../core/days.ts';
+import { addDays, daysBetween, parseDay, utcDay } from '../core/days.ts';
 import { newId } from '../infra/ids.ts';
 import * as q from './queries.ts';
 import type { Annotation, ANNOTATION_CATEGORIES } from './schemas.ts';
@@ -73,6 +73,12 @@ export async function listAnnotations(
     throw new DomainError('invalid_date_range', 'from must not be after to.', {
       parameter: 'from',
       message: 'after to',
+    });
+  }
+  if (daysBetween(from, to) >= MAX_LIST_DAYS) {
+    throw new DomainError('invalid_date_range', `A list covers at most ${MAX_LIST_DAYS} days.`, {
+      parameter: 'from',
+      message: `more than ${MAX_LIST_DAYS} days before to`,
     });
   }
   return (await q.listAnnotations(ctx.db, workspaceId, from, to)).map(toResource);

@@ -79,5 +79,22 @@ describe('/v1/annotations', () => {
       await t.request({ method: 'GET', url: '/v1/annotations?from=2030-01-10&to=2030-01-01', key }),
       400,
     );
+    // One list covers at most 3660 days: a range of 3660 days is refused, 3659 is answered.
+    const tooLong = await t.request({
+      method: 'GET',
+      url: '/v1/annotations?from=2020-01-01&to=2030-01-08',
+      key,
+    });
+    expectProblem(tooLong, 400);
+    expect(tooLong.json()).toMatchObject({
+      title: 'Invalid Date Range',
+      detail: expect.stringContaining('3660 days'),
+    });
+    const longest = await t.request({
+      method: 'GET',
+      url: '/v1/annotations?from=2020-01-02&to=2030-01-08',
+      key,
+    });
+    expect(longest.statusCode).toBe(200);
   });
 });
