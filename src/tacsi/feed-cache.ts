@@ -57,10 +57,11 @@ export class FeedCache {
   }
 
   /**
-   * The cached response for `key`, building it with `build` (null = nothing published) on a miss.
-   * Concurrent misses share one build; a failed build is not cached.
+   * The cached response for `key`, building its body with `build` (JSON bytes as the route's own
+   * serializer writes them; null = nothing published) on a miss. Concurrent misses share one build; a
+   * failed build is not cached.
    */
-  get(key: string, build: () => Promise<unknown | null>): Promise<CachedFeed | null> {
+  get(key: string, build: () => Promise<Buffer | null>): Promise<CachedFeed | null> {
     const now = this.#clock();
     const hit = this.#entries.get(key);
     if (hit && hit.generation === this.#generation && hit.expiresAt > now) return hit.value;
@@ -69,11 +70,7 @@ export class FeedCache {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    const value = build().then((data) => {
-      if (data === null) return null;
-      const bytes = Buffer.from(JSON.stringify(data));
-      return { bytes, etag: strongEtag(bytes) };
-    });
+    const value = build().then((bytes) => (bytes === null ? null : { bytes, etag: strongEtag(bytes) }));
     const entry: Entry = { value, generation: this.#generation, expiresAt: now + this.#ttlMs };
     this.#entries.set(key, entry);
     value.catch(() => {

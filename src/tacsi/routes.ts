@@ -14,7 +14,7 @@ import {
   type FeedRequest,
 } from './entitlements.ts';
 import { feedCache, ifNoneMatchHits } from './feed-cache.ts';
-import { sendJsonBytes } from '../infra/http/json-bytes.ts';
+import { sendJsonBytes, serialize200 } from '../infra/http/json-bytes.ts';
 import { dailyFeed, historyFeed, pillarFeed, weeklyFeed } from './feeds.ts';
 import { methodologyFeed } from './methodology-feed.ts';
 import { calendarFeed, notices } from './calendar.ts';
@@ -94,7 +94,11 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
   ): Promise<FastifyReply> {
     const csv = csvFeed !== undefined && negotiateCsv(request, reply);
     await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), feed);
-    const cached = await cache.get(cacheKey, build);
+    // Serialized by the route's own 200 serializer, so a cached body is byte for byte an uncached one.
+    const cached = await cache.get(cacheKey, async () => {
+      const body = await build();
+      return body === null ? null : serialize200(reply, body);
+    });
     if (!cached) throw missing === null ? new Error(`feed ${cacheKey} built nothing`) : notPublished(missing);
     // The CSV is a function of the cached JSON bytes, so its validator is theirs, marked as another
     // representation (a strong ETag must differ between representations).
@@ -393,7 +397,10 @@ export async function tacsiRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { sector, format } = request.query;
       await assertLicensed(access, anyPrincipal(request), utcDay(app.ctx.now()), { feed: 'history', sector });
-      const cached = await cache.get(`archive|${sector}`, () => archiveFeed(app.ctx.db, sector));
+      // Kept as JSON only to be turned into CSV or Parquet below (never sent as JSON).
+      const cached = await cache.get(`archive|${sector}`, async () =>
+        Buffer.from(JSON.stringify(await archiveFeed(app.ctx.db, sector))),
+      );
       if (!cached) throw new Error(`feed archive|${sector} built nothing`);
       // Each format is a function of the cached JSON bytes: its validator is theirs, marked per format.
       const etag = `${cached.etag.slice(0, -1)}-${format}"`;

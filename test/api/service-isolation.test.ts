@@ -18,7 +18,7 @@ afterAll(async () => {
 describe('per-service state', () => {
   it('a publication in one service leaves the other service’s TACSI feed cache alone', async () => {
     let builds = 0;
-    const build = async () => ({ n: ++builds });
+    const build = async () => Buffer.from(JSON.stringify({ n: ++builds }));
     const cachedB = await feedCache(b.ctx).get('weekly:alpha', build);
     const cachedA = await feedCache(a.ctx).get('weekly:alpha', build);
     expect(cachedB!.bytes.toString()).toBe('{"n":1}');
