@@ -174,6 +174,16 @@ export async function addMember(
   });
 }
 
+/** Refuses to take away the workspace's last owner (by a role change or a removal). */
+async function keepAnOwner(trx: Transaction<DB>, workspaceId: string, current: Role): Promise<void> {
+  if (current === 'owner' && (await ownerCount(trx, workspaceId)) === 1) {
+    throw new DomainError(
+      'last_owner',
+      "This is the workspace's only owner: make someone else an owner first.",
+    );
+  }
+}
+
 /** Changes a member's role. Only owners give or take the owner role; the last owner stays an owner. */
 export async function changeRole(
   ctx: AppContext,
@@ -188,12 +198,7 @@ export async function changeRole(
     refuseRole(actor, current);
     refuseRole(actor, role);
     if (current === role) return;
-    if (current === 'owner' && (await ownerCount(trx, actor.workspaceId)) === 1) {
-      throw new DomainError(
-        'last_owner',
-        "This is the workspace's only owner: make someone else an owner first.",
-      );
-    }
+    await keepAnOwner(trx, actor.workspaceId, current);
     await trx
       .updateTable('memberships')
       .set({ role })
@@ -224,12 +229,7 @@ export async function removeMember(ctx: AppContext, actor: TeamActor, personId: 
     await lockWorkspace(trx, actor.workspaceId);
     const current = await memberRole(trx, actor.workspaceId, personId);
     if (personId !== actor.personId) refuseRole(actor, current);
-    if (current === 'owner' && (await ownerCount(trx, actor.workspaceId)) === 1) {
-      throw new DomainError(
-        'last_owner',
-        "This is the workspace's only owner: make someone else an owner first.",
-      );
-    }
+    await keepAnOwner(trx, actor.workspaceId, current);
     await trx
       .deleteFrom('memberships')
       .where('workspace_id', '=', actor.workspaceId)
