@@ -107,6 +107,34 @@ export function PageButton(props: { disabled: boolean; onClick: () => void; chil
   );
 }
 
+/**
+ * Newer/Older buttons and "first–last of total" under a list paged by offset (newest first): the one
+ * pager of the audit, report, alert and webhook-delivery lists.
+ */
+export function OffsetPager(props: {
+  offset: number;
+  limit: number;
+  /** How many rows this page shows. */
+  shown: number;
+  total: number;
+  onOffset: (offset: number) => void;
+}) {
+  const { offset, limit, shown, total, onOffset } = props;
+  return (
+    <p class="row">
+      <PageButton disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
+        Newer
+      </PageButton>
+      <span class="muted">
+        {offset + 1}–{offset + shown} of {total}
+      </span>
+      <PageButton disabled={offset + shown >= total} onClick={() => onOffset(offset + limit)}>
+        Older
+      </PageButton>
+    </p>
+  );
+}
+
 /** An audit's ranked recommendations, as the audit detail and the workspace overview both show them. */
 export function Recommendations(props: {
   items: readonly { priority: number; pillar: string; action: string; expected_impact: string }[];

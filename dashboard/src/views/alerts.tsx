@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Alert, CreateAlertBody } from '../../../sdk/src/client.ts';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, PageButton, Section, TableHead, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when } from '../ui.tsx';
 
 type Condition = CreateAlertBody['condition'];
 const CONDITIONS: Array<{ value: Condition; label: string }> = [
@@ -290,17 +290,13 @@ function History({ session, id }: { session: ViewProps['session']; id: string })
                   </tbody>
                 </table>
               </div>
-              <p class="row">
-                <PageButton disabled={offset === 0} onClick={() => setOffset(offset - limit)}>
-                  Newer
-                </PageButton>
-                <span>
-                  {offset + 1}–{offset + d.episodes.length} of {d.total}
-                </span>
-                <PageButton disabled={offset + limit >= d.total} onClick={() => setOffset(offset + limit)}>
-                  Older
-                </PageButton>
-              </p>
+              <OffsetPager
+                offset={offset}
+                limit={limit}
+                shown={d.episodes.length}
+                total={d.total}
+                onOffset={setOffset}
+              />
             </>
           )
         }

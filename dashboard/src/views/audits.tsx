@@ -6,7 +6,7 @@ import type { ViewProps } from '../main.tsx';
 import {
   ErrorBox,
   Loaded,
-  PageButton,
+  OffsetPager,
   Drivers,
   Recommendations,
   Section,
@@ -197,20 +197,13 @@ function PastAudits({
                   </tbody>
                 </table>
               </div>
-              <p class="row">
-                <span class="muted">
-                  {p.offset + 1}–{p.offset + p.audits.length} of {p.total}
-                </span>
-                <PageButton disabled={p.offset === 0} onClick={() => setOffset(Math.max(0, p.offset - PAGE))}>
-                  Newer
-                </PageButton>
-                <PageButton
-                  disabled={p.offset + p.audits.length >= p.total}
-                  onClick={() => setOffset(p.offset + PAGE)}
-                >
-                  Older
-                </PageButton>
-              </p>
+              <OffsetPager
+                offset={p.offset}
+                limit={PAGE}
+                shown={p.audits.length}
+                total={p.total}
+                onOffset={setOffset}
+              />
             </>
           )
         }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { downloadFile, storedKey, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, PageButton, Section, TableHead, day, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, OffsetPager, Section, TableHead, day, useAsync, when } from '../ui.tsx';
 
 type Cadence = 'weekly' | 'monthly';
 type Scope = 'workspace' | 'all_clients';
@@ -211,17 +211,13 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
                     </tbody>
                   </table>
                 </div>
-                <p class="row">
-                  <PageButton disabled={offset === 0} onClick={() => setOffset(offset - limit)}>
-                    Newer
-                  </PageButton>
-                  <span>
-                    {offset + 1}–{offset + r.reports.length} of {r.total}
-                  </span>
-                  <PageButton disabled={offset + limit >= r.total} onClick={() => setOffset(offset + limit)}>
-                    Older
-                  </PageButton>
-                </p>
+                <OffsetPager
+                  offset={offset}
+                  limit={limit}
+                  shown={r.reports.length}
+                  total={r.total}
+                  onOffset={setOffset}
+                />
               </>
             )
           }

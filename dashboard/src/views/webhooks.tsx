@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, PageButton, Section, TableHead, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when } from '../ui.tsx';
 
 const EVENTS = [
   'audit.completed',
@@ -167,17 +167,13 @@ function Deliveries({ session, id }: { session: ViewProps['session']; id: string
                   </tbody>
                 </table>
               </div>
-              <p class="row">
-                <PageButton disabled={offset === 0} onClick={() => setOffset(offset - limit)}>
-                  Newer
-                </PageButton>
-                <span>
-                  {offset + 1}–{offset + d.deliveries.length} of {d.total}
-                </span>
-                <PageButton disabled={offset + limit >= d.total} onClick={() => setOffset(offset + limit)}>
-                  Older
-                </PageButton>
-              </p>
+              <OffsetPager
+                offset={offset}
+                limit={limit}
+                shown={d.deliveries.length}
+                total={d.total}
+                onOffset={setOffset}
+              />
             </>
           )
         }
