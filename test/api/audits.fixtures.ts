@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { AppContext } from '../../src/context.ts';
 import { runAuditJob } from '../../src/audits/jobs.ts';
-import type { DB } from '../../src/infra/db/types.ts';
+import type { AuditsTable, DB } from '../../src/infra/db/types.ts';
 import { snapshotRow, upsertSnapshots } from '../../src/ingest/store.ts';
 import { syntheticSnapshots } from '../helpers/synthetic.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
@@ -73,4 +73,35 @@ export async function insertFinishedAudits(
       })
       .execute();
   }
+}
+
+/**
+ * A completed audit written straight into the table, as an earlier release or formula stored it (the
+ * service has no way to make such a row today): one instagram platform, 90-day look-back, finished
+ * `at`. `fields` override or add columns (formula_version, pillars, crisis, interval, ...).
+ */
+export async function insertCompletedAudit(
+  db: Kysely<DB>,
+  audit: { id: string; workspaceId: string; at: Date; score: number; grade: string },
+  fields: Partial<Insertable<AuditsTable>> = {},
+): Promise<void> {
+  await db
+    .insertInto('audits')
+    .values({
+      id: audit.id,
+      workspace_id: audit.workspaceId,
+      status: 'completed',
+      platforms: ['instagram'],
+      lookback_days: 90,
+      estimated_completion: audit.at,
+      created_at: audit.at,
+      completed_at: audit.at,
+      score: audit.score,
+      grade: audit.grade,
+      pillars: '{}',
+      recommendations: '[]',
+      industry_benchmark: '{}',
+      ...fields,
+    })
+    .execute();
 }

@@ -14,7 +14,7 @@ import { addDays, utcDay } from '../../src/core/days.ts';
 import { compositeGradeV2 } from '../../src/scoring/engine/index.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
-import { runJob, seedMetrics } from './audits.fixtures.ts';
+import { insertCompletedAudit, runJob, seedMetrics } from './audits.fixtures.ts';
 
 let t: TestService;
 let sim: Simulator;
@@ -503,25 +503,19 @@ describe('a crisis under formula v3', () => {
     await seedMetrics(t.db, workspace.id, { platforms: ['instagram'], seed: 21, asOf: TODAY });
     // The previous audit: calm, with an interval over the whole scale, so only a crisis can fire the event.
     const yesterday = at(addDays(TODAY, -1));
-    await t.db
-      .insertInto('audits')
-      .values({
+    await insertCompletedAudit(
+      t.db,
+      {
         id: 'aud_calm_before_the_crisis',
-        workspace_id: workspace.id,
-        status: 'completed',
-        platforms: ['instagram'],
-        lookback_days: 90,
-        estimated_completion: yesterday,
-        created_at: yesterday,
-        completed_at: yesterday,
+        workspaceId: workspace.id,
+        at: yesterday,
         score: 50,
+        grade: 'moderate',
+      },
+      {
         score_low: 0,
         score_high: 100,
-        grade: 'moderate',
         formula_version: 'v3',
-        pillars: '{}',
-        recommendations: '[]',
-        industry_benchmark: '{}',
         crisis: JSON.stringify({
           active: false,
           negative_share: 0.05,
@@ -530,8 +524,8 @@ describe('a crisis under formula v3', () => {
           since: null,
         }),
         baseline_version: '2025.1',
-      })
-      .execute();
+      },
+    );
     // The last five days: complaints pour in on top of the usual talk.
     await t.db
       .updateTable('metric_snapshots')

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { account, LAST } from '../helpers/v3-scenarios.ts';
 import { alter } from '../helpers/synthetic.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
-import { runJob } from './audits.fixtures.ts';
+import { insertCompletedAudit, runJob } from './audits.fixtures.ts';
 import { snapshotRow, upsertSnapshots } from '../../src/ingest/store.ts';
 import { addDays } from '../../src/core/days.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
@@ -181,27 +181,17 @@ describe('score.changed explains what moved the score', () => {
   it('a previous v3 audit stored without drivers: the event still fires, with explanation null', async () => {
     const { workspace, key } = await workspaceWith(crisis(account(80_000, 3)));
     const yesterday = at(addDays(LAST, -1));
-    await t.db
-      .insertInto('audits')
-      .values({
+    await insertCompletedAudit(
+      t.db,
+      {
         id: `aud_no_drivers_${workspace.id.slice(-8)}`,
-        workspace_id: workspace.id,
-        status: 'completed',
-        platforms: ['instagram'],
-        lookback_days: 90,
-        estimated_completion: yesterday,
-        created_at: yesterday,
-        completed_at: yesterday,
+        workspaceId: workspace.id,
+        at: yesterday,
         score: 50,
         grade: 'moderate',
-        formula_version: 'v3',
-        pillars: '{}',
-        recommendations: '[]',
-        industry_benchmark: '{}',
-        crisis: null,
-        baseline_version: '2025.1',
-      })
-      .execute();
+      },
+      { formula_version: 'v3', crisis: null, baseline_version: '2025.1' },
+    );
     await audit(key, LAST);
     const [event] = await scoreEvents(workspace.id);
     expect(event).toMatchObject({ previous_score: 50, explanation: null });
@@ -213,19 +203,10 @@ describe('stored v2 results carry no drivers', () => {
     const { workspace, key } = await workspaceWithKey(t.db, { plan: 'pro' });
     const when = at(addDays(LAST, -1));
     const id = `aud_v2_${workspace.id.slice(-8)}`;
-    await t.db
-      .insertInto('audits')
-      .values({
-        id,
-        workspace_id: workspace.id,
-        status: 'completed',
-        platforms: ['instagram'],
-        lookback_days: 90,
-        estimated_completion: when,
-        created_at: when,
-        completed_at: when,
-        score: 61.2,
-        grade: 'strong',
+    await insertCompletedAudit(
+      t.db,
+      { id, workspaceId: workspace.id, at: when, score: 61.2, grade: 'strong' },
+      {
         formula_version: 'v2',
         score_low: 58,
         score_high: 64,
@@ -240,10 +221,8 @@ describe('stored v2 results carry no drivers', () => {
             ]),
           ),
         ),
-        recommendations: '[]',
-        industry_benchmark: '{}',
-      })
-      .execute();
+      },
+    );
     t.setNow(at(LAST));
     try {
       const read = await t.request({ method: 'GET', url: `/v1/audit/${id}`, key });
