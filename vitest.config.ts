@@ -21,7 +21,13 @@ import LongestFirst from './test/sequencer.ts';
 // which every service, database and data folder of a test comes from). That environment is the only
 // difference between the projects and nothing in src/ reads it, so any other file (pure unit tests:
 // engines, privacy audits, parsers, the SDK's retry) would run the same code on the same inputs twice.
-export function testProjects(include: string[], exclude: string[] = [], globalSetup: string[] = []) {
+export function testProjects(
+  include: string[],
+  exclude: string[] = [],
+  globalSetup: string[] = [],
+  /** The files the `postgres` project runs, when not every file using the database (the end-to-end suite). */
+  onPostgres?: string[],
+) {
   const shared = {
     include,
     exclude,
@@ -38,7 +44,7 @@ export function testProjects(include: string[], exclude: string[] = [], globalSe
           {
             test: {
               ...shared,
-              include: filesUsingTheDatabase(include, exclude),
+              include: onPostgres ?? filesUsingTheDatabase(include, exclude),
               name: 'postgres',
               env: { ...env, TEST_DB: 'postgres' },
             },
