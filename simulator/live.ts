@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { addDays, daysBetween, utcDay } from '../src/core/days.ts';
 import { loadConfig } from '../src/infra/config.ts';
 import { serve } from '../src/serve.ts';
+import { startLocalTools } from './local-tools.ts';
 import { startSimulator } from './server.ts';
 import { connectThroughConsent } from './live-connect.ts';
 import { demoStartDay, handOverToSimulator } from './live-history.ts';
@@ -27,16 +28,21 @@ const sim = await startSimulator({
   startDay: addDays(utcDay(new Date()), -DEMO_SIM_DAYS_BEHIND),
   capAtNow: true,
 });
+// A webhook inspector and sample media on this machine (simulator/local-tools.ts).
+const tools = await startLocalTools({ port: Number(process.env.LOCAL_TOOLS_PORT ?? 8091) });
 const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
   keys: { agency: string };
   workspaces: { agency: string };
 };
-// The environment's configuration, pointed at this simulator and syncing every minute unless set.
+// The environment's configuration, pointed at this simulator and syncing every minute unless set. A
+// sandbox on one machine delivers webhooks to, and fetches studio media from, the loopback address
+// (ALLOW_LOOPBACK_FETCH; private ranges stay refused): the tools above live there.
 const service = await serve(() =>
   loadConfig({
     SIMULATOR_URL: sim.url,
     SYNC_INTERVAL_MINUTES: '1',
     SYNC_ON_DEMAND_COOLDOWN_SECONDS: '10',
+    ALLOW_LOOPBACK_FETCH: 'true',
     ...process.env,
   }),
 );
@@ -74,6 +80,10 @@ console.log(
     `sandbox workspace ${manifest.workspaces.agency} connected through the consent flow ` +
     `(${connected.map((r) => r.platform).join(', ') || 'none'}; ${removed} seeded days after ${sim.today()} ` +
     `removed), first sync queued, then synced every minute`,
+);
+console.log(
+  `webhooks: register one with url ${tools.url}/webhooks/demo and watch deliveries at ${tools.url}/webhooks; ` +
+    `studio media to score: ${tools.url}/media/`,
 );
 console.log(
   `dashboard: http://${host.includes(':') ? `[${host}]` : host}:${config.port}/app/ (sign in with a key from ${manifestPath})`,

@@ -61,7 +61,7 @@ function recipients(list: readonly string[]): string[] {
 
 /** A Slack URL that passed the webhooks' outbound checks (400 Invalid URL otherwise). */
 async function checkedSlackUrl(ctx: AppContext, url: string): Promise<string> {
-  parseWebhookUrl(url, 'slack_url');
+  parseWebhookUrl(url, { parameter: 'slack_url', allowLoopback: ctx.config.allowLoopbackFetch });
   return validateWebhookUrl(url, {
     allowLoopback: ctx.config.allowLoopbackFetch,
     resolve: webhookSettings(ctx).resolve,

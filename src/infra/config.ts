@@ -385,7 +385,7 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     key: 'allowLoopbackFetch',
     default: '`false`',
     meaning:
-      'tests only: let webhook delivery and studio media fetching reach loopback addresses (private ranges stay refused)',
+      'tests and the local sandbox (`npm run demo` sets it) only: webhooks, alert Slack URLs and studio media may reach loopback addresses, webhooks over plain http too (private ranges stay refused); never on a service with real tenants',
     read: (e) => boolean(e, 'ALLOW_LOOPBACK_FETCH', false),
   }),
   integerOption(

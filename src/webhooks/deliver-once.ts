@@ -135,7 +135,7 @@ export async function deliverOnce(
 
   let url: URL;
   try {
-    url = parseWebhookUrl(message.url);
+    url = parseWebhookUrl(message.url, { allowLoopback: options.allowLoopback ?? false });
   } catch (error) {
     // The domain error's own explanation: the job never reads an HTTP answer.
     const detail = error instanceof DomainError ? error.detail : 'the URL is invalid';

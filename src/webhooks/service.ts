@@ -71,7 +71,7 @@ export async function createWebhook(
   input: CreateWebhookInput,
 ): Promise<Static<typeof CreatedWebhook>> {
   // Cheap checks first, in the spec's order of statuses: 400 URL, 422 events, then the rest.
-  parseWebhookUrl(input.url);
+  parseWebhookUrl(input.url, { allowLoopback: ctx.config.allowLoopbackFetch });
   const events = parseEvents(input.events);
   if (input.secret !== undefined) validateSecret(input.secret);
   const url = await validateWebhookUrl(input.url, {

@@ -1,5 +1,6 @@
 import { DomainError } from '../core/errors.ts';
 import { checkDestination, RefusedDestinationError, type Resolver } from '../infra/net/destination.ts';
+import { isLoopbackHost } from '../infra/net/address-policy.ts';
 import { outboundUrlProblem } from '../infra/net/pinned-request.ts';
 
 export const MAX_URL_LENGTH = 2048;
@@ -12,8 +13,14 @@ function invalid(detail: string, parameter: string): DomainError<'invalid_url'> 
  * The checks that need no network: an absolute https URL of at most 2048 characters, with a
  * host and without credentials. Returns the normalised URL (WHATWG: lower-case host, numeric
  * IPv4 forms such as `https://2130706433/` rewritten to dotted form, so they are judged right).
+ * With `allowLoopback` (ALLOW_LOOPBACK_FETCH: tests and the local sandbox of `npm run demo`) a
+ * loopback host may also be reached over plain http, so a receiver on the same machine needs no
+ * certificate; every other host stays https only.
  */
-export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
+export function parseWebhookUrl(
+  raw: string,
+  { parameter = 'url', allowLoopback = false }: { parameter?: string; allowLoopback?: boolean } = {},
+): URL {
   const text = raw.trim();
   if (text.length === 0 || text.length > MAX_URL_LENGTH) {
     throw invalid(`${parameter} must be an https URL of 1 to ${MAX_URL_LENGTH} characters.`, parameter);
@@ -24,7 +31,10 @@ export function parseWebhookUrl(raw: string, parameter = 'url'): URL {
   } catch {
     throw invalid(`${parameter} is not a valid absolute URL.`, parameter);
   }
-  const problem = outboundUrlProblem(url, ['https:']);
+  const problem = outboundUrlProblem(
+    url,
+    allowLoopback && isLoopbackHost(url.hostname) ? ['http:', 'https:'] : ['https:'],
+  );
   if (problem === 'scheme')
     throw invalid(`${parameter} must use https, not ${url.protocol.replace(/:$/, '')}.`, parameter);
   if (problem === 'credentials')
@@ -72,7 +82,7 @@ export interface WebhookUrlOptions {
  */
 export async function validateWebhookUrl(raw: string, options: WebhookUrlOptions): Promise<string> {
   const parameter = options.parameter ?? 'url';
-  const url = parseWebhookUrl(raw, parameter);
+  const url = parseWebhookUrl(raw, { parameter, allowLoopback: options.allowLoopback });
   checkWebhookPort(url, { allowLoopback: options.allowLoopback, parameter });
   try {
     await checkDestination(url.hostname, { allowLoopback: options.allowLoopback, resolve: options.resolve });

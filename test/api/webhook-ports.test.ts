@@ -38,6 +38,13 @@ describe('webhook ports', () => {
     }
   });
 
+  it('refuses plain http to loopback too unless ALLOW_LOOPBACK_FETCH is set', async () => {
+    for (const url of ['http://127.0.0.1:8091/webhooks/demo', 'http://localhost:8091/webhooks/demo']) {
+      const body = expectProblem(await register(url), 400);
+      expect(body.detail).toContain('must use https');
+    }
+  });
+
   it('does not deliver to a stored webhook on another port (registered before the rule)', async () => {
     const outcome = await deliverOnce({
       url: `https://${PUBLIC}:6379/`,

@@ -183,6 +183,16 @@ export function refusedAddressReason(address: string, policy: AddressPolicy = {}
   return describeAddressClass(c);
 }
 
+/** Whether `hostname` (a URL's host: a name, an IPv4 literal or a bracketed IPv6 literal) is this machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const name = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  return classifyAddress(name)?.category === 'loopback';
+}
+
 const INTERNAL_NAMES = new Set([
   'metadata',
   'metadata.google.internal',
