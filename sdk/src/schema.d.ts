@@ -2116,7 +2116,7 @@ export interface components {
              */
             source: "user" | "service";
             /** @enum {unknown} */
-            kind: "note" | "audit_completed" | "platform_connected" | "platform_disconnected" | "crisis_started" | "crisis_ended";
+            kind: "note" | "audit_completed" | "campaign_phase_started" | "platform_connected" | "platform_disconnected" | "crisis_started" | "crisis_ended";
             /** @description the annotation, audit or alert episode id it stands for; null for platform events */
             ref: string | null;
         };

@@ -58,6 +58,7 @@ export const ANNOTATION_EXAMPLE = {
 export const TIMELINE_KINDS = [
   'note',
   'audit_completed',
+  'campaign_phase_started',
   'platform_connected',
   'platform_disconnected',
   'crisis_started',

@@ -1,6 +1,6 @@
 // The timeline beside a score history: the workspace's notes and the events the service knows of
-// (completed audits, platform connections made and ended, crises the alerts saw), each read through
-// the query functions of the domain that owns it.
+// (completed audits, campaign phases begun, platform connections made and ended, crises the alerts
+// saw), each read through the query functions of the domain that owns it.
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../infra/db/types.ts';
@@ -8,6 +8,7 @@ import { dayStart, utcDay } from '../core/days.ts';
 import { completedAuditsBetween } from '../audits/read.ts';
 import { connectionChangesBetween } from '../platforms/queries.ts';
 import { crisisEpisodesBetween } from '../alerts/queries.ts';
+import { phaseStartsBetween } from '../campaigns/queries.ts';
 import * as q from './queries.ts';
 import type { ANNOTATION_CATEGORIES, TimelineAnnotation } from './schemas.ts';
 
@@ -29,9 +30,10 @@ export async function timelineBetween(
 ): Promise<TimelineEntry[]> {
   const from = dayStart(fromDay);
   const to = dayStart(toDay, 1);
-  const [notes, audits, connections, crises] = await Promise.all([
+  const [notes, audits, phases, connections, crises] = await Promise.all([
     q.listAnnotations(db, workspaceId, fromDay, toDay),
     completedAuditsBetween(db, workspaceId, from, to, MAX_TIMELINE_AUDITS),
+    phaseStartsBetween(db, workspaceId, fromDay, toDay),
     connectionChangesBetween(db, workspaceId, from, to),
     crisisEpisodesBetween(db, workspaceId, from, to),
   ]);
@@ -62,6 +64,14 @@ export async function timelineBetween(
       category: 'other',
       kind: 'audit_completed',
       ref: a.audit_id,
+    });
+  }
+  for (const p of phases) {
+    service(dayStart(p.day), {
+      text: `Campaign "${p.campaignName}": ${p.phaseName} phase began`,
+      category: 'campaign',
+      kind: 'campaign_phase_started',
+      ref: p.campaignId,
     });
   }
   for (const c of connections) {

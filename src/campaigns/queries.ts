@@ -126,3 +126,55 @@ export async function lifecycleCandidates(
     LIMIT ${limit}`.execute(db);
   return rows.rows.map((r) => r.id);
 }
+
+export interface PhaseStart {
+  campaignId: string;
+  campaignName: string;
+  phaseName: string;
+  /** The phase's first day: the campaign's start plus (start_week - 1) weeks. */
+  day: string;
+}
+
+/**
+ * The phases of a workspace's campaigns whose first day is in [fromDay, toDay], by day: campaigns visible
+ * to the workspace's current manager (currentlyManaged) and not cancelled before the phase began. The
+ * day decides, not the status the lifecycle job sets (it may not have run yet on that day).
+ */
+export async function phaseStartsBetween(
+  db: Db,
+  workspaceId: string,
+  fromDay: string,
+  toDay: string,
+): Promise<PhaseStart[]> {
+  const firstDay = sql<string>`campaigns.start_date + (campaign_phases.start_week - 1) * 7`;
+  const rows = await db
+    .selectFrom('campaign_phases')
+    .innerJoin('campaigns', 'campaigns.id', 'campaign_phases.campaign_id')
+    .innerJoin('workspaces', 'workspaces.id', 'campaigns.workspace_id')
+    .select([
+      'campaigns.id as campaign_id',
+      'campaigns.name as campaign_name',
+      'campaign_phases.name as phase_name',
+      sql<string>`to_char(${firstDay}, 'YYYY-MM-DD')`.as('day'),
+    ])
+    .where('campaigns.workspace_id', '=', workspaceId)
+    .where(currentlyManaged('campaigns.created_by'))
+    .where(firstDay, '>=', sql<string>`${fromDay}::date`)
+    .where(firstDay, '<=', sql<string>`${toDay}::date`)
+    .where((eb) =>
+      eb.or([
+        eb('campaigns.cancelled_at', 'is', null),
+        eb(sql`(campaigns.cancelled_at AT TIME ZONE 'UTC')::date`, '>', firstDay),
+      ]),
+    )
+    .orderBy(firstDay)
+    .orderBy('campaigns.id')
+    .orderBy('campaign_phases.position')
+    .execute();
+  return rows.map((r) => ({
+    campaignId: r.campaign_id,
+    campaignName: r.campaign_name,
+    phaseName: r.phase_name,
+    day: r.day,
+  }));
+}

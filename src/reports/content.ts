@@ -1,7 +1,8 @@
 /**
  * What a report says, gathered from the other domains' stored data for one period (docs/reports.md):
  * the score at the start and end of the period and its pillars, the pillar deltas (the drivers of
- * change shown for now), the daily history with the period's annotations, the audits completed in the
+ * change shown for now), the daily history with the period's timeline (notes and the service's events:
+ * src/annotations/timeline.ts), the audits completed in the
  * period with their recommendations, connection health and the campaigns with their phases. The
  * same content is the report's JSON, its PDF and its CSV.
  */
@@ -14,7 +15,7 @@ import { dayStart } from '../core/days.ts';
 import { signedDelta, round1 } from '../scoring/engine/index.ts';
 import { storedHistoryPoints } from '../scoring/history.ts';
 import { CURRENT_FORMULA } from '../scoring/daily-scores.ts';
-import { listAnnotations } from '../annotations/queries.ts';
+import { timelineBetween } from '../annotations/timeline.ts';
 import { completedAuditsBetween, type CompletedAuditSummary } from '../audits/read.ts';
 import { listConnections } from '../platforms/queries.ts';
 import { healthOf } from '../platforms/health.ts';
@@ -91,9 +92,9 @@ async function section(
 ): Promise<WorkspaceSection> {
   const from = dayStart(period.start);
   const to = dayStart(period.end, 1);
-  const [points, notes, audits, connections, campaigns] = await Promise.all([
+  const [points, timeline, audits, connections, campaigns] = await Promise.all([
     storedHistoryPoints(db, workspace.id, period.start, period.end, 'daily', CURRENT_FORMULA),
-    listAnnotations(db, workspace.id, period.start, period.end),
+    timelineBetween(db, workspace.id, period.start, period.end),
     completedAuditsBetween(db, workspace.id, from, to),
     listConnections(db, workspace.id),
     listCampaignRows(db, workspace.id, { status: undefined, limit: MAX_CAMPAIGNS, offset: 0 }),
@@ -122,7 +123,7 @@ async function section(
       return { pillar, start, end, change: start === null || end === null ? null : signedDelta(end, start) };
     }),
     history: points.map((p) => ({ date: p.day, score: round1(Number(p.score)) })),
-    annotations: notes.map((n) => ({ day: n.day, category: n.category, text: n.text })),
+    annotations: timeline.map((n) => ({ day: n.day, category: n.category, text: n.text })),
     audits,
     connections: connections
       .filter((c) => c.status !== 'disconnected')

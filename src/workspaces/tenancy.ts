@@ -21,12 +21,16 @@ export function visibleTo(ownerId: string) {
  * back, that work is visible again. Use in a query that joins `workspaces` to the row's workspace.
  */
 export function currentlyManaged(createdBy: 'campaigns.created_by' | 'audits.created_by') {
-  return (eb: ExpressionBuilder<DB, 'workspaces' | 'campaigns' | 'audits'>) =>
-    eb.or([
+  return <TB extends keyof DB>(builder: ExpressionBuilder<DB, TB>) => {
+    // The query joins `workspaces` and the row's table, and may join others (a campaign's phases):
+    // Kysely's builder types cannot say "at least these tables", so the builder is narrowed here.
+    const eb = builder as unknown as ExpressionBuilder<DB, 'workspaces' | 'campaigns' | 'audits'>;
+    return eb.or([
       eb(createdBy, 'is', null),
       eb(createdBy, '=', eb.ref('workspaces.id')),
       eb(createdBy, '=', eb.ref('workspaces.parent_id')),
     ]);
+  };
 }
 
 export async function resolveWorkspace(

@@ -42,6 +42,81 @@ const note = async (key: string, payload: object) => {
 };
 
 describe('GET /v1/score/history: annotations', () => {
+  it("marks the day each phase of the workspace's campaigns began; a cancelled campaign's later phases are not", async () => {
+    const today = utcDay(new Date());
+    const start = addDays(today, 1);
+    const { key, workspace } = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
+    const campaign = async (name: string) => {
+      const res = await t.request({
+        method: 'POST',
+        url: '/v1/campaigns',
+        key,
+        payload: { name, start_date: start, duration_weeks: 6 },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { id: string; phases: { name: string; weeks: number[] }[] };
+    };
+    const kept = await campaign('Spring launch');
+    const cancelled = await campaign('Cancelled teaser');
+    const other = await workspaceWithKey(t.db, { plan: 'agency', accountType: 'agency' });
+    await t.request({
+      method: 'POST',
+      url: '/v1/campaigns',
+      key: other.key,
+      payload: { name: "Another tenant's campaign", start_date: start, duration_weeks: 6 },
+    });
+    // Ten days on, the second campaign is cancelled: its phases that began before stay on the timeline.
+    const later = addDays(start, 10);
+    t.setNow(at(later, 12));
+    try {
+      const res = await t.request({ method: 'POST', url: `/v1/campaigns/${cancelled.id}/cancel`, key });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      await storeScores(workspace.id, addDays(start, -2), 12);
+      t.setNow(at(addDays(start, 60), 12));
+      const history = await t.request({
+        method: 'GET',
+        url: `/v1/score/history?start_date=${addDays(start, -2)}&end_date=${addDays(start, 59)}`,
+        key,
+      });
+      expect(history.statusCode, history.body).toBe(200);
+      const byDayAndText = (a: { day: string; text: string }, b: { day: string; text: string }) =>
+        a.day.localeCompare(b.day) || a.text.localeCompare(b.text);
+      const phases = (
+        history.json().annotations as { day: string; text: string; kind: string; ref: string }[]
+      )
+        .filter((a) => a.kind === 'campaign_phase_started')
+        .sort(byDayAndText);
+      const phaseDay = (p: { weeks: number[] }) => addDays(start, (p.weeks[0]! - 1) * 7);
+      expect(phases).toEqual(
+        [
+          ...kept.phases.map((p) => ({
+            day: phaseDay(p),
+            text: `Campaign "Spring launch": ${p.name} phase began`,
+            category: 'campaign',
+            kind: 'campaign_phase_started',
+            ref: kept.id,
+            author: null,
+            source: 'service',
+          })),
+          ...cancelled.phases
+            .filter((p) => phaseDay(p) < later)
+            .map((p) => ({
+              day: phaseDay(p),
+              text: `Campaign "Cancelled teaser": ${p.name} phase began`,
+              category: 'campaign',
+              kind: 'campaign_phase_started',
+              ref: cancelled.id,
+              author: null,
+              source: 'service',
+            })),
+        ].sort(byDayAndText),
+      );
+      expect(cancelled.phases.some((p) => phaseDay(p) >= later)).toBe(true);
+    } finally {
+      t.setNow(undefined);
+    }
+  });
+
   it("lists the range's notes and the service's events by day, each marked user or service", async () => {
     const today = utcDay(new Date());
     const { key, workspace } = await workspaceWithKey(
