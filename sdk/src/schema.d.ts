@@ -891,7 +891,7 @@ export interface paths {
         put?: never;
         /**
          * Options for registering a passkey
-         * @description Needs the session cookie and its CSRF token. A discoverable credential (resident key), user verification preferred; the challenge is kept server-side for this session, once, for 5 minutes. 503 when the service has no public address (PUBLIC_URL).
+         * @description Needs the session cookie and its CSRF token. A discoverable credential (resident key), user verification preferred; the challenge is kept server-side for the session that asked, once, for 5 minutes. 503 when the service has no public address (PUBLIC_URL).
          */
         post: operations["passkeyRegistrationOptions"];
         delete?: never;

@@ -53,7 +53,7 @@ export async function passkeyRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'Options for registering a passkey',
         description:
           'Needs the session cookie and its CSRF token. A discoverable credential (resident key), user ' +
-          'verification preferred; the challenge is kept server-side for this session, once, for 5 minutes. ' +
+          'verification preferred; the challenge is kept server-side for the session that asked, once, for 5 minutes. ' +
           '503 when the service has no public address (PUBLIC_URL).',
         response: {
           200: json(RegistrationOptions, 'Pass to navigator.credentials.create'),

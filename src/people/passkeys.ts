@@ -172,7 +172,7 @@ export async function addPasskey(
   if (!pending || pending.expires_at <= now) {
     throw invalidParameter(
       'response',
-      'no registration is pending for this session, or its options expired: ask for new options',
+      'no registration is pending for your session, or its options expired: ask for new options',
     );
   }
   let verified;

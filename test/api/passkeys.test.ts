@@ -234,7 +234,7 @@ describe('passkeys', () => {
     expect(
       (await t.request({ method: 'POST', url: '/v1/auth/passkeys/registration-options' })).statusCode,
     ).toBe(401);
-    // Another session cannot complete this session's registration (naive: one global challenge list).
+    // Another session cannot complete the first one's registration (naive: one global challenge list).
     const other = await signedInPerson(t);
     const foreign = await other.request('POST', '/v1/auth/passkeys', { name: 'x', response });
     expectProblem(foreign, 400);

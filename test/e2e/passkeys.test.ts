@@ -73,7 +73,7 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
       [person.email, PASSWORD] as const,
     );
     expect(status).toBe(200);
-    await page.evaluate(() => (location.hash = '#/account'));
+    await page.evaluate("location.hash = '#/account'");
     await expect.poll(() => page.getByTestId('account-person').textContent()).toContain(person.email);
     await expect.poll(() => page.getByText('No passkeys yet.').count()).toBe(1);
 
