@@ -7,6 +7,8 @@ import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { PASSWORD, signedInPerson } from '../helpers/people.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
+const AXE = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
 /**
  * Passkeys in Chromium with a CDP virtual authenticator (a platform authenticator holding discoverable
  * credentials, user verification on): a signed-in person registers a passkey on the Account page, signs
@@ -26,6 +28,21 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
   let person: { personId: string; email: string };
   const pageErrors: string[] = [];
 
+  /** axe-core's WCAG 2 A/AA rules on the page as it is now. */
+  async function expectAccessible(what: string): Promise<void> {
+    await page.addScriptTag({ content: AXE });
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } }
+      ).axe;
+      const r = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } });
+      return (r.violations as { id: string; nodes: { target: string[] }[] }[]).map(
+        (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      );
+    });
+    expect(violations, what).toEqual([]);
+  }
+
   beforeAll(async () => {
     if (!fs.existsSync(path.join(DASHBOARD_DIST, 'index.html'))) {
       throw new Error('dashboard/dist is missing: `npm run build:dashboard`');
@@ -34,7 +51,8 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
     base = (await t.listen()).replace('127.0.0.1', 'localhost');
     person = await signedInPerson(t);
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    // bypassCSP only so the test can inject axe-core.
+    context = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     cdp = await context.newCDPSession(page);
@@ -84,6 +102,8 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
       .poll(() => page.getByTestId('passkeys').getByRole('row').allInnerTexts())
       .toEqual([expect.stringMatching(/^Name/), expect.stringMatching(/^Test laptop\s.*never/)]);
 
+    await expectAccessible('account with a passkey');
+
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
     expect(credentials[0]!.isResidentCredential).toBe(true);
@@ -99,6 +119,7 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
     const button = page.getByRole('button', { name: 'Sign in with a passkey' });
     await button.waitFor();
     expect(await sessionStatus()).toBe(401);
+    await expectAccessible('sign-in with the passkey button');
 
     await button.click();
     await expect.poll(() => page.getByTestId('account-person').textContent()).toContain(person.email);
