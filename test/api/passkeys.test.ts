@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_ATTEMPTS_PER_ADDRESS, WEBAUTHN_CHALLENGE_MS } from '../../src/people/settings.ts';
 import { signedInPerson, type Browser } from '../helpers/people.ts';
-import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
+import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { SoftwareAuthenticator, type SoftCredential } from '../helpers/webauthn-authenticator.ts';
 
 // Passkeys through HTTP with a software authenticator (test/helpers/webauthn-authenticator.ts) that
@@ -31,6 +31,12 @@ function sessionCookie(res: LightMyRequestResponse): string | undefined {
 async function registerPasskey(b: Browser, name = 'Laptop') {
   const options = await b.request('POST', '/v1/auth/passkeys/registration-options');
   expect(options.statusCode, options.body).toBe(200);
+  expect(options.json()).toMatchObject({
+    rp: { id: 'brand.example.test' },
+    user: { name: b.email },
+    authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    attestation: 'none',
+  });
   const { credential, response } = authenticator.register(options.json());
   const added = await b.request('POST', '/v1/auth/passkeys', { name, response });
   expect(added.statusCode, added.body).toBe(201);
@@ -234,6 +240,9 @@ describe('passkeys', () => {
     expect(
       (await t.request({ method: 'POST', url: '/v1/auth/passkeys/registration-options' })).statusCode,
     ).toBe(401);
+    // An API key is not a person's session: it cannot list or manage passkeys.
+    const { key } = await workspaceWithKey(t.db, { plan: 'enterprise' });
+    expect((await t.request({ method: 'GET', url: '/v1/auth/passkeys', key })).statusCode).toBe(401);
     // Another session cannot complete the first one's registration (naive: one global challenge list).
     const other = await signedInPerson(t);
     const foreign = await other.request('POST', '/v1/auth/passkeys', { name: 'x', response });
