@@ -94,6 +94,8 @@ export interface ErrorDetails {
   invalid_token: FieldDetails;
   /** A cookie-authenticated state-changing request without the session's CSRF token. */
   csrf_failed: undefined;
+  /** Passkeys need a relying-party id: PUBLIC_URL, or a loopback request on a developer's machine. */
+  passkeys_unavailable: undefined;
   // teams
   /** The workspace's plan allows no more people: members plus pending invitations reach its team limit. */
   team_limit_reached: { plan: string; limit: number };

@@ -369,7 +369,7 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     key: 'publicUrl',
     default: '—',
     meaning:
-      'the public base URL: the OAuth redirect URI (`<PUBLIC_URL>/v1/platforms/<platform>/callback`; connecting a platform without it works only on loopback) and the sandbox manifest',
+      'the public base URL: the OAuth redirect URI (`<PUBLIC_URL>/v1/platforms/<platform>/callback`; connecting a platform without it works only on loopback), the origin and relying-party id (its host name) passkeys are bound to (without it passkeys work only on loopback), and the sandbox manifest',
     read: (e) => url(e, 'PUBLIC_URL', ['http:', 'https:']),
   }),
   option({

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DomainModule } from '../domain-module.ts';
 import { peopleRoutes } from './routes.ts';
+import { passkeyRoutes } from './passkey-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 import { peopleSandbox } from './sandbox.ts';
 
@@ -9,6 +10,7 @@ export const peopleModule: DomainModule = {
   name: 'people',
   routes: async (app: FastifyInstance) => {
     await peopleRoutes(app);
+    await passkeyRoutes(app);
     await teamRoutes(app);
   },
   sandbox: peopleSandbox,

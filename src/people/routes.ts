@@ -16,7 +16,7 @@ import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEma
 import { type MembershipView, membershipsOf, requireSession } from './principal.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
 
-function setSessionCookie(reply: FastifyReply, token: string): void {
+export function setSessionCookie(reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,
     secure: true,
@@ -30,7 +30,7 @@ function clearSessionCookie(reply: FastifyReply): void {
   reply.clearCookie(SESSION_COOKIE, { httpOnly: true, secure: true, sameSite: 'lax', path: '/' });
 }
 
-function workspacesView(memberships: MembershipView[]) {
+export function workspacesView(memberships: MembershipView[]) {
   return memberships.map((m) => ({ id: m.workspaceId, name: m.workspaceName, role: m.role, plan: m.plan }));
 }
 

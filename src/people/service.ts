@@ -47,7 +47,7 @@ async function issueToken(
 }
 
 /** Counts one request against a throttle; throws sign_in_limited past `limit`. */
-async function throttle(ctx: AppContext, key: string, limit: number): Promise<void> {
+export async function throttle(ctx: AppContext, key: string, limit: number): Promise<void> {
   const hit = await ctx.rateLimits.hit(key, SIGN_IN_WINDOW_MS, ctx.now().getTime());
   if (hit.count > limit) {
     const retryAfterSeconds = Math.max(1, Math.ceil(hit.resetMs / 1000));

@@ -16,3 +16,7 @@ export const MAIL_REQUESTS_PER_ADDRESS = 20;
 export const SESSION_COOKIE = 'bh_session';
 /** The header a cookie-authenticated state-changing request carries its session's CSRF token in. */
 export const CSRF_HEADER = 'x-csrf-token';
+/** How long WebAuthn options (their challenge) stay usable: once, within this time. */
+export const WEBAUTHN_CHALLENGE_MS = 5 * 60 * 1000;
+/** Passkeys one person may register. */
+export const PASSKEYS_PER_PERSON = 20;

@@ -197,7 +197,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
 
   it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
     const page = await signIn(m.keys.pro);
-    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms']);
+    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms', 'Account']);
     expect(await page.getByTestId('who').innerText()).toContain('Acme Outdoor');
     await page.getByTestId('composite').waitFor();
     expect(await page.getByTestId('composite').innerText()).toMatch(/^\d+\.\d [a-z]+$/);
@@ -321,6 +321,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       'Alerts',
       'Reports',
       'Agency',
+      'Account',
     ]);
 
     await go(page, 'Platforms');

@@ -15,6 +15,8 @@ const OWNER: Record<string, string> = {
   audit_log: 'audit-log',
   sessions: 'people',
   person_tokens: 'people',
+  passkeys: 'people',
+  webauthn_challenges: 'people',
   memberships: 'people',
   invitations: 'people',
   workspace_sector_history: 'workspaces',

@@ -513,6 +513,37 @@ export interface InvitationsTable {
   created_at: CreatedAt;
 }
 
+export interface PasskeysTable {
+  id: string;
+  person_id: string;
+  /** The credential id as base64url (what the browser reports it as). */
+  credential_id: string;
+  /** The COSE public key. */
+  public_key: Buffer;
+  /** The authenticator's signature counter at the last accepted use (0: the authenticator keeps none). */
+  counter: Generated<number>;
+  transports: Generated<string[]>;
+  aaguid: string | null;
+  /** The name the person chose for it. */
+  name: string;
+  created_at: CreatedAt;
+  last_used_at: Timestamp | null;
+}
+
+export interface WebauthnChallengesTable {
+  /** SHA-256 of the challenge id (sign-in) or of a random value (registration). */
+  id_hash: Buffer;
+  purpose: 'register' | 'sign_in';
+  /** The base64url challenge the authenticator must sign. */
+  challenge: string;
+  /** The session a registration challenge was made for; null for sign-in. */
+  session_hash: Buffer | null;
+  rp_id: string;
+  origin: string;
+  expires_at: RequiredTimestamp;
+  created_at: CreatedAt;
+}
+
 export type PersonTokenPurpose = 'verify_email' | 'reset_password';
 
 export interface PersonTokensTable {
@@ -636,6 +667,8 @@ export interface DB {
   people: PeopleTable;
   sessions: SessionsTable;
   person_tokens: PersonTokensTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
   memberships: MembershipsTable;
   invitations: InvitationsTable;
   sectors: SectorsTable;

@@ -123,6 +123,7 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
   },
   invalid_token: { status: 400, title: 'Invalid Token', options: field },
   csrf_failed: { status: 403, title: 'CSRF Token Missing Or Wrong' },
+  passkeys_unavailable: { status: 503, title: 'Passkeys Unavailable' },
   // teams (docs/security.md "Teams and invitations")
   team_limit_reached: {
     status: 403,
