@@ -58,6 +58,22 @@ const COMMENTS: readonly (readonly [string, number])[] = [
   ['My order is late and support is awful', 0.08], ['Terrible experience, very disappointed', 0.07],
 ];
 
+/** The negative end of COMMENTS: what a crisis's conversation is made of. */
+const CRISIS_COMMENTS = COMMENTS.filter(([, share]) => share < 0.1).map(([text]) => text);
+
+/**
+ * A staged crisis (POST /_sim/crisis): from `from` for `days` days the account's audience complains. Comments
+ * and mentions run at CRISIS_VOLUME times their usual volume and are all negative, up to CRISIS_TEXTS texts
+ * a day; likes fall by a third. Views and followers go on as before, so the crisis shows in the
+ * conversation, as the scoring engine's crisis signal reads it (docs/scoring.md "Crisis").
+ */
+export interface StagedCrisis {
+  from: string;
+  days: number;
+}
+const CRISIS_VOLUME = 4;
+const CRISIS_TEXTS = 12;
+
 function commentText(u: number): string {
   let acc = 0;
   for (const [text, share] of COMMENTS) if ((acc += share) > u) return text;
@@ -93,9 +109,12 @@ export class SyntheticAccount {
   /** Daily growth rate of the audience: the v2 median monthly growth at its starting size. */
   readonly growth: number;
 
-  constructor(platform: Platform, handle: string) {
+  readonly #crises: readonly StagedCrisis[];
+
+  constructor(platform: Platform, handle: string, crises: readonly StagedCrisis[] = []) {
     this.platform = platform;
     this.handle = handle;
+    this.#crises = crises;
     this.#seed = `${platform}|${handle}`;
     this.baseFollowers = 2_000 + Math.floor(unit(`${this.#seed}|base`) * 48_000);
     this.growth = Math.log1p(baselineV2(platform, this.baseFollowers).monthlyGrowth) / 30;
@@ -127,23 +146,37 @@ export class SyntheticAccount {
     // Weighted engagement at the median engagement per view, split like the reference population's
     // (2% comments, 1% shares, 1% saves, 0.5% mentions of the weighted total; likes the rest).
     const E = impressions * b.engagementPerView * noise('eng', VIEW_NOISE / 2);
-    const comments = Math.round(0.02 * E);
+    const crisis = this.#crises.some((c) => day >= c.from && dayNumber(day) < dayNumber(c.from) + c.days);
+    const talk = crisis ? CRISIS_VOLUME : 1;
+    const comments = Math.round(0.02 * E * talk);
     const shares = Math.round(0.01 * E);
     const saves = Math.round(0.01 * E);
-    const mentionCount = Math.round(0.005 * E);
-    const likes = Math.max(0, Math.round(E - 3 * saves - 3 * shares - 2 * comments - 2 * mentionCount));
+    const mentionCount = Math.round(0.005 * E * talk);
+    const likes = Math.max(
+      0,
+      Math.round(
+        (E - 3 * saves - 3 * shares - (2 * (comments + mentionCount)) / talk) * (crisis ? 2 / 3 : 1),
+      ),
+    );
+    const texts = crisis ? CRISIS_TEXTS : 3;
+    const say = (u: number) =>
+      crisis ? CRISIS_COMMENTS[Math.floor(u * CRISIS_COMMENTS.length)]! : commentText(u);
     const posts = Array.from({ length: postCount }, (_, i) => ({
       id: `${this.numericId}${formatDay(dayNumber(day)).replace(/-/g, '')}${i}`,
       at: `${day}T${String(9 + i * 4).padStart(2, '0')}:00:00Z`,
     }));
-    const commentTexts = Array.from({ length: Math.min(comments, 3) }, (_, i) => ({
-      text: commentText(unit(`${k}|t${i}`)),
-      at: `${day}T${String(10 + i * 3).padStart(2, '0')}:30:00Z`,
+    const commentTexts = Array.from({ length: Math.min(comments, texts) }, (_, i) => ({
+      text: say(unit(`${k}|t${i}`)),
+      at: crisis
+        ? `${day}T${String(10 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '45' : '30'}:00Z`
+        : `${day}T${String(10 + i * 3).padStart(2, '0')}:30:00Z`,
     }));
-    const mentions = Array.from({ length: Math.min(mentionCount, 3) }, (_, i) => ({
+    const mentions = Array.from({ length: Math.min(mentionCount, texts) }, (_, i) => ({
       id: `${this.numericId}${day.replace(/-/g, '')}9${i}`,
-      text: `@${this.handle} ${commentText(unit(`${k}|m${i}`))}`,
-      at: `${day}T${String(11 + i * 2).padStart(2, '0')}:15:00Z`,
+      text: `@${this.handle} ${say(unit(`${k}|m${i}`))}`,
+      at: crisis
+        ? `${day}T${String(11 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '50' : '15'}:00Z`
+        : `${day}T${String(11 + i * 2).padStart(2, '0')}:15:00Z`,
     }));
     return { day, followers, impressions, likes, comments, shares, saves, posts, commentTexts, mentions };
   }

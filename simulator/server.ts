@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { addDays, DAY_MS, isCalendarDay, utcDay } from '../src/core/days.ts';
 import { PLATFORMS, type Platform } from '../src/core/catalog.ts';
 import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from '../src/platforms/simulator-client.ts';
-import { HISTORY_START, SyntheticAccount, type DayMetrics } from './accounts.ts';
+import { HISTORY_START, SyntheticAccount, type DayMetrics, type StagedCrisis } from './accounts.ts';
 
 /**
  * The platform simulator: on loopback, an OAuth 2.0 authorization server per platform (authorization
@@ -132,6 +132,11 @@ export interface Simulator {
    * does after about 60 days: API requests with it are refused (401, Graph code 190).
    */
   expireAccessTokens(platform: Platform, handle?: string): number;
+  /**
+   * Stages a crisis on one account (simulator/accounts.ts StagedCrisis): from `from` for `days` days its
+   * comments and mentions surge and turn negative. Returns the account's staged crises.
+   */
+  stageCrisis(platform: Platform, handle: string, crisis: StagedCrisis): { crises: StagedCrisis[] };
   /** Sets what a login manages and declines at consent (the default: one account, everything granted). */
   setUser(platform: Platform, login: string, user: SimulatedUser): void;
   /**
@@ -359,7 +364,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return options.capAtNow ? Math.min(t, now()) : t;
   };
   const today = () => utcDay(new Date(simNow()));
-  const account = (platform: Platform, handle: string) => new SyntheticAccount(platform, handle);
+  /** Crises staged per account (`${platform}:${handle}`): POST /_sim/crisis. */
+  const crises = new Map<string, StagedCrisis[]>();
+  const account = (platform: Platform, handle: string) =>
+    new SyntheticAccount(platform, handle, crises.get(`${platform}:${handle}`));
 
   /**
    * A token pair for a grant. Meta's tokens come without a refresh token (`refresh: false`): a
@@ -1511,6 +1519,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
             : {}),
         });
         return { ok: true };
+      case 'POST /_sim/crisis': {
+        const from = body.from === undefined ? today() : String(body.from);
+        const days = Number(body.days ?? 7);
+        if (!isCalendarDay(from))
+          throw new HttpError(422, { error: `from must be YYYY-MM-DD, got "${from}"` });
+        if (!Number.isInteger(days) || days < 1 || days > 365)
+          throw new HttpError(422, { error: 'days must be a whole number from 1 to 365' });
+        return sim.stageCrisis(platformOf(body.platform), String(body.handle ?? ''), { from, days });
+      }
       case 'POST /_sim/tokens':
         return sim.issueTokens(platformOf(body.platform), String(body.handle ?? 'simbrand'));
       default:
@@ -1684,6 +1701,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return n;
     },
     issueTokens: (platform, handle, scope) => issue({ platform, handle, scope: scope ?? SCOPES[platform] }),
+    stageCrisis(platform, handle, crisis) {
+      const key = `${platform}:${handle}`;
+      const list = [...(crises.get(key) ?? []), crisis];
+      crises.set(key, list);
+      return { crises: list };
+    },
     setUser(platform, login, user) {
       users.set(`${platform}:${login.replace(/^@/, '').toLowerCase()}`, {
         ...(user.accounts ? { accounts: user.accounts.map((a) => a.toLowerCase()) } : {}),
