@@ -12,7 +12,6 @@ import { studioRoutes } from './studio/routes.ts';
 import { tacsiModule } from './tacsi/module.ts';
 import { retentionModule } from './retention/module.ts';
 import { peopleModule } from './people/module.ts';
-import { auditLogModule } from './audit-log/module.ts';
 import { annotationsModule } from './annotations/module.ts';
 import { alertsModule } from './alerts/module.ts';
 import { reportsModule } from './reports/module.ts';
@@ -32,7 +31,6 @@ export const DOMAINS: DomainModule[] = [
   tacsiModule,
   retentionModule,
   peopleModule,
-  auditLogModule,
   annotationsModule,
   alertsModule,
   reportsModule,

@@ -2,14 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { DomainModule } from '../domain-module.ts';
 import { peopleRoutes } from './routes.ts';
 import { teamRoutes } from './team-routes.ts';
+import { auditLogRoutes } from './audit-log-routes.ts';
 import { peopleSandbox } from './sandbox.ts';
 
-/** People, their sign-in, their browser sessions, and their teams (docs/security.md). */
+/** People, their sign-in, their browser sessions, their teams, and the audit log's reading (docs/security.md). */
 export const peopleModule: DomainModule = {
   name: 'people',
   routes: async (app: FastifyInstance) => {
     await peopleRoutes(app);
     await teamRoutes(app);
+    await auditLogRoutes(app);
   },
   sandbox: peopleSandbox,
 };

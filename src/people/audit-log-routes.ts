@@ -7,8 +7,20 @@ import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { csvTable, jsonOrCsv, negotiateCsv, sendCsv } from '../infra/http/csv.ts';
 import { errorResponses } from '../infra/http/schemas.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
-import { auditPage, decodeCursor, encodeCursor, type AuditFilter, type AuditRow } from './queries.ts';
-import { AUDIT_CSV_MAX, AUDIT_LOG_PAGE_EXAMPLE, AuditEntry, AuditLogPage, AuditLogQuery } from './schemas.ts';
+import {
+  auditPage,
+  decodeCursor,
+  encodeCursor,
+  type AuditFilter,
+  type AuditRow,
+} from '../audit-log/queries.ts';
+import {
+  AUDIT_CSV_MAX,
+  AUDIT_LOG_PAGE_EXAMPLE,
+  AuditEntry,
+  AuditLogPage,
+  AuditLogQuery,
+} from './audit-log-schemas.ts';
 
 const AUDIT_CSV = csvTable(AuditEntry);
 

@@ -1,4 +1,4 @@
-// TypeBox schemas of GET /v1/audit-log, with their OpenAPI examples.
+// TypeBox schemas of GET /v1/audit-log (the log itself is src/audit-log), with their OpenAPI examples.
 import { Type, type Static } from 'typebox';
 import { Timestamp, WorkspaceIdInput, withDefault } from '../infra/http/schemas.ts';
 
