@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { recordAudit } from '../../src/audit-log/record.ts';
+import { Authenticator } from '../../src/infra/auth/authenticator.ts';
 import { purgeExpired } from '../../src/retention/jobs.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { utcDay } from '../../src/core/days.ts';
@@ -394,6 +395,18 @@ describe('keys record their last use', () => {
       .execute();
     expect((await t.request({ method: 'GET', url: '/v1/workspace', key })).statusCode).toBe(200);
     expect(Date.parse((await lastUsed())!)).toBeGreaterThanOrEqual(Date.parse(first!));
+
+    // An instance that keeps verified keys in memory (AUTH_CACHE_TTL_MS): the cached answer costs no
+    // write until a minute has passed since the recorded use, then one.
+    const cache = new Authenticator(t.db, 10 * 60_000);
+    const t0 = Date.parse((await lastUsed())!);
+    expect(await cache.authenticate(`Bearer ${key}`, t0 + 1000)).not.toBeNull();
+    expect(cache.authenticateCached(`Bearer ${key}`, t0 + 30_000)).not.toBeUndefined();
+    expect(cache.useDue(id, t0 + 30_000)).toBe(false);
+    expect(cache.useDue(id, t0 + 61_000)).toBe(true);
+    await cache.recordUseIfDue(id, t0 + 61_000);
+    expect(await lastUsed()).toBe(new Date(t0 + 61_000).toISOString());
+    expect(cache.useDue(id, t0 + 62_000)).toBe(false);
   });
 });
 

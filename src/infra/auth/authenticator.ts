@@ -81,9 +81,19 @@ export class Authenticator {
     }
     const principal = entry.principal!;
     if (principal.expiresAt !== null && principal.expiresAt <= now) return null;
-    // Its last use is due to be recorded: the full (async) path writes it.
-    if (usedLongAgo(entry, now)) return undefined;
     return principal;
+  }
+
+  /** Whether a cached key's use is due to be recorded (`recordUseIfDue`): at most once per interval. */
+  useDue(keyId: string, now = Date.now()): boolean {
+    const entry = this.#cache.get(keyId);
+    return entry !== undefined && usedLongAgo(entry, now);
+  }
+
+  /** Records a cached key's use when it is due (a principal from `authenticateCached`). */
+  async recordUseIfDue(keyId: string, now = Date.now()): Promise<void> {
+    const entry = this.#cache.get(keyId);
+    if (entry !== undefined && usedLongAgo(entry, now)) await this.#recordUse(keyId, entry, now);
   }
 
   /** Returns the principal, or null for a missing, malformed, unknown, expired or revoked key. */
