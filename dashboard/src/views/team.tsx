@@ -44,7 +44,7 @@ const ACTIONS = [
  * may read the members; managing people and keys and reading the log are for signed-in owners and
  * admins, so the view asks the API once (the invitations list) and shows the rest only when allowed.
  */
-export function TeamView({ session }: ViewProps) {
+export function TeamView({ session, workspaceId }: ViewProps) {
   const { client } = session;
   const [access] = useAsync(async (signal) => {
     const res = await client.GET('/v1/invitations', { signal });
@@ -68,7 +68,7 @@ export function TeamView({ session }: ViewProps) {
             <Members session={session} manage={manage} />
             {manage && <Invitations session={session} />}
             {manage && <Keys session={session} />}
-            {manage && <AuditLog session={session} />}
+            {manage && <AuditLog session={session} workspaceId={workspaceId} />}
           </>
         )}
       </Loaded>
@@ -396,7 +396,8 @@ interface LogFilter {
   until: string;
 }
 
-function AuditLog({ session }: Props) {
+/** The log of the workspace shown: an agency that opened a client reads the client's. */
+function AuditLog({ session, workspaceId }: Props & { workspaceId: string | undefined }) {
   const { client } = session;
   const [draft, setDraft] = useState<LogFilter>({ action: '', actor: '', since: '', until: '' });
   const [filter, setFilter] = useState<LogFilter>(draft);
@@ -405,6 +406,7 @@ function AuditLog({ session }: Props) {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const query = {
+    ...(workspaceId ? { workspace_id: workspaceId } : {}),
     ...(filter.action ? { action: filter.action } : {}),
     ...(filter.actor.trim() ? { actor: filter.actor.trim() } : {}),
     ...(filter.since ? { since: filter.since } : {}),
@@ -418,7 +420,7 @@ function AuditLog({ session }: Props) {
           signal,
         })
         .then(unwrap),
-    [JSON.stringify(filter), cursor],
+    [JSON.stringify(filter), cursor, workspaceId],
   );
   const download = async () => {
     setError(null);
