@@ -27,6 +27,10 @@ export const AUDIT_ACTIONS = {
   'platform.connected':
     'A platform account was connected (or reconnected in place). Target: the connection; detail: platform and handle.',
   'platform.disconnected': 'A platform was disconnected. Target: the connection; detail: the platform.',
+  'passkey.registered': 'A person registered a passkey. Target: the person; detail: the passkey name.',
+  'passkey.removed': 'A person removed a passkey. Target: the person; detail: the passkey name.',
+  'sso.settings_changed':
+    "A workspace's single sign-on settings changed. Target: the workspace; detail: what changed.",
 } as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

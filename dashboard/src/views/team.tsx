@@ -37,6 +37,9 @@ const ACTIONS = [
   'webhook.deleted',
   'platform.connected',
   'platform.disconnected',
+  'passkey.registered',
+  'passkey.removed',
+  'sso.settings_changed',
 ];
 
 /**
