@@ -14,6 +14,7 @@ import { ReportsView } from './views/reports.tsx';
 import { AgencyView } from './views/agency.tsx';
 import { TacsiView } from './views/tacsi.tsx';
 import { AccountView, PasskeySignInButton } from './views/account.tsx';
+import { TeamView } from './views/team.tsx';
 import './style.css';
 
 /** What a view gets: the session's client and the workspace it shows (an agency may open a client's). */
@@ -44,6 +45,7 @@ const VIEWS: ViewDef[] = [
   { path: 'reports', label: 'Reports', agency: true, view: ReportsView },
   { path: 'agency', label: 'Agency', agency: true, view: AgencyView },
   { path: 'account', label: 'Account', view: AccountView },
+  { path: 'team', label: 'Team', view: TeamView },
 ];
 
 function useRoute(): string[] {

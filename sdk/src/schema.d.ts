@@ -1140,6 +1140,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log, newest first
+         * @description Security-relevant actions (sign-ins and failures, sign-outs, members, roles, invitations, keys, webhooks, platform connections) with who did them (a person or an API key), from which address, when and to what. Owners and admins signed in; no API key scope grants it. Filter by action (one or several), actor, target and time; pages follow next_cursor. With Accept: text/csv, the whole filtered range as CSV (at most 10,000 entries; a Link header, rel="next", continues it). The log cannot be changed through the API; entries older than AUDIT_LOG_RETENTION_DAYS are deleted.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/annotations": {
         parameters: {
             query?: never;
@@ -3592,6 +3612,30 @@ export interface components {
             created_at: string;
             /** @description the secret: shown once, never again */
             key: string;
+        };
+        AuditLogPage: {
+            workspace_id: string;
+            entries: components["schemas"]["AuditEntry"][];
+            next_cursor: string | null;
+        };
+        AuditEntry: {
+            id: string;
+            /** Format: date-time */
+            at: string;
+            /** @description docs/security.md "Audit log" lists the action names */
+            action: string;
+            actor: {
+                /**
+                 * @description a signed-in person, an API key, or none (a failed sign-in)
+                 * @enum {unknown}
+                 */
+                kind: "person" | "key" | "none";
+                id: string | null;
+                label: string | null;
+            };
+            target: string | null;
+            detail: string | null;
+            address: string | null;
         };
         Annotation: {
             id: string;
@@ -18812,6 +18856,275 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TeamDone"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /**
+                 * @description default: the caller's workspace; an agency's owners and admins may name one of its client workspaces
+                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
+                 */
+                workspace_id?: string;
+                /**
+                 * @description one action name or several, comma-separated (up to 20): entries of any of them
+                 * @example key.created,key.revoked
+                 */
+                action?: string;
+                /**
+                 * @description a person id or an API key id: the entries it made
+                 * @example per_01JD3Q5W8N2M4K6P8R0T2V4X6Z
+                 */
+                actor?: string;
+                /**
+                 * @description the id of what the action was done to (a person, key, invitation, webhook, connection)
+                 * @example key_01JD3Q5W8N2M4K6P8R0T2V4X6Z
+                 */
+                target?: string;
+                /**
+                 * @description ISO 8601 date or date-time (no offset: UTC), years 0001-9999
+                 * @example 2026-11-01
+                 */
+                since?: string;
+                /**
+                 * @description ISO 8601 date or date-time (no offset: UTC), years 0001-9999; entries before it (a date alone: up to the end of that day)
+                 * @example 2026-11-30
+                 */
+                until?: string;
+                /** @description entries per JSON page (a CSV answer holds the whole range, up to 10,000 entries) */
+                limit?: number;
+                /**
+                 * @description next_cursor of the previous page
+                 * @example WyIyMDI2LTExLTIwVDA5OjAwOjAwLjAwMFoiLCJhbG9nXzAxIl0
+                 */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the audit log */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description the answer is JSON or, with Accept: text/csv, CSV */
+                    Vary?: "Accept";
+                    /** @description CSV answers only, while there is a next page (the JSON body has hasMore and nextBefore): `<URL of the next page>; rel="next"` (RFC 8288) */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "entries": [
+                     *         {
+                     *           "id": "alog_01JD3Q5W8N2M4K6P8R0T2V4X6Z",
+                     *           "at": "2026-11-20T09:00:00.000Z",
+                     *           "action": "member.role_changed",
+                     *           "actor": {
+                     *             "kind": "person",
+                     *             "id": "per_01JD3Q5W8N2M4K6P8R0T2V4X6Z",
+                     *             "label": "ada@example.com"
+                     *           },
+                     *           "target": "per_01JD3Q5W8N2M4K6P8R0T2V4X7A",
+                     *           "detail": "member -> admin",
+                     *           "address": "203.0.113.7"
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditLogPage"];
+                    /**
+                     * @example id,at,action,actor.kind,actor.id,actor.label,target,detail,address
+                     *     alog_01JD3Q5W8N2M4K6P8R0T2V4X6Z,2026-11-20T09:00:00.000Z,member.role_changed,person,per_01JD3Q5W8N2M4K6P8R0T2V4X6Z,ada@example.com,per_01JD3Q5W8N2M4K6P8R0T2V4X7A,member -> admin,203.0.113.7
+                     */
+                    "text/csv": string;
                 };
             };
             /** @description Invalid request (a parameter is named in `errors`) */

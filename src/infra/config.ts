@@ -47,6 +47,8 @@ export interface Config {
   metricsHost: string;
   /** Studio media fetches (image/video URLs) per workspace per hour; 0 = no budget. */
   studioMediaFetchesPerHour: number;
+  /** AUDIT_LOG_RETENTION_DAYS: audit-log entries older than this are deleted by the retention job. */
+  auditLogRetentionDays: number;
   /** ENCRYPTION_KEYS (`kid:base64,...`, first seals), validated; null = the key file in dataDir. */
   encryptionKeys: string | null;
   /** Unix socket the running service serves admin CLI commands on (0600); null: none. */
@@ -448,6 +450,13 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     100,
     [0, 1_000_000],
     'studio image/video URLs fetched per workspace per hour (429 past it); `0` = no limit',
+  ),
+  integerOption(
+    'AUDIT_LOG_RETENTION_DAYS',
+    'auditLogRetentionDays',
+    365,
+    [1, 3650],
+    'audit-log entries older than this many days are deleted by the daily retention job (docs/security.md "Audit log")',
   ),
   option({
     env: 'ADMIN_SOCKET',

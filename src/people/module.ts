@@ -3,15 +3,17 @@ import type { DomainModule } from '../domain-module.ts';
 import { peopleRoutes } from './routes.ts';
 import { passkeyRoutes } from './passkey-routes.ts';
 import { teamRoutes } from './team-routes.ts';
+import { auditLogRoutes } from './audit-log-routes.ts';
 import { peopleSandbox } from './sandbox.ts';
 
-/** People, their sign-in, their browser sessions, and their teams (docs/security.md). */
+/** People, their sign-in, their browser sessions, their teams, and the audit log's reading (docs/security.md). */
 export const peopleModule: DomainModule = {
   name: 'people',
   routes: async (app: FastifyInstance) => {
     await peopleRoutes(app);
     await passkeyRoutes(app);
     await teamRoutes(app);
+    await auditLogRoutes(app);
   },
   sandbox: peopleSandbox,
 };

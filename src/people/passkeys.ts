@@ -14,7 +14,7 @@ import { DomainError, invalidParameter } from '../core/errors.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
 import { newId } from '../infra/ids.ts';
 import { recordAudit } from '../audit-log/record.ts';
-import { throttle, type SignedIn } from './service.ts';
+import { throttle, workspacesOf, type SignedIn } from './service.ts';
 import { startSession, type SessionPerson } from './sessions.ts';
 import { PASSKEYS_PER_PERSON, SIGN_IN_ATTEMPTS_PER_ADDRESS, WEBAUTHN_CHALLENGE_MS } from './settings.ts';
 
@@ -224,9 +224,11 @@ export async function addPasskey(
         .executeTakeFirstOrThrow();
       await recordAudit(trx, {
         actor: { personId: session.personId },
-        action: 'passkey.added',
-        target: id,
+        action: 'passkey.registered',
+        target: session.personId,
+        detail: `${input.name.trim()} (${id})`,
         address,
+        workspaceIds: await workspacesOf(trx, session.personId),
         at: now,
       });
       return view(row);
@@ -271,8 +273,10 @@ export async function removePasskey(
     await recordAudit(trx, {
       actor: { personId: session.personId },
       action: 'passkey.removed',
-      target: id,
+      target: session.personId,
+      detail: id,
       address,
+      workspaceIds: await workspacesOf(trx, session.personId),
       at: now,
     });
   });
@@ -335,9 +339,11 @@ export async function signInWithPasskey(
   ): Promise<never> => {
     await recordAudit(ctx.db, {
       actor: { personId: known?.person_id ?? null },
-      action: 'session.passkey_sign_in_failed',
-      target: known ? `${known.id}: ${reason}` : reason,
+      action: 'session.sign_in_failed',
+      target: known?.person_id ?? null,
+      detail: known ? `passkey ${known.id}: ${reason}` : `passkey: ${reason}`,
       address,
+      workspaceIds: known ? await workspacesOf(ctx.db, known.person_id) : [],
       at: now,
     });
     throw new DomainError('sign_in_failed', PASSKEY_REFUSED);
@@ -407,9 +413,11 @@ export async function signInWithPasskey(
     const started = await startSession(trx, now, passkey.person_id, address, presentedSession);
     await recordAudit(trx, {
       actor: { personId: passkey.person_id },
-      action: 'session.signed_in_with_passkey',
-      target: passkey.id,
+      action: 'session.signed_in',
+      target: passkey.person_id,
+      detail: `passkey ${passkey.id}`,
       address,
+      workspaceIds: await workspacesOf(trx, passkey.person_id),
       at: now,
     });
     return started;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
@@ -44,6 +44,20 @@ async function issueToken(
     })
     .execute();
   return token;
+}
+
+/**
+ * The workspaces a person is a member of: where the audit entries of their own actions (sign-in,
+ * sign-out, password reset) go, so each workspace's owners and admins see them.
+ */
+export async function workspacesOf(db: Kysely<DB> | Transaction<DB>, personId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .select('workspace_id')
+    .where('person_id', '=', personId)
+    .orderBy('workspace_id')
+    .execute();
+  return rows.map((r) => r.workspace_id);
 }
 
 /** Counts one request against a throttle; throws sign_in_limited past `limit`. */
@@ -177,11 +191,15 @@ export async function signIn(
     .executeTakeFirst();
   const matches = await passwordMatches(input.password, person?.password_hash ?? null);
   if (!person || !matches || person.email_verified_at === null) {
+    // A known person's failed sign-in goes to each of their workspaces' logs (someone may be guessing
+    // a member's password); an address without an account belongs to no workspace, so to none.
     await recordAudit(ctx.db, {
       actor: { personId: person?.id ?? null },
       action: 'session.sign_in_failed',
       target: email,
+      detail: !person ? 'no account' : !matches ? 'wrong password' : 'address not confirmed',
       address,
+      workspaceIds: person ? await workspacesOf(ctx.db, person.id) : [],
       at: ctx.now(),
     });
     throw new DomainError(
@@ -196,7 +214,9 @@ export async function signIn(
       actor: { personId: person.id },
       action: 'session.signed_in',
       target: person.id,
+      detail: 'password',
       address,
+      workspaceIds: await workspacesOf(trx, person.id),
       at: now,
     });
     return started;
@@ -262,6 +282,7 @@ export async function resetPassword(
       action: 'person.password_reset',
       target: personId,
       address,
+      workspaceIds: await workspacesOf(trx, personId),
       at: now,
     });
   });
@@ -283,7 +304,9 @@ export async function signOut(
       actor: { personId: session.personId },
       action: everywhere ? 'session.signed_out_everywhere' : 'session.signed_out',
       target: session.personId,
+      detail: everywhere ? `${ended} sessions ended` : null,
       address,
+      workspaceIds: await workspacesOf(trx, session.personId),
       at: now,
     });
     return ended;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
+import { actorOf } from '../audit-log/record.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
 import {
   Attempt,
@@ -195,9 +196,13 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { platform } = request.params;
-      const done = await completeConnect(app.ctx, platform, asParams(request.query), {
-        cookie: cookie(request, bindingCookie(platform)),
-      });
+      const done = await completeConnect(
+        app.ctx,
+        platform,
+        asParams(request.query),
+        { cookie: cookie(request, bindingCookie(platform)) },
+        request.ip,
+      );
       return present(done);
     },
   );
@@ -225,9 +230,13 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const done = await completeConnect(app.ctx, request.params.platform, asParams(request.body), {
-        keyId: workspacePrincipal(request).keyId,
-      });
+      const done = await completeConnect(
+        app.ctx,
+        request.params.platform,
+        asParams(request.body),
+        { keyId: workspacePrincipal(request).keyId },
+        request.ip,
+      );
       return present(done);
     },
   );
@@ -295,6 +304,7 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
         keyId: workspacePrincipal(request).keyId,
         accountId: request.body.account_id,
         share: request.body.share ?? false,
+        address: request.ip,
       });
       return present(done);
     },
@@ -324,8 +334,12 @@ export async function connectRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { ctx } = app;
-      const ws = await resolveWorkspace(ctx.db, workspacePrincipal(request), request.query.workspace_id);
-      const { revoked } = await disconnect(ctx, ws.id, request.params.platform);
+      const principal = workspacePrincipal(request);
+      const ws = await resolveWorkspace(ctx.db, principal, request.query.workspace_id);
+      const { revoked } = await disconnect(ctx, ws.id, request.params.platform, {
+        actor: actorOf(principal),
+        address: request.ip,
+      });
       return { platform: request.params.platform, status: 'disconnected' as const, revoked };
     },
   );

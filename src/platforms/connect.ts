@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { recordAudit, type AuditActor } from '../audit-log/record.ts';
 import { KeyRingError } from '../infra/crypto/keyring.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
@@ -202,6 +203,7 @@ export async function completeConnect(
   platform: Platform,
   params: URLSearchParams,
   binding: Binding,
+  address: string | null,
 ): Promise<ConnectAttempt> {
   const state = params.get('state');
   if (!state) throw invalidParameter('state', 'is required');
@@ -381,6 +383,7 @@ export async function completeConnect(
       tokens: tokensFor(chosen, tokens, now),
       granted: scopes.granted,
       share: false,
+      address,
     }).catch(async (error: unknown) => {
       // Refused under the workspace lock (plan limit, already connected, a race): say why on the row.
       await record('failed', error instanceof DomainError ? error.kind : 'connection not stored');
@@ -431,7 +434,14 @@ export async function completeConnect(
  */
 export async function selectAccount(
   ctx: AppContext,
-  input: { platform: Platform; attemptId: string; keyId: string; accountId: string; share: boolean },
+  input: {
+    platform: Platform;
+    attemptId: string;
+    keyId: string;
+    accountId: string;
+    share: boolean;
+    address: string | null;
+  },
 ): Promise<ConnectAttempt> {
   const { platform } = input;
   const now = ctx.now();
@@ -495,6 +505,7 @@ export async function selectAccount(
     tokens,
     granted,
     share: input.share,
+    address: input.address,
   });
   return {
     id: row.id,
@@ -708,6 +719,8 @@ async function finish(
     tokens: TokenSet;
     granted: string[] | null;
     share: boolean;
+    /** The client address of the request that completes it (the audit log's). */
+    address: string | null;
   },
 ): Promise<{ id: string; reconnected: boolean }> {
   const { platform, account } = input;
@@ -717,7 +730,7 @@ async function finish(
     if (!ws) throw new DomainError('not_found', 'The workspace no longer exists.');
     const attempt = await trx
       .selectFrom('oauth_states')
-      .select(['outcome'])
+      .select(['outcome', 'owner_key_id'])
       .where('state_hash', '=', input.attempt)
       .forUpdate()
       .executeTakeFirstOrThrow();
@@ -789,8 +802,24 @@ async function finish(
       .set({ ...FORGET_TOKENS, outcome: 'connected', error: null, connection_id: made.id })
       .where('state_hash', '=', input.attempt)
       .execute();
+    await recordAudit(trx, {
+      actor: starterActor(attempt.owner_key_id),
+      action: 'platform.connected',
+      target: made.id,
+      detail: `${platform} ${account.handle}${made.reconnected ? ' (reconnected)' : ''}`,
+      address: input.address,
+      workspaceId: ws.id,
+      at: now,
+    });
     return made;
   });
+}
+
+/** The audit actor of a connect attempt: the person whose session started it, or its API key. */
+function starterActor(ownerKeyId: string): AuditActor {
+  return ownerKeyId.startsWith('session:')
+    ? { personId: ownerKeyId.slice('session:'.length) }
+    : { keyId: ownerKeyId };
 }
 
 /**
@@ -821,6 +850,7 @@ export async function disconnect(
   ctx: AppContext,
   workspaceId: string,
   platform: Platform,
+  audit: { actor: AuditActor; address: string | null },
 ): Promise<{ revoked: boolean }> {
   const row = await ctx.db
     .selectFrom('platform_connections')
@@ -868,20 +898,32 @@ export async function disconnect(
     }
   }
   const now = ctx.now();
-  await ctx.db
-    .updateTable('platform_connections')
-    .set({
-      status: 'disconnected',
-      disconnected_at: now,
-      reauth_at: null,
-      access_token: null,
-      access_token_key_id: null,
-      refresh_token: null,
-      refresh_token_key_id: null,
-      token_expires_at: null,
-    })
-    .where('id', '=', row.id)
-    .where(holdsPlace)
-    .execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    const done = await trx
+      .updateTable('platform_connections')
+      .set({
+        status: 'disconnected',
+        disconnected_at: now,
+        reauth_at: null,
+        access_token: null,
+        access_token_key_id: null,
+        refresh_token: null,
+        refresh_token_key_id: null,
+        token_expires_at: null,
+      })
+      .where('id', '=', row.id)
+      .where(holdsPlace)
+      .executeTakeFirst();
+    if (!done.numUpdatedRows) return;
+    await recordAudit(trx, {
+      actor: audit.actor,
+      action: 'platform.disconnected',
+      target: row.id,
+      detail: platform,
+      address: audit.address,
+      workspaceId,
+      at: now,
+    });
+  });
   return { revoked };
 }

@@ -3,23 +3,26 @@ import { purgeIdempotencyKeys } from '../infra/http/idempotency.ts';
 import { defineJob } from '../infra/jobs/define.ts';
 import { purgeOAuthStates } from '../platforms/oauth-retention.ts';
 import { purgeDeletedWebhooks } from '../webhooks/retention.ts';
+import { purgeAuditLog } from '../audit-log/queries.ts';
 
 export interface PurgeCounts {
   oauthStates: number;
   idempotencyKeys: number;
   deletedWebhooks: number;
+  auditLog: number;
 }
 
 /**
  * Deletes what has outlived its retention (docs/operations.md, "Retention"): each owner's rule on
  * its own table. Idempotent: a rerun deletes nothing more.
  */
-export async function purgeExpired(ctx: Pick<AppContext, 'db' | 'now'>): Promise<PurgeCounts> {
+export async function purgeExpired(ctx: Pick<AppContext, 'db' | 'now' | 'config'>): Promise<PurgeCounts> {
   const now = ctx.now();
   return {
     oauthStates: await purgeOAuthStates(ctx.db, now),
     idempotencyKeys: await purgeIdempotencyKeys(ctx.db, now),
     deletedWebhooks: await purgeDeletedWebhooks(ctx.db, now),
+    auditLog: await purgeAuditLog(ctx.db, now, ctx.config.auditLogRetentionDays),
   };
 }
 

@@ -58,7 +58,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       const principal = workspacePrincipal(request);
       return idempotent(app.ctx, request, reply, async () => ({
         status: 200,
-        body: await createWebhook(app.ctx, principal, request.body),
+        body: await createWebhook(app.ctx, principal, request.body, request.ip),
       }));
     },
   );
@@ -99,7 +99,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      await deleteWebhook(app.ctx, workspacePrincipal(request), request.params.webhook_id);
+      await deleteWebhook(app.ctx, workspacePrincipal(request), request.params.webhook_id, request.ip);
       return { id: request.params.webhook_id, deleted: true };
     },
   );

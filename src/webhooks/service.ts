@@ -3,6 +3,7 @@ import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { DomainError } from '../core/errors.ts';
 import { newId } from '../infra/ids.ts';
+import { actorOf, recordAudit } from '../audit-log/record.ts';
 import * as q from './queries.ts';
 import type { CreatedWebhook, DeliveryList, Webhook } from './schemas.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
@@ -69,6 +70,7 @@ export async function createWebhook(
   ctx: AppContext,
   principal: WorkspacePrincipal,
   input: CreateWebhookInput,
+  address: string | null,
 ): Promise<Static<typeof CreatedWebhook>> {
   // Cheap checks first, in the spec's order of statuses: 400 URL, 422 events, then the rest.
   parseWebhookUrl(input.url, { allowLoopback: ctx.config.allowLoopbackFetch });
@@ -90,14 +92,25 @@ export async function createWebhook(
       );
     }
     const id = newId('wh');
-    return q.insertWebhook(trx, {
+    const now = ctx.now();
+    const created = await q.insertWebhook(trx, {
       id,
       workspaceId: principal.workspaceId,
       url,
       events,
       secret: ctx.keyRing.seal(secret, sealedAt('webhooks.secret', id)),
-      createdAt: ctx.now(),
+      createdAt: now,
     });
+    await recordAudit(trx, {
+      actor: actorOf(principal),
+      action: 'webhook.created',
+      target: id,
+      detail: `${url} (${events.join(', ')})`,
+      address,
+      workspaceId: principal.workspaceId,
+      at: now,
+    });
+    return created;
   });
   return { ...toResource(row), secret };
 }
@@ -118,9 +131,21 @@ export async function deleteWebhook(
   ctx: AppContext,
   principal: WorkspacePrincipal,
   id: string,
+  address: string | null,
 ): Promise<void> {
-  const deleted = await q.softDeleteWebhook(ctx.db, principal.workspaceId, id, ctx.now());
-  if (!deleted) throw notFound(id);
+  const now = ctx.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const deleted = await q.softDeleteWebhook(trx, principal.workspaceId, id, now);
+    if (!deleted) throw notFound(id);
+    await recordAudit(trx, {
+      actor: actorOf(principal),
+      action: 'webhook.deleted',
+      target: id,
+      address,
+      workspaceId: principal.workspaceId,
+      at: now,
+    });
+  });
 }
 
 export async function listDeliveries(

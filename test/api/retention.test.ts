@@ -85,7 +85,12 @@ describe('the retention purge', () => {
     });
 
     // Now: only the long-expired state goes.
-    expect(await purgeExpired(t.ctx)).toEqual({ oauthStates: 1, idempotencyKeys: 0, deletedWebhooks: 0 });
+    expect(await purgeExpired(t.ctx)).toEqual({
+      oauthStates: 1,
+      idempotencyKeys: 0,
+      deletedWebhooks: 0,
+      auditLog: 0,
+    });
     expect(await remaining()).toEqual({
       states: ['live'],
       keys: ['retention-1', 'retention-2'],
@@ -96,15 +101,30 @@ describe('the retention purge', () => {
     // second state expired more than a day ago.
     t.setNow(at(25 * HOUR));
     await create(3);
-    expect(await purgeExpired(t.ctx)).toEqual({ oauthStates: 1, idempotencyKeys: 2, deletedWebhooks: 0 });
+    expect(await purgeExpired(t.ctx)).toEqual({
+      oauthStates: 1,
+      idempotencyKeys: 2,
+      deletedWebhooks: 0,
+      auditLog: 0,
+    });
     expect((await remaining()).keys).toEqual(['retention-3']);
 
     // 31 days on: the deleted webhook goes (with its deliveries); live webhooks stay.
     t.setNow(at(31 * DAY));
-    expect(await purgeExpired(t.ctx)).toEqual({ oauthStates: 0, idempotencyKeys: 1, deletedWebhooks: 1 });
+    expect(await purgeExpired(t.ctx)).toEqual({
+      oauthStates: 0,
+      idempotencyKeys: 1,
+      deletedWebhooks: 1,
+      auditLog: 0,
+    });
     expect((await remaining()).webhooks).not.toContain(deletedId);
     expect((await remaining()).webhooks).toContain(liveId);
     // A second run finds nothing more.
-    expect(await purgeExpired(t.ctx)).toEqual({ oauthStates: 0, idempotencyKeys: 0, deletedWebhooks: 0 });
+    expect(await purgeExpired(t.ctx)).toEqual({
+      oauthStates: 0,
+      idempotencyKeys: 0,
+      deletedWebhooks: 0,
+      auditLog: 0,
+    });
   });
 });

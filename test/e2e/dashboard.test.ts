@@ -197,7 +197,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
 
   it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
     const page = await signIn(m.keys.pro);
-    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms', 'Account']);
+    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms', 'Account', 'Team']);
     expect(await page.getByTestId('who').innerText()).toContain('Acme Outdoor');
     await page.getByTestId('composite').waitFor();
     expect(await page.getByTestId('composite').innerText()).toMatch(/^\d+\.\d [a-z]+$/);
@@ -211,6 +211,12 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       await page.goto(`${base}/app/#/${hidden}`);
       await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
     }
+
+    // The Team view: a key reads the members; changing the team is for signed-in owners and admins.
+    await go(page, 'Team');
+    await page.getByTestId('team-read-only').waitFor();
+    expect(await page.getByTestId('members').locator('tbody tr').count()).toBeGreaterThan(0);
+    await expectAccessible(page, 'team');
 
     await go(page, 'History');
     await page.getByLabel('Granularity').selectOption('monthly');
@@ -322,6 +328,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       'Reports',
       'Agency',
       'Account',
+      'Team',
     ]);
 
     await go(page, 'Platforms');

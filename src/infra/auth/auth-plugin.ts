@@ -192,6 +192,8 @@ export async function authPlugin(
       const wait = blockedFor(request.ip);
       if (wait > 0) throw problems.authFailuresLimited(Math.max(1, Math.ceil(wait / 1000)));
     }
+    // A key verified earlier, from memory: its last use is recorded when due (at most once a minute).
+    if (known) await deps.authenticator.recordUseIfDue(known.keyId);
     let principal =
       known === undefined ? await deps.authenticator.authenticate(request.headers.authorization) : known;
     if (!principal && !request.headers.authorization && deps.sessions)
@@ -215,7 +217,10 @@ export async function authPlugin(
     if (!requirement) return done();
 
     const principal = deps.authenticator.authenticateCached(request.headers.authorization);
-    if (principal === undefined || (principal !== null && !deps.rateLimits.hitNow)) {
+    if (
+      principal === undefined ||
+      (principal !== null && (!deps.rateLimits.hitNow || deps.authenticator.useDue(principal.keyId)))
+    ) {
       admitAsync(request, reply, requirement, principal).then(() => done(), done);
       return;
     }

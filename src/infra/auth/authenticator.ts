@@ -16,7 +16,15 @@ interface CachedKey {
   cachedAt: number;
   /** The exact Authorization header last verified against this entry (see `#verified`). */
   verifiedHeader?: string;
+  /** When the key's use was last recorded (api_keys.last_used_at, ms), as this process knows it. */
+  lastUsedAt: number | null;
 }
+
+/**
+ * A key's `last_used_at` is written when it authenticates at most once per this interval (like a
+ * session's last_seen_at), so reading with a key does not write on every request.
+ */
+export const KEY_LAST_USED_INTERVAL_MS = 60_000;
 
 /**
  * Compared against when the key id is unknown: a random hash no secret matches (the chance is
@@ -76,6 +84,18 @@ export class Authenticator {
     return principal;
   }
 
+  /** Whether a cached key's use is due to be recorded (`recordUseIfDue`): at most once per interval. */
+  useDue(keyId: string, now = Date.now()): boolean {
+    const entry = this.#cache.get(keyId);
+    return entry !== undefined && usedLongAgo(entry, now);
+  }
+
+  /** Records a cached key's use when it is due (a principal from `authenticateCached`). */
+  async recordUseIfDue(keyId: string, now = Date.now()): Promise<void> {
+    const entry = this.#cache.get(keyId);
+    if (entry !== undefined && usedLongAgo(entry, now)) await this.#recordUse(keyId, entry, now);
+  }
+
   /** Returns the principal, or null for a missing, malformed, unknown, expired or revoked key. */
   async authenticate(authorization: string | undefined, now = Date.now()): Promise<Principal | null> {
     const cached = this.authenticateCached(authorization, now);
@@ -98,6 +118,7 @@ export class Authenticator {
     const principal = entry.principal;
     if (!matches || principal === null || entry.revoked || parsed.mode !== entry.mode) return null;
     if (principal.expiresAt !== null && principal.expiresAt <= now) return null;
+    if (usedLongAgo(entry, now)) await this.#recordUse(parsed.id, entry, now);
     // Verified: later requests with this exact header skip the hash while the entry stays cached.
     if (this.#ttlMs > 0 && this.#cache.get(parsed.id) === entry) {
       if (entry.verifiedHeader !== undefined) this.#verified.delete(entry.verifiedHeader);
@@ -105,6 +126,30 @@ export class Authenticator {
       this.#verified.set(authorization, entry);
     }
     return principal;
+  }
+
+  /**
+   * Records that a key was used (api_keys.last_used_at). Conditional, so instances sharing the
+   * database write it at most once per interval between them. A failed write does not refuse the
+   * request: the next one tries again.
+   */
+  async #recordUse(id: string, entry: CachedKey, now: number): Promise<void> {
+    try {
+      await this.#db
+        .updateTable('api_keys')
+        .set({ last_used_at: new Date(now) })
+        .where('id', '=', id)
+        .where((eb) =>
+          eb.or([
+            eb('last_used_at', 'is', null),
+            eb('last_used_at', '<=', new Date(now - KEY_LAST_USED_INTERVAL_MS)),
+          ]),
+        )
+        .execute();
+      entry.lastUsedAt = now;
+    } catch {
+      // The database is unreachable or busy: the key stays usable; its last use is written later.
+    }
   }
 
   /** Drops a key from this process's cache at once (used by in-process revocation). */
@@ -138,6 +183,7 @@ export class Authenticator {
       principal: null,
       revoked: false,
       cachedAt: now,
+      lastUsedAt: null,
     };
     // One row whether or not the id exists (nulls when it does not), and the workspace index is
     // probed either way: an unknown id costs the database what a known one does.
@@ -148,12 +194,13 @@ export class Authenticator {
       scopes: Scope[] | null;
       expires_at: Date | null;
       revoked_at: Date | null;
+      last_used_at: Date | null;
       workspace_id: string | null;
       subscriber_id: string | null;
       plan: Plan | null;
       account_type: string | null;
     }>`
-      SELECT k.id, k.secret_hash, k.mode, k.scopes, k.expires_at, k.revoked_at, k.workspace_id,
+      SELECT k.id, k.secret_hash, k.mode, k.scopes, k.expires_at, k.revoked_at, k.last_used_at, k.workspace_id,
              k.subscriber_id, w.plan, w.account_type
       FROM (SELECT ${id}::text AS id) q
       LEFT JOIN api_keys k ON k.id = q.id
@@ -186,6 +233,11 @@ export class Authenticator {
       principal,
       revoked: row.revoked_at !== null,
       cachedAt: now,
+      lastUsedAt: row.last_used_at ? new Date(row.last_used_at).getTime() : null,
     };
   }
+}
+
+function usedLongAgo(entry: CachedKey, now: number): boolean {
+  return entry.lastUsedAt === null || now - entry.lastUsedAt >= KEY_LAST_USED_INTERVAL_MS;
 }

@@ -564,6 +564,7 @@ export interface AuditLogTable {
   action: string;
   target: string | null;
   address: string | null;
+  detail: string | null;
 }
 
 export interface AnnotationsTable {
