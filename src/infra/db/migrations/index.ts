@@ -29,6 +29,7 @@ import * as m0077 from './0077_reports.ts';
 import * as m0078 from './0078_score_drivers.ts';
 import * as m0079 from './0079_alert_enabled.ts';
 import * as m0080 from './0080_teams.ts';
+import * as m0081 from './0081_sso.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0078_score_drivers': m0078,
   '0079_alert_enabled': m0079,
   '0080_teams': m0080,
+  '0081_sso': m0081,
 };
