@@ -32,7 +32,9 @@ import {
 export const SSO_BINDING_COOKIE = 'bh_sso';
 const CALLBACK_PATH = '/v1/auth/sso/callback';
 
-const tags = ['sso'];
+/** Settings are team management; the sign-in itself belongs with the other sign-ins. */
+const tags = ['teams'];
+const signInTags = ['people'];
 const READ = { auth: { audience: 'workspace' as const, action: 'sso.read' as const } };
 const WRITE = { auth: { audience: 'workspace' as const, action: 'sso.write' as const } };
 
@@ -138,7 +140,7 @@ export async function ssoRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         operationId: 'startSso',
-        tags,
+        tags: signInTags,
         summary: 'Sign in through a workspace’s identity provider',
         security: [],
         description:
@@ -194,7 +196,7 @@ export async function ssoRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: {
         operationId: 'completeSso',
-        tags,
+        tags: signInTags,
         summary: "The identity provider's redirect back",
         security: [],
         description:

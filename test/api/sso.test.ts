@@ -1,90 +1,30 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { createApiKey } from '../../src/admin/keys.ts';
 import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
 import { signedInPerson, type Browser } from '../helpers/people.ts';
+import { startTestProvider, type TestProvider } from '../helpers/oidc.ts';
 
 // Single sign-on through a real OpenID Connect provider (panva's oidc-provider) started on a
 // loopback port; the browser's redirects are followed by hand, with a cookie jar per party.
 const PUBLIC_URL = 'https://bh.test';
 const REDIRECT_URI = `${PUBLIC_URL}/v1/auth/sso/callback`;
-const CLIENT_ID = 'brand-health';
-const CLIENT_SECRET = 'a-long-client-secret-for-the-test-provider';
 
-interface Account {
-  email: string;
-  email_verified: boolean;
-  name: string;
-}
-const accounts = new Map<string, Account>();
-/** The account the provider's login step signs in next. */
-let nextAccount = '';
-
-let provider: Provider;
-let providerServer: http.Server;
+let op: TestProvider;
 let issuer: string;
+let CLIENT_ID: string;
+let CLIENT_SECRET: string;
 let t: TestService;
 
 beforeAll(async () => {
-  providerServer = http.createServer();
-  await new Promise<void>((resolve) => providerServer.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(providerServer.address() as AddressInfo).port}`;
-  provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [REDIRECT_URI],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-    cookies: { keys: ['test-cookie-key'] },
-    ttl: {
-      Interaction: 600,
-      Grant: 600,
-      Session: 600,
-      AccessToken: 600,
-      IdToken: 600,
-      AuthorizationCode: 60,
-    },
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    findAccount: (_ctx, id) => {
-      const account = accounts.get(id);
-      return account ? { accountId: id, claims: () => ({ sub: id, ...account }) } : undefined;
-    },
-  });
-  const handle = provider.callback();
-  // The login step: signs in `nextAccount` and grants the requested scopes, no form.
-  providerServer.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (!req.url?.startsWith('/interaction/')) return void handle(req, res);
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      const grant = new provider.Grant({ accountId: nextAccount, clientId: CLIENT_ID });
-      grant.addOIDCScope(String(details.params.scope));
-      const grantId = await grant.save();
-      await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: nextAccount }, consent: { grantId } },
-        { mergeWithLastSubmission: false },
-      );
-    })().catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
+  op = await startTestProvider(REDIRECT_URI);
+  ({ issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET } = op);
   t = await startTestService({ publicUrl: PUBLIC_URL }, { ALLOW_LOOPBACK_FETCH: 'true' });
 });
 
 afterAll(async () => {
   await t?.close();
-  await new Promise((resolve) => providerServer?.close(resolve));
+  await op?.close();
 });
 
 /** Cookies of one party (the provider's domain), as a browser would keep them. */
@@ -124,7 +64,7 @@ async function start(query: string, sessionCookie?: string): Promise<Flow> {
 
 /** Follows the provider's redirects (login included) until it sends the browser back to us. */
 async function atProvider(authorizationUrl: string, account: string): Promise<string> {
-  nextAccount = account;
+  op.signInAs(account);
   const jar = new Jar();
   let url = authorizationUrl;
   for (let hop = 0; hop < 8; hop++) {
@@ -163,9 +103,7 @@ function ssoError(res: { statusCode: number; headers: Record<string, unknown> })
 
 let n = 0;
 function account(email: string, verified = true): string {
-  const id = `acct-${++n}`;
-  accounts.set(id, { email, email_verified: verified, name: `Agent ${n}` });
-  return id;
+  return op.account({ email, email_verified: verified, name: `Agent ${++n}` });
 }
 
 async function agencyWithSso(domain: string, defaultRole: 'admin' | 'member' | 'viewer' = 'member') {
