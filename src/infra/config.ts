@@ -385,7 +385,7 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     key: 'allowLoopbackFetch',
     default: '`false`',
     meaning:
-      'tests only: let webhook delivery and studio media fetching reach loopback addresses (private ranges stay refused)',
+      'tests only: let webhook delivery, studio media fetching and single sign-on providers reach loopback addresses (and `http` issuers; private ranges stay refused)',
     read: (e) => boolean(e, 'ALLOW_LOOPBACK_FETCH', false),
   }),
   integerOption(
