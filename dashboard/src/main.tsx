@@ -13,6 +13,7 @@ import { AlertsView } from './views/alerts.tsx';
 import { ReportsView } from './views/reports.tsx';
 import { AgencyView } from './views/agency.tsx';
 import { TacsiView } from './views/tacsi.tsx';
+import { SsoSignIn, SsoView } from './views/sso.tsx';
 import './style.css';
 
 /** What a view gets: the session's client and the workspace it shows (an agency may open a client's). */
@@ -42,6 +43,7 @@ const VIEWS: ViewDef[] = [
   { path: 'alerts', label: 'Alerts', agency: true, view: AlertsView },
   { path: 'reports', label: 'Reports', agency: true, view: ReportsView },
   { path: 'agency', label: 'Agency', agency: true, view: AgencyView },
+  { path: 'sso', label: 'Single sign-on', view: SsoView },
 ];
 
 function useRoute(): string[] {
@@ -99,6 +101,7 @@ function SignIn({ onSession }: { onSession: (s: Session) => void }) {
         </button>
         {error !== null && <ErrorBox error={error} />}
       </form>
+      <SsoSignIn />
     </main>
   );
 }
