@@ -190,7 +190,8 @@ export async function saveSsoSettings(
   },
   origin: string | null,
 ): Promise<SsoSettingsView> {
-  const issuer = input.issuer.trim().replace(/\/+$/, '');
+  // Kept exactly as given (a trailing slash included): discovery requires the provider to name itself so.
+  const issuer = input.issuer.trim();
   checkIssuerUrl(ctx, issuer);
   const domains = normaliseDomains(input.allowed_domains);
   const existing = await ctx.db
@@ -201,10 +202,15 @@ export async function saveSsoSettings(
   let secret = input.client_secret;
   if (secret === undefined) {
     if (!existing) throw invalidParameter('client_secret', 'is required when single sign-on is first set up');
-    secret = ctx.keyRing.open(
-      { ciphertext: existing.client_secret, keyId: existing.client_secret_key_id },
-      sealedAt('sso_settings.client_secret', actor.workspaceId),
-    );
+    try {
+      secret = ctx.keyRing.open(
+        { ciphertext: existing.client_secret, keyId: existing.client_secret_key_id },
+        sealedAt('sso_settings.client_secret', actor.workspaceId),
+      );
+    } catch (error) {
+      if (!(error instanceof KeyRingError)) throw error;
+      throw invalidParameter('client_secret', 'the stored secret cannot be opened: send it again');
+    }
   }
   try {
     await discover(ctx, issuer, input.client_id, secret);
