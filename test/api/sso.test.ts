@@ -106,8 +106,12 @@ function account(email: string, verified = true): string {
   return op.account({ email, email_verified: verified, name: `Agent ${++n}` });
 }
 
-async function agencyWithSso(domain: string, defaultRole: 'admin' | 'member' | 'viewer' = 'member') {
-  const ws = await createWorkspace(t.db, { name: `${domain} agency`, plan: 'agency', accountType: 'agency' });
+async function agencyWithSso(
+  domain: string,
+  defaultRole: 'admin' | 'member' | 'viewer' = 'member',
+  plan: 'free' | 'agency' = 'agency',
+) {
+  const ws = await createWorkspace(t.db, { name: `${domain} agency`, plan, accountType: 'agency' });
   const owner = await signedInPerson(t, { workspaceId: ws.id, role: 'owner' });
   const res = await owner.request('PUT', '/v1/workspace/sso', {
     issuer,
@@ -371,6 +375,23 @@ describe('sign-in', () => {
     const cookie = `bh_session=${later.cookies.find((c) => c.name === 'bh_session')!.value}`;
     const me = await t.request({ method: 'GET', url: '/v1/auth/session', headers: { cookie } });
     expect(me.json().person.id).toBe(existing.personId);
+  });
+
+  it("keeps to the plan's team limit, and finds no workspace by an address two workspaces allow", async () => {
+    const { ws } = await agencyWithSso('full.example', 'member', 'free');
+    expect(ssoError(await signInThroughProvider(`workspace=${ws.id}`, account('hal@full.example')))).toBe(
+      'team_limit_reached',
+    );
+    expect(
+      await t.db.selectFrom('people').select('id').where('email', '=', 'hal@full.example').execute(),
+    ).toEqual([]);
+    await agencyWithSso('shared.example');
+    await agencyWithSso('shared.example');
+    const ambiguous = await t.request({
+      method: 'GET',
+      url: '/v1/auth/sso/start?email=ivy%40shared.example',
+    });
+    expect(ssoError(ambiguous)).toBe('sso_unavailable');
   });
 
   it('sends a start without usable single sign-on back to the dashboard, and refuses a bad query (400)', async () => {
