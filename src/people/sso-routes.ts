@@ -186,7 +186,8 @@ export async function ssoRoutes(fastify: FastifyInstance): Promise<void> {
         return reply.redirect(started.authorizationUrl, 302);
       } catch (error) {
         if (error instanceof SsoFailure) return failed(reply, error.code);
-        throw error;
+        request.log.error({ err: error }, 'single sign-on start failed unexpectedly');
+        return failed(reply, 'unexpected');
       }
     },
   );
