@@ -15,6 +15,7 @@ import { AgencyView } from './views/agency.tsx';
 import { TacsiView } from './views/tacsi.tsx';
 import { AccountView, PasskeySignInButton } from './views/account.tsx';
 import { TeamView } from './views/team.tsx';
+import { SsoSignIn, SsoView } from './views/sso.tsx';
 import './style.css';
 
 /** What a view gets: the session's client and the workspace it shows (an agency may open a client's). */
@@ -46,6 +47,7 @@ const VIEWS: ViewDef[] = [
   { path: 'agency', label: 'Agency', agency: true, view: AgencyView },
   { path: 'account', label: 'Account', view: AccountView },
   { path: 'team', label: 'Team', view: TeamView },
+  { path: 'sso', label: 'Single sign-on', view: SsoView },
 ];
 
 function useRoute(): string[] {
@@ -104,6 +106,7 @@ function SignIn({ onSession }: { onSession: (s: Session) => void }) {
         {error !== null && <ErrorBox error={error} />}
       </form>
       <PasskeySignInButton onSignedIn={() => (location.hash = '#/account')} />
+      <SsoSignIn />
     </main>
   );
 }

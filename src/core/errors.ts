@@ -103,6 +103,9 @@ export interface ErrorDetails {
   last_owner: undefined;
   /** An invitation token that is unknown, already accepted, revoked or expired. */
   invitation_unusable: { reason: 'unknown' | 'accepted' | 'revoked' | 'expired' };
+  // single sign-on
+  /** The issuer's OpenID Connect discovery document could not be fetched or is unusable. */
+  sso_discovery_failed: FieldDetails;
   // reports
   /** A white-label logo that is not a PNG or JPEG, or has dimensions outside the accepted range. */
   invalid_logo: FieldDetails;

@@ -21,6 +21,8 @@ export const ACTIONS = [
   'key.manage',
   'audit_log.read',
   'workspace.manage',
+  'sso.read',
+  'sso.write',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -38,12 +40,14 @@ const ADMIN: readonly Action[] = [
   'member.manage',
   'key.manage',
   'audit_log.read',
+  'sso.read',
+  'sso.write',
 ];
 
 /**
  * What each role may do. Viewer reads; member also runs audits, the studio and campaigns; admin
- * also manages platforms, webhooks, alerts, reports, members other than owners, keys, and reads the
- * audit log; owner may do everything, including managing owners and the workspace's settings.
+ * also manages platforms, webhooks, alerts, reports, members other than owners, keys and single
+ * sign-on, and reads the audit log; owner may do everything, including managing owners and the workspace's settings.
  */
 export const ROLE_ACTIONS: Readonly<Record<Role, ReadonlySet<Action>>> = {
   viewer: new Set(VIEWER),
@@ -55,7 +59,8 @@ export const ROLE_ACTIONS: Readonly<Record<Role, ReadonlySet<Action>>> = {
 /**
  * What an API key's scopes allow. `read` reads; `write` does what a workspace's automation does
  * (audits, platforms, webhooks, campaigns, studio, alerts, reports, workspace settings). Managing
- * people and keys and reading the audit log are for signed-in people only: no scope grants them.
+ * people, keys and single sign-on (which decides who may join) and reading the audit log are for
+ * signed-in people only: no scope grants them.
  */
 export const SCOPE_ACTIONS: Readonly<Record<Scope, ReadonlySet<Action>>> = {
   read: new Set(VIEWER),
@@ -77,6 +82,8 @@ export const PEOPLE_ONLY_ACTIONS: ReadonlySet<Action> = new Set([
   'owner.manage',
   'key.manage',
   'audit_log.read',
+  'sso.read',
+  'sso.write',
 ]);
 
 /** The action a route performs when it names only a scope: `read` reads scores, `write` changes the workspace. */

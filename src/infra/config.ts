@@ -387,7 +387,7 @@ export const CONFIG_OPTIONS: readonly ConfigOption[] = [
     key: 'allowLoopbackFetch',
     default: '`false`',
     meaning:
-      'tests and the local sandbox (`npm run demo` sets it) only: webhooks, alert Slack URLs and studio media may reach loopback addresses, webhooks over plain http too (private ranges stay refused); never on a service with real tenants',
+      'tests and the local sandbox (`npm run demo` sets it) only: webhooks, alert Slack URLs, studio media and single sign-on providers may reach loopback addresses, webhooks and issuers over plain http too (private ranges stay refused); never on a service with real tenants',
     read: (e) => boolean(e, 'ALLOW_LOOPBACK_FETCH', false),
   }),
   integerOption(

@@ -4,9 +4,13 @@ import { peopleRoutes } from './routes.ts';
 import { passkeyRoutes } from './passkey-routes.ts';
 import { teamRoutes } from './team-routes.ts';
 import { auditLogRoutes } from './audit-log-routes.ts';
+import { ssoRoutes } from './sso-routes.ts';
 import { peopleSandbox } from './sandbox.ts';
 
-/** People, their sign-in, their browser sessions, their teams, and the audit log's reading (docs/security.md). */
+/**
+ * People, their sign-in (password, passkey or single sign-on), their browser sessions, their teams, and the
+ * audit log's reading (docs/security.md).
+ */
 export const peopleModule: DomainModule = {
   name: 'people',
   routes: async (app: FastifyInstance) => {
@@ -14,6 +18,7 @@ export const peopleModule: DomainModule = {
     await passkeyRoutes(app);
     await teamRoutes(app);
     await auditLogRoutes(app);
+    await ssoRoutes(app);
   },
   sandbox: peopleSandbox,
 };

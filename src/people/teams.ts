@@ -79,7 +79,7 @@ async function pendingInvitations(trx: Transaction<DB>, workspaceId: string, now
  * people would pass its plan's team limit. Invitations count while pending, so a limit cannot be
  * passed by inviting many at once; accepting an invitation counts members only (its seat was held).
  */
-async function checkTeamLimit(
+export async function checkTeamLimit(
   trx: Transaction<DB>,
   workspaceId: string,
   now: Date,

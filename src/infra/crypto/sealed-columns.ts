@@ -31,6 +31,7 @@ export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
 export const IDEMPOTENT_RESPONSE_PURPOSE = 'idempotent-response';
 export const PLATFORM_TOKEN_PURPOSE = 'platform-token';
 export const OAUTH_VERIFIER_PURPOSE = 'oauth-verifier';
+export const SSO_CLIENT_SECRET_PURPOSE = 'sso-client-secret';
 
 const COLUMNS = [
   {
@@ -97,6 +98,20 @@ const COLUMNS = [
     column: 'refresh_token',
     keyIdColumn: 'refresh_token_key_id',
     purpose: PLATFORM_TOKEN_PURPOSE,
+  },
+  {
+    table: 'sso_settings',
+    idColumn: 'workspace_id',
+    column: 'client_secret',
+    keyIdColumn: 'client_secret_key_id',
+    purpose: SSO_CLIENT_SECRET_PURPOSE,
+  },
+  {
+    table: 'sso_attempts',
+    idColumn: 'state_hash',
+    column: 'code_verifier',
+    keyIdColumn: 'code_verifier_key_id',
+    purpose: OAUTH_VERIFIER_PURPOSE,
   },
 ] as const satisfies readonly SealedColumn[];
 

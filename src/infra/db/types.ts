@@ -499,6 +499,48 @@ export interface MembershipsTable {
   created_at: CreatedAt;
 }
 
+/** A workspace's OpenID Connect identity provider (migration 0081). */
+export interface SsoSettingsTable {
+  workspace_id: string;
+  issuer: string;
+  client_id: string;
+  /** Sealed (purpose sso-client-secret, bound to the row). */
+  client_secret: string;
+  client_secret_key_id: string;
+  allowed_domains: string[];
+  default_role: Exclude<Role, 'owner'>;
+  enabled: boolean;
+  updated_at: Date;
+}
+
+/** A single sign-on in flight: single use, ten minutes. */
+export interface SsoAttemptsTable {
+  state_hash: string;
+  /** SHA-256 of the random value in the starting browser's cookie. */
+  binding_hash: string;
+  workspace_id: string;
+  nonce: string;
+  /** Sealed (purpose oauth-verifier, bound to the row). */
+  code_verifier: string;
+  code_verifier_key_id: string;
+  redirect_uri: string;
+  return_path: string;
+  /** The person signed in when the attempt started: their account may be linked to the identity. */
+  link_person_id: string | null;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** Which identity (issuer, subject) of which provider is which person. */
+export interface SsoIdentitiesTable {
+  issuer: string;
+  subject: string;
+  person_id: string;
+  workspace_id: string | null;
+  created_at: CreatedAt;
+}
+
 export interface InvitationsTable {
   id: string;
   workspace_id: string;
@@ -672,6 +714,9 @@ export interface DB {
   webauthn_challenges: WebauthnChallengesTable;
   memberships: MembershipsTable;
   invitations: InvitationsTable;
+  sso_settings: SsoSettingsTable;
+  sso_attempts: SsoAttemptsTable;
+  sso_identities: SsoIdentitiesTable;
   sectors: SectorsTable;
   workspaces: WorkspacesTable;
   tacsi_subscribers: TacsiSubscribersTable;

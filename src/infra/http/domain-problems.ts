@@ -136,6 +136,8 @@ export const DOMAIN_PROBLEMS: { [K in ErrorKind]: ProblemMapping<K> } = {
     title: 'Invitation Unusable',
     options: ({ details: d }) => ({ extensions: { reason: d.reason } }),
   },
+  // single sign-on (docs/security.md "Single sign-on")
+  sso_discovery_failed: { status: 422, title: 'Identity Provider Unusable', options: field },
   // reports
   invalid_logo: { status: 422, title: 'Invalid Logo', options: field },
   report_not_ready: { status: 409, title: 'Report Not Ready' },

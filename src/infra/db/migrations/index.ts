@@ -32,6 +32,7 @@ import * as m0080 from './0080_teams.ts';
 import * as m0081 from './0081_webhook_loopback_http.ts';
 import * as m0082 from './0082_passkeys.ts';
 import * as m0083 from './0083_audit_log_detail.ts';
+import * as m0084 from './0084_sso.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0081_webhook_loopback_http': m0081,
   '0082_passkeys': m0082,
   '0083_audit_log_detail': m0083,
+  '0084_sso': m0084,
 };
