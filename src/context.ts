@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Timeline } from './annotations/timeline-types.ts';
 import type { Authenticator } from './infra/auth/authenticator.ts';
 import type { Config } from './infra/config.ts';
 import type { KeyRing } from './infra/crypto/keyring.ts';
@@ -27,6 +28,8 @@ export interface AppContext {
   state: ServiceState;
   /** Wall clock; tests may replace it to move time. */
   now: () => Date;
+  /** A workspace's timeline: every domain's entries (DomainModule.timeline), put together. */
+  timeline: Timeline;
 }
 
 declare module 'fastify' {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TimelineSource } from './annotations/timeline-types.ts';
 import type { CliExtension } from './cli/registry.ts';
 import type { AppContext } from './context.ts';
 import type { JobDefinition } from './infra/jobs/define.ts';
@@ -31,4 +32,6 @@ export interface DomainModule {
   cli?: CliExtension;
   /** Seeds this domain's sandbox data, in DOMAINS order, after the base seed. */
   sandbox?: SandboxExtension;
+  /** What this domain puts on a workspace's timeline (the score history's annotations, reports). */
+  timeline?: TimelineSource;
 }

@@ -5,6 +5,7 @@ import { exportsModule } from './exports/module.ts';
 import { ingestModule } from './ingest/module.ts';
 import { platformRoutes } from './platforms/routes.ts';
 import { connectRoutes } from './platforms/connect-routes.ts';
+import { connectionsOnTimeline } from './platforms/queries.ts';
 import { scoringModule } from './scoring/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { workspaceRoutes } from './workspaces/routes.ts';
@@ -19,7 +20,7 @@ import { reportsModule } from './reports/module.ts';
 /** Every domain area of the service. Each owns its routes, service, queries, jobs, CLI and sandbox data. */
 export const DOMAINS: DomainModule[] = [
   { name: 'workspaces', routes: workspaceRoutes },
-  { name: 'platforms', routes: platformRoutes },
+  { name: 'platforms', routes: platformRoutes, timeline: connectionsOnTimeline },
   { name: 'platform-connections', routes: connectRoutes },
   { name: 'studio', routes: studioRoutes },
   scoringModule,

@@ -13,6 +13,7 @@ import { MemoryRateLimitStore, type StoreHealth } from './infra/ratelimit/store.
 import { Gauge } from 'prom-client';
 import { ServiceState } from './infra/state.ts';
 import { Mailer } from './infra/mail/mailer.ts';
+import { timelineOf } from './annotations/timeline.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -76,6 +77,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       keyRing,
       state: new ServiceState(),
       now,
+      timeline: timelineOf(DOMAINS.flatMap((domain) => (domain.timeline ? [domain.timeline] : []))),
     };
     for (const domain of DOMAINS) for (const job of domain.jobs ?? []) job.register(ctx);
     // Three independent steps side by side: the stored secrets' check, pg-boss's start (both mostly

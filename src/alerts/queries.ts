@@ -1,5 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AlertCondition, DB } from '../infra/db/types.ts';
+import type { TimedEntry, TimelineSource } from '../annotations/timeline-types.ts';
+import { serviceEntry, type TimelineEntry } from '../annotations/timeline.ts';
+import { utcDay } from '../core/days.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -343,3 +346,25 @@ export async function recordNotification(
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/**
+ * The alerts domain's timeline entries: crises as the workspace's crisis rules saw them, started and
+ * ended. Several crisis rules open episodes on one crisis: one entry per day and kind.
+ */
+export const crisesOnTimeline: TimelineSource = async (db, workspaceId, range) => {
+  const out: TimedEntry[] = [];
+  const seen = new Set<string>();
+  const add = (at: Date, entry: Omit<TimelineEntry, 'day' | 'author' | 'source' | 'category'>) => {
+    const key = `${entry.kind} ${utcDay(at)}`;
+    if (seen.has(key)) return;
+    const timed = serviceEntry(range, at, { ...entry, category: 'crisis' });
+    if (!timed) return;
+    seen.add(key);
+    out.push(timed);
+  };
+  for (const e of await crisisEpisodesBetween(db, workspaceId, range.from, range.to)) {
+    add(e.triggered_at, { text: `Crisis started: ${e.summary}`, kind: 'crisis_started', ref: e.id });
+    if (e.resolved_at) add(e.resolved_at, { text: 'Crisis ended', kind: 'crisis_ended', ref: e.id });
+  }
+  return out;
+};

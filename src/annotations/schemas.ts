@@ -1,5 +1,5 @@
 // TypeBox schemas of the annotation endpoints, with their OpenAPI examples.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { DateOnly, Timestamp } from '../infra/http/schemas.ts';
 
 export const ANNOTATION_CATEGORIES = ['note', 'launch', 'campaign', 'crisis', 'press', 'other'] as const;
@@ -70,7 +70,8 @@ export const TimelineAnnotation = Type.Object(
     day: DateOnly,
     text: Type.String(),
     category: Type.Enum([...ANNOTATION_CATEGORIES], {
-      description: "the note's category; crisis for crisis events, other for the service's other events",
+      description:
+        "the note's category; crisis for crisis events, campaign for campaign phases, other for the service's other events",
     }),
     author: Type.Union([Type.String(), Type.Null()], { description: 'null on service events' }),
     source: Type.Enum(['user', 'service'], {
@@ -78,11 +79,13 @@ export const TimelineAnnotation = Type.Object(
     }),
     kind: Type.Enum([...TIMELINE_KINDS]),
     ref: Type.Union([Type.String(), Type.Null()], {
-      description: 'the annotation, audit or alert episode id it stands for; null for platform events',
+      description:
+        'the annotation, audit, campaign or alert episode id it stands for; null for platform events',
     }),
   },
   { $id: 'TimelineAnnotation' },
 );
+export type TimelineEntry = Static<typeof TimelineAnnotation>;
 
 export const TIMELINE_EXAMPLE = [
   {

@@ -1,5 +1,6 @@
 import type { DomainModule } from '../domain-module.ts';
 import { auditRunJob, auditSweepJob } from './jobs.ts';
+import { auditsOnTimeline } from './read.ts';
 import { auditRoutes } from './routes.ts';
 import { auditsSandbox } from './sandbox.ts';
 
@@ -8,4 +9,5 @@ export const auditsModule: DomainModule = {
   routes: auditRoutes,
   jobs: [auditRunJob, auditSweepJob],
   sandbox: auditsSandbox,
+  timeline: auditsOnTimeline,
 };

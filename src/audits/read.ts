@@ -11,6 +11,8 @@ import { servedBenchmark } from './benchmark.ts';
 import type { StoredPillars } from './complete.ts';
 import { retryAfterSeconds } from './policy.ts';
 import { PILLARS } from '../core/catalog.ts';
+import type { TimelineSource } from '../annotations/timeline-types.ts';
+import { serviceEntry } from '../annotations/timeline.ts';
 
 /** The audit endpoints' answers: their response schemas' types, so the two cannot drift. */
 export type CompletedAuditView = Static<typeof CompletedAudit>;
@@ -207,3 +209,18 @@ export async function completedAuditsBetween(
     recommendations: Array.isArray(r.recommendations) ? (r.recommendations as Recommendation[]) : [],
   }));
 }
+
+/** Most completed audits one timeline shows (the oldest first). */
+export const MAX_TIMELINE_AUDITS = 1000;
+
+/** The audits domain's timeline entries: each completed audit the reader would see, on its day. */
+export const auditsOnTimeline: TimelineSource = async (db, workspaceId, range) =>
+  (await completedAuditsBetween(db, workspaceId, range.from, range.to, MAX_TIMELINE_AUDITS)).flatMap((a) => {
+    const entry = serviceEntry(range, new Date(a.completed_at), {
+      text: `Audit completed: score ${a.score.toFixed(1)}${a.grade ? ` (${a.grade})` : ''}`,
+      category: 'other',
+      kind: 'audit_completed',
+      ref: a.audit_id,
+    });
+    return entry ? [entry] : [];
+  });

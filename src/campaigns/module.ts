@@ -1,5 +1,6 @@
 import type { DomainModule } from '../domain-module.ts';
 import { campaignLifecycleJob, requestLifecycleRun } from './jobs.ts';
+import { phasesOnTimeline } from './queries.ts';
 import { campaignRoutes } from './routes.ts';
 
 export const campaignsModule: DomainModule = {
@@ -8,4 +9,5 @@ export const campaignsModule: DomainModule = {
   jobs: [campaignLifecycleJob],
   // Catch up on phase changes that came due while no worker ran.
   start: requestLifecycleRun,
+  timeline: phasesOnTimeline,
 };

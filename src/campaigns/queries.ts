@@ -2,6 +2,9 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { CampaignPhasesTable, CampaignsTable, DB } from '../infra/db/types.ts';
 import { currentlyManaged } from '../workspaces/tenancy.ts';
 import type { LaidOutPhase } from './phases.ts';
+import type { TimelineSource } from '../annotations/timeline-types.ts';
+import { serviceEntry } from '../annotations/timeline.ts';
+import { dayStart } from '../core/days.ts';
 
 export type CampaignRow = Selectable<CampaignsTable>;
 export type PhaseRow = Selectable<CampaignPhasesTable>;
@@ -178,3 +181,15 @@ export async function phaseStartsBetween(
     day: r.day,
   }));
 }
+
+/** The campaigns domain's timeline entries: the day each phase of a visible campaign began. */
+export const phasesOnTimeline: TimelineSource = async (db, workspaceId, range) =>
+  (await phaseStartsBetween(db, workspaceId, range.fromDay, range.toDay)).flatMap((p) => {
+    const entry = serviceEntry(range, dayStart(p.day), {
+      text: `Campaign "${p.campaignName}": ${p.phaseName} phase began`,
+      category: 'campaign',
+      kind: 'campaign_phase_started',
+      ref: p.campaignId,
+    });
+    return entry ? [entry] : [];
+  });

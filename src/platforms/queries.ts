@@ -4,6 +4,8 @@ import { PLAN_LIMITS, type Plan, type Platform, PLATFORMS } from '../core/catalo
 import { DomainError } from '../core/errors.ts';
 import { holdsPlace, isConnected } from './connection-state.ts';
 import { lastActiveDaySql } from '../ingest/sync.ts';
+import type { TimelineSource } from '../annotations/timeline-types.ts';
+import { serviceEntry } from '../annotations/timeline.ts';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -98,3 +100,23 @@ export async function listConnections(db: Kysely<DB>, workspaceId: string, platf
   return q.execute();
 }
 export type ListedConnection = Awaited<ReturnType<typeof listConnections>>[number];
+
+/** The platforms domain's timeline entries: each connection made and ended in the range. */
+export const connectionsOnTimeline: TimelineSource = async (db, workspaceId, range) =>
+  (await connectionChangesBetween(db, workspaceId, range.from, range.to)).flatMap((c) => {
+    const what = { category: 'other' as const, ref: null };
+    return [
+      serviceEntry(range, c.connected_at, {
+        text: `${c.platform} connected (${c.handle})`,
+        kind: 'platform_connected',
+        ...what,
+      }),
+      c.disconnected_at
+        ? serviceEntry(range, c.disconnected_at, {
+            text: `${c.platform} disconnected (${c.handle})`,
+            kind: 'platform_disconnected',
+            ...what,
+          })
+        : null,
+    ].filter((e) => e !== null);
+  });

@@ -15,7 +15,6 @@ import { dayStart } from '../core/days.ts';
 import { signedDelta, round1 } from '../scoring/engine/index.ts';
 import { storedHistoryPoints } from '../scoring/history.ts';
 import { CURRENT_FORMULA } from '../scoring/daily-scores.ts';
-import { timelineBetween } from '../annotations/timeline.ts';
 import { completedAuditsBetween, type CompletedAuditSummary } from '../audits/read.ts';
 import { listConnections } from '../platforms/queries.ts';
 import { healthOf } from '../platforms/health.ts';
@@ -94,7 +93,7 @@ async function section(
   const to = dayStart(period.end, 1);
   const [points, timeline, audits, connections, campaigns] = await Promise.all([
     storedHistoryPoints(db, workspace.id, period.start, period.end, 'daily', CURRENT_FORMULA),
-    timelineBetween(db, workspace.id, period.start, period.end),
+    ctx.timeline(db, workspace.id, period.start, period.end),
     completedAuditsBetween(db, workspace.id, from, to),
     listConnections(db, workspace.id),
     listCampaignRows(db, workspace.id, { status: undefined, limit: MAX_CAMPAIGNS, offset: 0 }),

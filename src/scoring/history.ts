@@ -7,7 +7,7 @@ import { addDays, dayStart, parseIsoInstant, utcDay } from '../core/days.ts';
 import { PILLARS, pillarScoresOf, type PillarScores } from '../core/catalog.ts';
 import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { CURRENT_FORMULA, type StoredFormula } from './daily-scores.ts';
-import { timelineBetween, type TimelineEntry } from '../annotations/timeline.ts';
+import type { Timeline, TimelineEntry } from '../annotations/timeline-types.ts';
 import { GRANULARITIES } from './schemas.ts';
 
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -89,6 +89,7 @@ export async function storedHistoryPoints(
 
 export async function scoreHistory(
   db: Kysely<DB>,
+  timeline: Timeline,
   principal: WorkspacePrincipal,
   query: {
     workspace_id?: string;
@@ -140,6 +141,6 @@ export async function scoreHistory(
     formula_version: formula,
     data,
     delta: { score: signedDelta(last.score, first.score), period: `${first.date} to ${last.date}` },
-    annotations: await timelineBetween(db, ws.id, start.day, end.day),
+    annotations: await timeline(db, ws.id, start.day, end.day),
   };
 }

@@ -70,6 +70,7 @@ export async function scoreRoutes(fastify: FastifyInstance): Promise<void> {
         },
       },
     },
-    async (request) => scoreHistory(app.ctx.db, workspacePrincipal(request), request.query, app.ctx.now()),
+    async (request) =>
+      scoreHistory(app.ctx.db, app.ctx.timeline, workspacePrincipal(request), request.query, app.ctx.now()),
   );
 }
