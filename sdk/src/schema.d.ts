@@ -2296,7 +2296,7 @@ export interface components {
             day: string;
             text: string;
             /**
-             * @description the note's category; crisis for crisis events, other for the service's other events
+             * @description the note's category; crisis for crisis events, campaign for campaign phases, other for the service's other events
              * @enum {unknown}
              */
             category: "note" | "launch" | "campaign" | "crisis" | "press" | "other";
@@ -2309,7 +2309,7 @@ export interface components {
             source: "user" | "service";
             /** @enum {unknown} */
             kind: "note" | "audit_completed" | "campaign_phase_started" | "platform_connected" | "platform_disconnected" | "crisis_started" | "crisis_ended";
-            /** @description the annotation, audit or alert episode id it stands for; null for platform events */
+            /** @description the annotation, audit, campaign or alert episode id it stands for; null for platform events */
             ref: string | null;
         };
         AuditStart: {

@@ -355,8 +355,13 @@ describe('deliverOnce', () => {
     expect(untrusted.error).toBe(NO_RESPONSE);
     expect(untrusted.cause).toMatch(/^TLS handshake failed/);
     expect(rx.received.length).toBe(before);
-    const http = await deliverOnce(message(rx.url('/x').replace('https:', 'http:')), { allowLoopback: true });
-    expect(http).toMatchObject({ ok: false, permanent: true });
+    // Plain http only to loopback, and only where loopback is allowed (tests, the local sandbox).
+    const httpLoopback = await deliverOnce(message(rx.url('/x').replace('https:', 'http:')), { ca: rx.cert });
+    expect(httpLoopback).toMatchObject({ ok: false, permanent: true });
+    expect(httpLoopback.error).toMatch(/must use https/);
+    const httpPublic = await deliverOnce(message('http://93.184.215.14/x'), { allowLoopback: true });
+    expect(httpPublic).toMatchObject({ ok: false, permanent: true });
+    expect(httpPublic.error).toMatch(/must use https/);
   });
 
   it('gives up on a slow endpoint after the attempt timeout', async () => {
