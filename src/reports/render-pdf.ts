@@ -58,13 +58,11 @@ export function historyChartSvg(
           markLine: {
             symbol: 'none',
             lineStyle: { color: colors.accent, type: 'dashed' },
+            // Numbered as in the list under the chart: neighbouring days' texts would overlap.
             label: { fontSize: 8, color: colors.accent, formatter: '{b}' },
-            data: s.annotations
-              .filter((a) => days.includes(a.day))
-              .map((a) => ({
-                xAxis: a.day,
-                name: a.text.length > 24 ? `${a.text.slice(0, 23)}...` : a.text,
-              })),
+            data: s.annotations.flatMap((a, i) =>
+              days.includes(a.day) ? [{ xAxis: a.day, name: `${i + 1}` }] : [],
+            ),
           },
         },
       ],
@@ -218,7 +216,8 @@ function workspaceSection(w: Writer, s: WorkspaceSection): void {
   }
   if (s.annotations.length) {
     w.line('Annotations', { bold: true });
-    for (const a of s.annotations) w.line(`${a.day}  [${a.category}]  ${a.text}`, { indent: 10 });
+    for (const [i, a] of s.annotations.entries())
+      w.line(`${i + 1}.  ${a.day}  [${a.category}]  ${a.text}`, { indent: 10 });
   }
 
   w.heading('Audits and recommendations');

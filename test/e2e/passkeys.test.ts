@@ -133,7 +133,7 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
       .where('actor_person_id', '=', person.personId)
       .execute();
     expect(audit.map((a) => a.action)).toEqual(
-      expect.arrayContaining(['passkey.added', 'session.signed_out', 'session.signed_in_with_passkey']),
+      expect.arrayContaining(['passkey.registered', 'session.signed_out', 'session.signed_in']),
     );
     expect(pageErrors).toEqual([]);
   });

@@ -8,10 +8,10 @@ import { agencyWithClient } from '../api/reports.fixtures.ts';
 import { makePng } from '../helpers/media.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
-// The first page of a white-labelled report as an image (Debian poppler's pdftoppm): the picture in
-// docs/reports.md, rewritten only on request (UPDATE_SCREENSHOTS=1), so a test run leaves the tree clean.
-const IMAGE =
-  process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/img/report-page-1.png' : '.tmp/report-page-1.png';
+// Every page of a white-labelled report as an image (Debian poppler's pdftoppm): the pictures in
+// docs/reports.md (report-page-N.png), rewritten only on request (UPDATE_SCREENSHOTS=1), so a test run
+// leaves the tree clean.
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/img' : '.tmp';
 
 let t: TestService;
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 describe('a report PDF', () => {
-  it('renders its first page, with the chart, to PNG', async () => {
+  it('renders every page, the chart on the first, to PNG', async () => {
     const { agency, client } = await agencyWithClient(t, 'Lumen');
     await t.request({
       method: 'PUT',
@@ -53,20 +53,22 @@ describe('a report PDF', () => {
 
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bh-report-'));
     fs.writeFileSync(path.join(dir, 'report.pdf'), pdf.rawPayload);
-    execFileSync(
-      'pdftoppm',
-      ['-png', '-r', '72', '-f', '1', '-l', '1', '-singlefile', 'report.pdf', 'page'],
-      {
-        cwd: dir,
-      },
-    );
-    const png = fs.readFileSync(path.join(dir, 'page.png'));
-    expect(png.subarray(1, 4).toString()).toBe('PNG');
-    // A4 (595.28 x 841.89 pt) at 72 dpi.
-    expect(Math.abs(png.readUInt32BE(16) - 595)).toBeLessThanOrEqual(1);
-    expect(Math.abs(png.readUInt32BE(20) - 842)).toBeLessThanOrEqual(1);
-    fs.mkdirSync(path.dirname(IMAGE), { recursive: true });
-    fs.copyFileSync(path.join(dir, 'page.png'), IMAGE);
+    execFileSync('pdftoppm', ['-png', '-r', '72', 'report.pdf', 'page'], { cwd: dir });
+    // pdftoppm numbers the pages page-1.png, page-2.png, ... (zero-padded to the page count's width).
+    const pages = fs
+      .readdirSync(dir)
+      .filter((f) => /^page-\d+\.png$/.test(f))
+      .sort((a, b) => Number(a.match(/\d+/)![0]) - Number(b.match(/\d+/)![0]));
+    expect(pages.length).toBeGreaterThanOrEqual(1);
+    fs.mkdirSync(IMAGES, { recursive: true });
+    for (const [i, file] of pages.entries()) {
+      const png = fs.readFileSync(path.join(dir, file));
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      // A4 (595.28 x 841.89 pt) at 72 dpi.
+      expect(Math.abs(png.readUInt32BE(16) - 595)).toBeLessThanOrEqual(1);
+      expect(Math.abs(png.readUInt32BE(20) - 842)).toBeLessThanOrEqual(1);
+      fs.copyFileSync(path.join(dir, file), path.join(IMAGES, `report-page-${i + 1}.png`));
+    }
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
