@@ -64,7 +64,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     const page = await context.newPage();
     await page.goto(`${base}/app/`);
     await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForSelector('nav[aria-label="Views"]');
     return page;
   }
@@ -121,7 +121,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await expectAccessible(page, 'sign-in');
     await shot(page, 'signin');
     await page.getByLabel('API key').fill(m.keys.revoked);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const alert = page.getByRole('alert');
     await expect.poll(() => alert.innerText()).toContain('was not accepted');
     expect(await page.getByTestId('request-id').innerText()).toMatch(/^req_/);
@@ -187,7 +187,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     const page = await context.newPage();
     await page.goto(`${base}/app/`);
     await page.getByLabel('API key').fill(m.keys.free);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForSelector('nav[aria-label="Views"]');
     const alert = page.getByRole('alert').first();
     await expect.poll(() => alert.innerText()).toContain('The Pro plan and above do.');
@@ -197,7 +197,15 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
 
   it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
     const page = await signIn(m.keys.pro);
-    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms', 'Account', 'Team']);
+    expect(await navLinks(page)).toEqual([
+      'Workspace',
+      'History',
+      'Audits',
+      'Platforms',
+      'Account',
+      'Team',
+      'Single sign-on',
+    ]);
     expect(await page.getByTestId('who').innerText()).toContain('Acme Outdoor');
     await page.getByTestId('composite').waitFor();
     expect(await page.getByTestId('composite').innerText()).toMatch(/^\d+\.\d [a-z]+$/);
@@ -329,6 +337,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       'Agency',
       'Account',
       'Team',
+      'Single sign-on',
     ]);
 
     await go(page, 'Platforms');
