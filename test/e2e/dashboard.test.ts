@@ -223,6 +223,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     // The Team view: a key reads the members; changing the team is for signed-in owners and admins.
     await go(page, 'Team');
     await page.getByTestId('team-read-only').waitFor();
+    await page.getByTestId('members').locator('tbody tr').first().waitFor();
     expect(await page.getByTestId('members').locator('tbody tr').count()).toBeGreaterThan(0);
     await expectAccessible(page, 'team');
 
