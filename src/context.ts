@@ -10,6 +10,16 @@ import type { Mailer } from './infra/mail/mailer.ts';
 import type { Metrics } from './infra/observability/metrics.ts';
 import type { RateLimitStore } from './infra/ratelimit/store.ts';
 import type { ServiceState } from './infra/state.ts';
+import type { Action } from './core/permissions.ts';
+import type { Plan } from './core/catalog.ts';
+
+/** What a person may do in a workspace now, through their membership there or in its agency. */
+export interface MemberAccess {
+  /** The workspace of the membership (the agency's, for one of its clients). */
+  workspaceId: string;
+  plan: Plan;
+  actions: ReadonlySet<Action>;
+}
 
 /** Everything a domain needs from the process, passed explicitly instead of imported globals. */
 export interface AppContext {
@@ -30,6 +40,11 @@ export interface AppContext {
   now: () => Date;
   /** A workspace's timeline: every domain's entries (DomainModule.timeline), put together. */
   timeline: Timeline;
+  /**
+   * The people domain's rule of what a person may do in a workspace now (null: not a member), for a
+   * domain that re-checks later what a person started (a platform authorisation completing).
+   */
+  memberAccess: (personId: string, workspaceId: string) => Promise<MemberAccess | null>;
 }
 
 declare module 'fastify' {

@@ -14,6 +14,7 @@ import { Gauge } from 'prom-client';
 import { ServiceState } from './infra/state.ts';
 import { Mailer } from './infra/mail/mailer.ts';
 import { timelineOf } from './annotations/timeline.ts';
+import { memberAccess } from './people/principal.ts';
 
 export interface Service {
   ctx: AppContext;
@@ -78,6 +79,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       state: new ServiceState(),
       now,
       timeline: timelineOf(DOMAINS.flatMap((domain) => (domain.timeline ? [domain.timeline] : []))),
+      memberAccess: (personId, workspaceId) => memberAccess(ctx.db, personId, workspaceId),
     };
     for (const domain of DOMAINS) for (const job of domain.jobs ?? []) job.register(ctx);
     // Three independent steps side by side: the stored secrets' check, pg-boss's start (both mostly

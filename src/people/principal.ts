@@ -1,8 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.ts';
+import { sql, type Kysely } from 'kysely';
+import type { AppContext, MemberAccess } from '../context.ts';
+import type { DB } from '../infra/db/types.ts';
 import { DomainError } from '../core/errors.ts';
 import { actionsOfRole, type Role } from '../core/permissions.ts';
-import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
+import { SESSION_PRINCIPAL_PREFIX, type WorkspacePrincipal } from '../infra/auth/principal.ts';
 import { parentOf } from '../workspaces/queries.ts';
 import { csrfMatches, sessionPerson, type SessionPerson } from './sessions.ts';
 import { CSRF_HEADER, SESSION_COOKIE } from './settings.ts';
@@ -41,6 +43,30 @@ export async function membershipsOf(ctx: AppContext, personId: string): Promise<
     plan: r.plan,
     accountType: r.account_type,
   }));
+}
+
+/**
+ * What a person may do in a workspace now: their role's actions through a membership of the
+ * workspace, or of its agency for a client workspace; null when they have neither. The same rule as
+ * `sessionPrincipal`, for work a person started that completes later (AppContext.memberAccess).
+ */
+export async function memberAccess(
+  db: Kysely<DB>,
+  personId: string,
+  workspaceId: string,
+): Promise<MemberAccess | null> {
+  const parent = await parentOf(db, workspaceId);
+  if (parent === undefined) return null;
+  const row = await db
+    .selectFrom('memberships')
+    .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
+    .select(['memberships.workspace_id', 'memberships.role', 'workspaces.plan'])
+    .where('memberships.person_id', '=', personId)
+    .where('memberships.workspace_id', 'in', parent === null ? [workspaceId] : [workspaceId, parent])
+    // A direct membership of the workspace wins over the agency's.
+    .orderBy(sql`memberships.workspace_id = ${workspaceId}`, 'desc')
+    .executeTakeFirst();
+  return row ? { workspaceId: row.workspace_id, plan: row.plan, actions: actionsOfRole(row.role) } : null;
 }
 
 /**
@@ -89,7 +115,7 @@ export async function sessionPrincipal(
   }
   return {
     kind: 'workspace',
-    keyId: `session:${session.personId}`,
+    keyId: `${SESSION_PRINCIPAL_PREFIX}${session.personId}`,
     scopes: [],
     actions: actionsOfRole(chosen.role),
     personId: session.personId,

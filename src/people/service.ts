@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../infra/db/errors.ts';
 import type { DB, PersonTokenPurpose } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { recordAudit } from '../audit-log/record.ts';
+import { DASHBOARD_PATH } from '../infra/http/dashboard.ts';
 import { hashPassword, passwordMatches, passwordProblem } from './password.ts';
 import { endSession, endSessionsOf, hashToken, startSession } from './sessions.ts';
 import {
@@ -21,9 +22,13 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function link(ctx: AppContext, path: string, token: string): string {
+/**
+ * The dashboard page an emailed link opens (`/app/#/<route>?token=...`): the token is in the fragment,
+ * so it never reaches a server log or a Referer header.
+ */
+export function dashboardLink(ctx: AppContext, route: string, token: string): string {
   const base = ctx.config.publicUrl ?? `http://127.0.0.1:${ctx.config.port}`;
-  return `${base.replace(/\/$/, '')}/dashboard/#/${path}?token=${encodeURIComponent(token)}`;
+  return `${base.replace(/\/$/, '')}${DASHBOARD_PATH}#/${route}?token=${encodeURIComponent(token)}`;
 }
 
 async function issueToken(
@@ -109,7 +114,7 @@ export async function signUp(
       throw error;
     });
   if (outcome.kind === 'created') {
-    const url = link(ctx, 'verify-email', outcome.token);
+    const url = dashboardLink(ctx, 'verify-email', outcome.token);
     await ctx.mail.send({
       to: [email],
       subject: 'Confirm your email address',
@@ -238,7 +243,7 @@ export async function requestPasswordReset(
     return person ? issueToken(trx, now, person.id, 'reset_password', RESET_TOKEN_MS) : null;
   });
   if (token === null) return;
-  const url = link(ctx, 'reset-password', token);
+  const url = dashboardLink(ctx, 'reset-password', token);
   await ctx.mail.send({
     to: [email],
     subject: 'Reset your password',

@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../infra/db/errors.ts';
 import { newId } from '../infra/ids.ts';
 import { lockWorkspace, workspaceName } from '../workspaces/queries.ts';
 import { hashPassword, passwordProblem } from './password.ts';
-import { normaliseEmail } from './service.ts';
+import { dashboardLink, normaliseEmail } from './service.ts';
 import { endSessionsOf, hashToken } from './sessions.ts';
 
 /** How long an invitation link stays valid. */
@@ -334,8 +334,7 @@ export async function invite(
     });
     return (await workspaceName(trx, actor.workspaceId)) ?? actor.workspaceId;
   });
-  const base = ctx.config.publicUrl ?? `http://127.0.0.1:${ctx.config.port}`;
-  const url = `${base.replace(/\/$/, '')}/dashboard/#/accept-invitation?token=${encodeURIComponent(token)}`;
+  const url = dashboardLink(ctx, 'accept-invitation', token);
   await ctx.mail.send({
     to: [address],
     subject: `You are invited to ${wsName} on Brand Health`,

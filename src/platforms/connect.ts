@@ -4,11 +4,13 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
+import { SESSION_PRINCIPAL_PREFIX } from '../infra/auth/principal.ts';
 import { recordAudit, type AuditActor } from '../audit-log/record.ts';
 import { KeyRingError } from '../infra/crypto/keyring.ts';
 import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { planAtLeast, type Plan, type Platform } from '../core/catalog.ts';
+import { allows } from '../core/permissions.ts';
 import { checkPlatformLimit, connectionsHoldingPlace } from './queries.ts';
 import { holdsPlace } from './connection-state.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
@@ -243,9 +245,9 @@ export async function completeConnect(
     );
   }
   try {
-    await checkStarter(ctx.db, claimed.owner_key_id, claimed.workspace_id, now);
+    await checkStarter(ctx, claimed.owner_key_id, claimed.workspace_id, now);
   } catch (error) {
-    await record('failed', 'the API key that started the authorisation may no longer connect platforms');
+    await record('failed', 'whoever started the authorisation may no longer connect platforms');
     throw error;
   }
 
@@ -454,7 +456,7 @@ export async function selectAccount(
         : 'This connect attempt is not waiting for an account to be picked.',
     );
   }
-  await checkStarter(ctx.db, row.owner_key_id, row.workspace_id, now);
+  await checkStarter(ctx, row.owner_key_id, row.workspace_id, now);
   const candidates = readCandidates(row.candidates);
   const picked = candidates.find((c) => c.accountId === input.accountId);
   if (!picked) {
@@ -592,17 +594,28 @@ function readCandidates(value: unknown): Candidate[] {
 }
 
 /**
- * The key that started an authorisation must still be allowed to connect platforms of the workspace
- * when it completes: not revoked or expired, `write` scope, its owner on Pro or above, and the
+ * Whoever started an authorisation must still be allowed to connect platforms of the workspace when
+ * it completes. A key: not revoked or expired, `write` scope, its owner on Pro or above, and the
  * workspace still its own or one of its agency's clients (a client moved to another agency meanwhile
- * is not).
+ * is not). A signed-in person (SESSION_PRINCIPAL_PREFIX + person id): still a member of the workspace or of its
+ * agency, in a role that may manage platforms, on Pro or above (people's own rule, ctx.memberAccess).
  */
-async function checkStarter(db: Kysely<DB>, keyId: string, workspaceId: string, now: Date): Promise<void> {
-  const key = await db
+async function checkStarter(ctx: AppContext, starter: string, workspaceId: string, now: Date): Promise<void> {
+  if (starter.startsWith(SESSION_PRINCIPAL_PREFIX)) {
+    const access = await ctx.memberAccess(starter.slice(SESSION_PRINCIPAL_PREFIX.length), workspaceId);
+    if (!access || !allows(access.actions, 'platform.manage') || !planAtLeast(access.plan, 'pro')) {
+      throw new DomainError(
+        'forbidden',
+        'The person who started this authorisation may no longer connect platforms of this workspace.',
+      );
+    }
+    return;
+  }
+  const key = await ctx.db
     .selectFrom('api_keys')
     .innerJoin('workspaces as owner', 'owner.id', 'api_keys.workspace_id')
     .select(['api_keys.scopes', 'api_keys.workspace_id', 'owner.plan'])
-    .where('api_keys.id', '=', keyId)
+    .where('api_keys.id', '=', starter)
     .where('api_keys.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('api_keys.expires_at', 'is', null), eb('api_keys.expires_at', '>', now)]))
     .executeTakeFirst();
@@ -612,7 +625,7 @@ async function checkStarter(db: Kysely<DB>, keyId: string, workspaceId: string, 
       'The API key that started this authorisation has been revoked or has expired.',
     );
   }
-  const target = await db
+  const target = await ctx.db
     .selectFrom('workspaces')
     .select('id')
     .where('id', '=', workspaceId)
@@ -817,8 +830,8 @@ async function finish(
 
 /** The audit actor of a connect attempt: the person whose session started it, or its API key. */
 function starterActor(ownerKeyId: string): AuditActor {
-  return ownerKeyId.startsWith('session:')
-    ? { personId: ownerKeyId.slice('session:'.length) }
+  return ownerKeyId.startsWith(SESSION_PRINCIPAL_PREFIX)
+    ? { personId: ownerKeyId.slice(SESSION_PRINCIPAL_PREFIX.length) }
     : { keyId: ownerKeyId };
 }
 

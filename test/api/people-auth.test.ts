@@ -27,7 +27,10 @@ function post(url: string, payload?: object, headers: Record<string, string> = {
 
 async function tokenFrom(email: string, subject: string): Promise<string> {
   const mail = await smtp.waitFor((m) => m.envelope.to.includes(email) && m.parsed.subject === subject);
-  const match = /token=([A-Za-z0-9_-]+)/.exec(mail.parsed.text ?? '');
+  // The link opens the dashboard's page for the token (served at /app/).
+  const match = /\/app\/#\/(?:verify-email|reset-password)\?token=([A-Za-z0-9_-]+)/.exec(
+    mail.parsed.text ?? '',
+  );
   expect(match).not.toBeNull();
   return decodeURIComponent(match![1]!);
 }

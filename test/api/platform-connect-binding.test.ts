@@ -7,6 +7,7 @@ import { getAccessToken } from '../../src/platforms/vault.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { bindingCookieOf } from '../helpers/simulator-oauth.ts';
 import type { Platform } from '../../src/core/catalog.ts';
+import { signedInPerson, type Browser } from '../helpers/people.ts';
 
 /**
  * The connect flow's boundaries (docs/ingestion.md "Connecting an account"): who may complete an
@@ -32,9 +33,16 @@ afterAll(async () => {
   await sim?.close();
 });
 
-/** POST connect as `key`; the consent at the simulator signed in as `login`; the redirect back. */
-async function consent(key: string, platform: Platform, login: string, query = '') {
-  const started = await t.request({ method: 'POST', url: `/v1/platforms/${platform}/connect${query}`, key });
+/**
+ * POST connect as `starter` (an API key, or a signed-in person's browser); the consent at the
+ * simulator signed in as `login`; the redirect back.
+ */
+async function consent(starter: string | Browser, platform: Platform, login: string, query = '') {
+  const url0 = `/v1/platforms/${platform}/connect${query}`;
+  const started =
+    typeof starter === 'string'
+      ? await t.request({ method: 'POST', url: url0, key: starter })
+      : await starter.request('POST', url0);
   expect(started.statusCode, started.body).toBe(200);
   const url = new URL(started.json().authorization_url);
   url.searchParams.set('login_hint', login);
@@ -166,6 +174,36 @@ describe('who may complete an authorisation', () => {
       'Forbidden',
     );
     expect(await connections(brand.workspace.id)).toEqual([]);
+  });
+
+  it('a signed-in person completes what they started, and no longer once demoted to viewer', async () => {
+    const brand = await workspaceWithKey(t.db, { plan: 'pro' });
+    const admin = await signedInPerson(t, { workspaceId: brand.workspace.id, role: 'admin' });
+    const done = await consent(admin, 'tiktok', 'personstarted');
+    const back = await t.request({ method: 'GET', url: done.callback, headers: { cookie: done.cookie } });
+    expect(back.statusCode, back.body).toBe(200);
+    expect((await connections(brand.workspace.id)).map((c) => c.handle)).toEqual(['personstarted']);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor_person_id', 'action'])
+      .where('workspace_id', '=', brand.workspace.id)
+      .where('action', '=', 'platform.connected')
+      .execute();
+    expect(audit).toEqual([{ actor_person_id: admin.personId, action: 'platform.connected' }]);
+
+    // Started again as admin, then demoted to viewer before the callback: nothing is connected.
+    const again = await consent(admin, 'youtube', 'demotedmeanwhile');
+    await t.db
+      .updateTable('memberships')
+      .set({ role: 'viewer' })
+      .where('person_id', '=', admin.personId)
+      .execute();
+    expectProblem(
+      await t.request({ method: 'GET', url: again.callback, headers: { cookie: again.cookie } }),
+      403,
+      'Forbidden',
+    );
+    expect((await connections(brand.workspace.id)).map((c) => c.platform)).toEqual(['tiktok']);
   });
 
   it('takes the redirect URI from the Host header only on loopback when PUBLIC_URL is unset (L-2)', async () => {

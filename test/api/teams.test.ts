@@ -22,7 +22,7 @@ afterAll(async () => {
 
 async function inviteToken(email: string): Promise<string> {
   const mail = await smtp.waitFor((m) => m.envelope.to.includes(email));
-  const match = /token=([A-Za-z0-9_%-]+)/.exec(mail.parsed.text ?? '');
+  const match = /\/app\/#\/accept-invitation\?token=([A-Za-z0-9_%-]+)/.exec(mail.parsed.text ?? '');
   expect(match).not.toBeNull();
   return decodeURIComponent(match![1]!);
 }

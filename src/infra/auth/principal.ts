@@ -7,9 +7,12 @@ import type { Action, Role } from '../../core/permissions.ts';
  */
 export type Principal = WorkspacePrincipal | SubscriberPrincipal;
 
+/** A session principal's `keyId` is this prefix and the person's id (an API key id never starts so). */
+export const SESSION_PRINCIPAL_PREFIX = 'session:';
+
 export interface WorkspacePrincipal {
   kind: 'workspace';
-  /** The API key's id; for a session, `session:<person id>` (the rate-limit bucket). */
+  /** The API key's id; for a session, SESSION_PRINCIPAL_PREFIX + the person's id (the rate-limit bucket). */
   keyId: string;
   scopes: Scope[];
   /** What this principal may do: its key's scopes' actions, or its person's role's. */
