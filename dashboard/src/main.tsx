@@ -1,6 +1,16 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { forgetKey, signIn, storedKey, type Session } from './api.ts';
+import {
+  createOwnWorkspace,
+  forgetKey,
+  openSession,
+  signInWithSubscriberKey,
+  signOut,
+  storedKey,
+  type Session,
+} from './api.ts';
+import type { Action } from '../../src/core/permissions.ts';
+import { AcceptInvitationPage, ResetPasswordPage, SignInPage, VerifyEmailPage } from './signin.tsx';
 import { ErrorBox } from './ui.tsx';
 import { WorkspaceView } from './views/workspace.tsx';
 import { HistoryView } from './views/history.tsx';
@@ -13,14 +23,16 @@ import { AlertsView } from './views/alerts.tsx';
 import { ReportsView } from './views/reports.tsx';
 import { AgencyView } from './views/agency.tsx';
 import { TacsiView } from './views/tacsi.tsx';
-import { AccountView, PasskeySignInButton } from './views/account.tsx';
+import { AccountView } from './views/account.tsx';
 import { TeamView } from './views/team.tsx';
-import { SsoSignIn, SsoView } from './views/sso.tsx';
+import { SsoView } from './views/sso.tsx';
 import './style.css';
 
 /** What a view gets: the session's client and the workspace it shows (an agency may open a client's). */
 export interface ViewProps {
   session: Extract<Session, { kind: 'workspace' }>;
+  /** Ends this browser's session (or, everywhere, every session of the person). */
+  onSignOut: (everywhere?: boolean) => Promise<void>;
   /** The client workspace an agency opened, or undefined for the key's own workspace. */
   workspaceId: string | undefined;
   route: string[];
@@ -29,8 +41,10 @@ export interface ViewProps {
 interface ViewDef {
   path: string;
   label: string;
-  /** Shown only to agency-plan keys (the plan of alerts, reports, webhooks, campaigns). */
+  /** Shown only in agency-plan workspaces (the plan of alerts, reports, webhooks, campaigns). */
   agency?: boolean;
+  /** Shown only to roles allowed this action (views with nothing to read without it). */
+  action?: Action;
   view: (p: ViewProps) => preact.JSX.Element;
 }
 
@@ -40,14 +54,14 @@ const VIEWS: ViewDef[] = [
   { path: 'audits', label: 'Audits', view: AuditsView },
   { path: 'platforms', label: 'Platforms', view: PlatformsView },
   { path: 'campaigns', label: 'Campaigns', agency: true, view: CampaignsView },
-  { path: 'studio', label: 'Content studio', agency: true, view: StudioView },
+  { path: 'studio', label: 'Content studio', agency: true, action: 'studio.use', view: StudioView },
   { path: 'webhooks', label: 'Webhooks', agency: true, view: WebhooksView },
   { path: 'alerts', label: 'Alerts', agency: true, view: AlertsView },
   { path: 'reports', label: 'Reports', agency: true, view: ReportsView },
   { path: 'agency', label: 'Agency', agency: true, view: AgencyView },
   { path: 'account', label: 'Account', view: AccountView },
   { path: 'team', label: 'Team', view: TeamView },
-  { path: 'sso', label: 'Single sign-on', view: SsoView },
+  { path: 'sso', label: 'Single sign-on', action: 'sso.read', view: SsoView },
 ];
 
 function useRoute(): string[] {
@@ -61,67 +75,18 @@ function useRoute(): string[] {
   return route;
 }
 
-function SignIn({ onSession }: { onSession: (s: Session) => void }) {
-  const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <main id="main" class="signin">
-      <h1>Brand Health</h1>
-      <form
-        class="card"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
-            onSession(await signIn(key));
-          } catch (err) {
-            setError(err);
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        <h2>Sign in</h2>
-        <p>
-          Paste an API key. In the sandbox, <code>sandbox.json</code> (written by <code>npm run demo</code>)
-          lists a key for every role. The key stays in this browser tab only (session storage) and is sent to
-          the API in a header, never in a link.
-        </p>
-        <label for="apikey">API key</label>
-        <input
-          id="apikey"
-          type="password"
-          autocomplete="off"
-          spellcheck={false}
-          required
-          value={key}
-          onInput={(e) => setKey(e.currentTarget.value)}
-          placeholder="bh_test_…"
-        />
-        <button type="submit" disabled={busy || !key.trim()}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-        {error !== null && <ErrorBox error={error} />}
-      </form>
-      <PasskeySignInButton onSignedIn={() => (location.hash = '#/account')} />
-      <SsoSignIn />
-    </main>
-  );
-}
-
 function App() {
   const route = useRoute();
+  const page = route[0]?.split('?')[0];
   const [session, setSession] = useState<Session | null>(null);
-  const [restoring, setRestoring] = useState(() => storedKey() !== null);
+  const [restoring, setRestoring] = useState(true);
   const [error, setError] = useState<unknown>(null);
   const [client, setClient] = useState<{ id: string; name: string } | undefined>(undefined);
 
+  // The browser's session cookie (or this tab's TACSI subscriber key) signs the dashboard in again.
   useEffect(() => {
     const key = storedKey();
-    if (!key) return;
-    signIn(key)
+    (key ? signInWithSubscriberKey(key) : openSession())
       .then(setSession, (e: unknown) => {
         forgetKey();
         setError(e);
@@ -136,39 +101,54 @@ function App() {
     return () => removeEventListener('bh:open-client', open);
   }, []);
 
-  const signOut = () => {
-    forgetKey();
-    sessionStorage.clear();
-    setSession(null);
+  const signOutHere = async (everywhere = false) => {
+    const csrf = session && 'csrf' in session ? session.csrf : null;
+    try {
+      await signOut(csrf, everywhere);
+    } finally {
+      setSession(null);
+      setClient(undefined);
+      location.hash = '';
+    }
+  };
+  const switchTo = async (workspaceId: string) => {
     setClient(undefined);
-    location.hash = '';
+    setError(null);
+    try {
+      setSession(await openSession(workspaceId));
+      location.hash = '#/workspace';
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const signedIn = (s: Session) => {
+    setError(null);
+    setSession(s);
+    location.hash = s.kind === 'tacsi' ? '#/tacsi' : '#/workspace';
   };
 
   if (restoring) return <p role="status">Signing in…</p>;
-  // The account page works with the session cookie alone (passkeys), with or without an API key.
-  if (!session && route[0] === 'account')
-    return (
-      <main id="main" tabIndex={-1}>
-        <AccountView />
-      </main>
-    );
+  // Pages an emailed link opens, signed in or not.
+  if (page === 'verify-email') return <VerifyEmailPage />;
+  if (page === 'reset-password') return <ResetPasswordPage />;
+  if (page === 'accept-invitation')
+    return <AcceptInvitationPage session={session} onJoined={(id) => void switchTo(id)} />;
   if (!session)
     return (
       <>
         {error !== null && <ErrorBox error={error} />}
-        <SignIn
-          onSession={(s) => {
-            setSession(s);
-            location.hash = s.kind === 'tacsi' ? '#/tacsi' : '#/workspace';
-          }}
-        />
+        <SignInPage onSession={signedIn} />
       </>
     );
 
   const views =
-    session.kind === 'workspace' ? VIEWS.filter((v) => !v.agency || session.agency) : ([] as ViewDef[]);
+    session.kind === 'workspace'
+      ? VIEWS.filter((v) => (!v.agency || session.agency) && (!v.action || session.can(v.action)))
+      : session.kind === 'no-workspace'
+        ? VIEWS.filter((v) => v.path === 'account')
+        : ([] as ViewDef[]);
   const tacsi = session.kind === 'tacsi';
-  const current = route[0] ?? (tacsi ? 'tacsi' : 'workspace');
+  const current = page ?? (tacsi ? 'tacsi' : session.kind === 'no-workspace' ? 'start' : 'workspace');
   const def = views.find((v) => v.path === current);
   const workspaceId = session.kind === 'workspace' && session.agency ? client?.id : undefined;
 
@@ -182,8 +162,15 @@ function App() {
     );
   } else if (tacsi) {
     body = current === 'tacsi' ? <TacsiView client={session.client} route={route} /> : <NotAvailable />;
-  } else if (session.kind === 'workspace' && def) {
-    body = <def.view session={session} workspaceId={workspaceId} route={route} />;
+  } else if (session.kind === 'no-workspace') {
+    body =
+      current === 'account' ? (
+        <AccountView onSignOut={signOutHere} />
+      ) : (
+        <NoWorkspace person={session.person} onCreated={(id) => void switchTo(id)} />
+      );
+  } else if (def) {
+    body = <def.view session={session} workspaceId={workspaceId} route={route} onSignOut={signOutHere} />;
   } else {
     body = <NotAvailable />;
   }
@@ -202,12 +189,26 @@ function App() {
         <span class="brand">Brand Health</span>
         <span class="who" data-testid="who">
           {session.kind === 'workspace'
-            ? `${session.workspace.name} · ${session.workspace.plan} plan`
-            : session.kind === 'tacsi'
-              ? 'TACSI subscriber'
-              : 'Limited key'}
+            ? `${session.person.name} · ${session.workspace.name} · ${session.workspace.plan} plan · ${session.role}`
+            : session.kind === 'no-workspace'
+              ? session.person.name
+              : session.kind === 'tacsi'
+                ? 'TACSI subscriber'
+                : 'Limited key'}
         </span>
-        <button class="link" type="button" onClick={signOut}>
+        {session.kind === 'workspace' && session.memberships.length > 1 && (
+          <label class="switcher">
+            <span class="sr-only">Workspace</span>
+            <select value={session.workspace.id} onChange={(e) => void switchTo(e.currentTarget.value)}>
+              {session.memberships.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.name} ({m.role})
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <button class="link" type="button" onClick={() => void signOutHere()}>
           Sign out
         </button>
       </header>
@@ -231,8 +232,61 @@ function App() {
         </div>
       )}
       <main id="main" tabIndex={-1}>
+        {error !== null && <ErrorBox error={error} />}
         {body}
       </main>
+    </>
+  );
+}
+
+/** A signed-in person in no workspace yet: how to get into one, or a workspace of their own. */
+function NoWorkspace({
+  person,
+  onCreated,
+}: {
+  person: { name: string; email: string };
+  onCreated: (workspaceId: string) => void;
+}) {
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <>
+      <h1>Welcome, {person.name}</h1>
+      <p data-testid="no-workspace">
+        You are not in a workspace yet. If your team uses Brand Health, ask one of its owners or admins to
+        invite {person.email}: the invitation email has a link that brings you in.
+      </p>
+      <form
+        class="card stack-form"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          setError(null);
+          try {
+            onCreated((await createOwnWorkspace(name)).id);
+          } catch (err) {
+            setError(err);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <h2>Or start a workspace of your own</h2>
+        <p>It starts on the Free plan with you as its owner.</p>
+        <label for="new-workspace">Name of the brand or team</label>
+        <input
+          id="new-workspace"
+          required
+          maxLength={200}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={busy || !name.trim()}>
+          Create the workspace
+        </button>
+        {error !== null && <ErrorBox error={error} />}
+      </form>
     </>
   );
 }

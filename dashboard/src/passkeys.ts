@@ -61,9 +61,3 @@ export async function signInWithPasskey(): Promise<PersonSession> {
     await api.POST('/v1/auth/passkey/sign-in', { body: { challenge_id, response: response as never } }),
   );
 }
-
-/** Ends the cookie session. */
-export async function signOutSession(): Promise<void> {
-  const headers = { 'X-CSRF-Token': await csrf() };
-  unwrap(await api.POST('/v1/auth/sign-out', { headers }));
-}

@@ -57,8 +57,14 @@ export function Loaded<T>({ data, children }: { data: Async<T>; children: (v: T)
   return <>{children(data.value)}</>;
 }
 
-export function Section(props: { title: string; children: ComponentChildren; id?: string }) {
+export function Section(props: {
+  title: string;
+  children: ComponentChildren;
+  id?: string;
+  hidden?: boolean;
+}) {
   const id = props.id ?? `s-${props.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  if (props.hidden) return null;
   return (
     <section class="card" aria-labelledby={id}>
       <h2 id={id}>{props.title}</h2>
@@ -250,5 +256,18 @@ export function ConfirmButton(props: {
         </button>
       </div>
     </div>
+  );
+}
+
+/**
+ * Shown in place of a form or button the signed-in person's role does not allow (the service would
+ * refuse it: src/core/permissions.ts), so no action is offered that cannot complete.
+ */
+export function RoleNote({ role, what }: { role: string; what: string }) {
+  return (
+    <p class="note" data-testid="role-note">
+      As {role === 'admin' || role === 'owner' ? 'an' : 'a'} {role} in this workspace you can read this;{' '}
+      {what} needs a higher role. Ask one of its owners or admins.
+    </p>
   );
 }

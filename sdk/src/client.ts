@@ -35,8 +35,13 @@ export type AuditRunBody = NonNullable<
 export type AuditResult = Ok<'/v1/audit/{audit_id}', 'get'>;
 
 export interface BrandHealthOptions {
-  /** The API key (`bh_live_...`, or a sandbox `bh_test_...` key), sent as a Bearer token. */
-  apiKey: string;
+  /**
+   * The API key (`bh_live_...`, or a sandbox `bh_test_...` key), sent as a Bearer token. Leave it
+   * out in a browser signed in with a session cookie (the web dashboard): then `requestHeaders`
+   * supplies the session's CSRF token and workspace, and `idempotencyKeys` is false (a session's
+   * requests cannot be replayed by key).
+   */
+  apiKey?: string;
   /** Where the API is, e.g. `https://api.example.com` or `http://localhost:8080`. */
   baseUrl: string;
   /** Retries of 429, 425 and 503 answers honouring Retry-After; `false` turns them off. */
@@ -45,6 +50,10 @@ export interface BrandHealthOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Headers sent with every request. */
   headers?: Record<string, string>;
+  /** Headers computed for each request from its method (a session's CSRF token on changes). */
+  requestHeaders?: (method: string) => Record<string, string>;
+  /** Give every POST a random Idempotency-Key when the caller gave none (default true). */
+  idempotencyKeys?: boolean;
 }
 
 export interface PageOptions {
@@ -166,10 +175,23 @@ export function createBrandHealthClient(options: BrandHealthOptions): BrandHealt
   const retry = options.retry === false ? { retries: 0 } : (options.retry ?? {});
   const api = createFetchClient<paths, JsonMedia>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { ...options.headers, Authorization: `Bearer ${options.apiKey}` },
+    headers: {
+      ...options.headers,
+      ...(options.apiKey !== undefined ? { Authorization: `Bearer ${options.apiKey}` } : {}),
+    },
     fetch: retryingFetch(baseFetch, retry),
   });
-  api.use(idempotencyKeys);
+  if (options.idempotencyKeys !== false) api.use(idempotencyKeys);
+  const { requestHeaders } = options;
+  if (requestHeaders) {
+    api.use({
+      onRequest({ request }) {
+        for (const [name, value] of Object.entries(requestHeaders(request.method))) {
+          request.headers.set(name, value);
+        }
+      },
+    });
+  }
   // Polling an audit answers 425 until it is done: the poll loop waits on those itself (up to its
   // timeout), so its requests retry only 429 and 503.
   const pollFetch = retryingFetch(baseFetch, {

@@ -800,6 +800,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/workspaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a workspace as its owner
+         * @description The signed-in person (session cookie and X-CSRF-Token) creates a workspace on the Free plan and becomes its owner; 409 once they own 3. A larger plan is set by the service's operator.
+         */
+        post: operations["createOwnWorkspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/sign-out": {
         parameters: {
             query?: never;
@@ -3323,6 +3343,22 @@ export interface components {
                 role: "owner" | "admin" | "member" | "viewer";
                 plan: string;
             }[];
+        };
+        /**
+         * @example {
+         *       "id": "ws_01JD3Q5W8N2M4K6P8R0T2V4X6Z",
+         *       "name": "Acme Outdoor",
+         *       "plan": "free",
+         *       "role": "owner"
+         *     }
+         */
+        NewWorkspace: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            plan: "free";
+            /** @enum {string} */
+            role: "owner";
         };
         /**
          * @example {
@@ -14885,6 +14921,207 @@ export interface operations {
                      *       "title": "Unauthorized",
                      *       "status": 401,
                      *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createOwnWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Outdoor"
+                 *     }
+                 */
+                "application/json": {
+                    /** @example Acme Outdoor */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created; the person is its owner */
+            201: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ws_01JD3Q5W8N2M4K6P8R0T2V4X6Z",
+                     *       "name": "Acme Outdoor",
+                     *       "plan": "free",
+                     *       "role": "owner"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NewWorkspace"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/audit-in-progress",
+                     *       "title": "Audit In Progress",
+                     *       "status": 409,
+                     *       "detail": "An audit is already running for this workspace.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001"
                      *     }

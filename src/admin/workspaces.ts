@@ -156,6 +156,20 @@ export async function createSector(
  * A change may not take effect over a period TACSI has already published for the old or the new
  * sector: that period was released, and charged, with the membership as it was (docs/privacy.md §3).
  */
+/**
+ * Moves a workspace to another plan (an operator's step: a workspace a person starts is on Free). The
+ * plan's limits apply from the next request; a key's cached principal sees it within AUTH_CACHE_TTL.
+ * What is over a smaller plan's limits stays (connections, members) and nothing new is allowed past it.
+ */
+export async function setPlan(db: Kysely<DB>, workspaceId: string, plan: Plan): Promise<void> {
+  const updated = await db
+    .updateTable('workspaces')
+    .set({ plan })
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  if (!updated.numUpdatedRows) throw new DomainError('not_found', `workspace ${workspaceId} does not exist`);
+}
+
 export async function setSector(
   db: Kysely<DB>,
   workspaceId: string,

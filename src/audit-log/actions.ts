@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = {
   'session.signed_out_everywhere': 'A person ended all their sessions. Target: the person.',
   'person.password_reset':
     'A person set a new password from a reset link (all their sessions end). Target: the person.',
+  'workspace.created':
+    'A signed-in person created a workspace (on the Free plan, as its owner). Target: the workspace; detail: its name.',
   'member.added': 'A person with an account was added. Target: the person; detail: the role.',
   'member.role_changed': "A member's role changed. Target: the person; detail: `old -> new`.",
   'member.removed':

@@ -2,7 +2,14 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey } from '../admin/keys.ts';
 import { connectPlatform, disconnectPlatform } from '../admin/platforms.ts';
 import { createSubscriber, grantEntitlement, listEntitlements, revokeEntitlement } from '../admin/tacsi.ts';
-import { createSector, createWorkspace, listWorkspaces, setParent, setSector } from '../admin/workspaces.ts';
+import {
+  createSector,
+  createWorkspace,
+  listWorkspaces,
+  setParent,
+  setPlan,
+  setSector,
+} from '../admin/workspaces.ts';
 import type { AppContext } from '../context.ts';
 import { loadConfig } from '../infra/config.ts';
 import { generateKeyEntry } from '../infra/crypto/keyring.ts';
@@ -150,6 +157,17 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
         const parent = o.parent === 'none' ? null : o.parent;
         await setParent(ctx.db, id, parent);
         output.result({ id, parent_id: parent }, () => `moved ${id} under ${parent ?? 'no agency'}`);
+      }),
+    );
+  workspace
+    .command('set-plan')
+    .description('move a workspace to another plan (its limits apply from the next request)')
+    .argument('<workspaceId>')
+    .addOption(new Option('--plan <plan>', 'plan').argParser(oneOf(PLANS, 'plan')).makeOptionMandatory())
+    .action(async (id, o) =>
+      withContext(async (ctx) => {
+        await setPlan(ctx.db, id, o.plan);
+        output.result({ id, plan: o.plan }, () => `${id} is on the ${o.plan} plan`);
       }),
     );
   workspace

@@ -4,6 +4,8 @@ import { errorResponses, json } from '../infra/http/schemas.ts';
 import {
   Accepted,
   Done,
+  NewWorkspace,
+  NewWorkspaceBody,
   ResetConfirmBody,
   ResetRequestBody,
   SessionsEnded,
@@ -15,6 +17,7 @@ import {
 import { requestPasswordReset, resetPassword, signIn, signOut, signUp, verifyEmail } from './service.ts';
 import { type MembershipView, membershipsOf, requireSession } from './principal.ts';
 import { SESSION_ABSOLUTE_MS, SESSION_COOKIE } from './settings.ts';
+import { createOwnWorkspace, OWN_WORKSPACES_LIMIT } from './teams.ts';
 
 export function setSessionCookie(reply: FastifyReply, token: string): void {
   reply.setCookie(SESSION_COOKIE, token, {
@@ -122,6 +125,34 @@ export async function peopleRoutes(fastify: FastifyInstance): Promise<void> {
         expires_at: session.expiresAt.toISOString(),
         workspaces: workspacesView(memberships),
       };
+    },
+  );
+
+  app.post(
+    '/v1/auth/workspaces',
+    {
+      schema: {
+        operationId: 'createOwnWorkspace',
+        tags,
+        summary: 'Create a workspace as its owner',
+        description:
+          'The signed-in person (session cookie and X-CSRF-Token) creates a workspace on the Free plan and becomes its owner; ' +
+          `409 once they own ${OWN_WORKSPACES_LIMIT}. A larger plan is set by the service's operator.`,
+        body: NewWorkspaceBody,
+        response: {
+          201: json(NewWorkspace, 'Created; the person is its owner'),
+          ...errorResponses(403, 409),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await requireSession(app.ctx, request);
+      const created = await createOwnWorkspace(
+        app.ctx,
+        { personId: session.personId, address: request.ip },
+        request.body.name,
+      );
+      return reply.code(201).send({ ...created, role: 'owner' as const });
     },
   );
 

@@ -7,7 +7,8 @@ import type { SandboxManifest } from '../sandbox/manifest.ts';
 import { hashPassword } from './password.ts';
 
 /**
- * One person per role in the pro workspace and in the agency (eight people), signed in with the
+ * One person per role in the pro workspace and in the agency, and the Free workspace's owner (its
+ * plan has room for one: nine people), signed in with the
  * passwords written to the manifest under `people` (sandbox only). One password and one scrypt hash
  * serve all of them, so seeding stays fast; it is fresh on every run (the manifest is rewritten).
  */
@@ -16,9 +17,14 @@ async function seedPeople(ctx: AppContext, manifest: SandboxManifest): Promise<v
   const hash = await hashPassword(password);
   const now = ctx.now();
   const people: NonNullable<SandboxManifest['people']> = {};
-  for (const team of ['pro', 'agency'] as const) {
+  const teams = [
+    ['free', ['owner']],
+    ['pro', ROLES],
+    ['agency', ROLES],
+  ] as const;
+  for (const [team, roles] of teams) {
     const workspaceId = manifest.workspaces[team];
-    for (const role of ROLES) {
+    for (const role of roles) {
       const name = `${team}-${role}`;
       const id = sandboxId('per', `person:${name}`);
       const email = `${name}@sandbox.example`;

@@ -98,3 +98,20 @@ export const SessionsEnded = Type.Object(
   { sessions_ended: Type.Integer({ minimum: 0 }) },
   { $id: 'SessionsEnded', examples: [{ sessions_ended: 3 }] },
 );
+
+export const NewWorkspaceBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200, examples: ['Acme Outdoor'] }) },
+  { additionalProperties: false, examples: [{ name: 'Acme Outdoor' }] },
+);
+export const NewWorkspace = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    plan: Type.Literal('free'),
+    role: Type.Literal('owner'),
+  },
+  {
+    $id: 'NewWorkspace',
+    examples: [{ id: 'ws_01JD3Q5W8N2M4K6P8R0T2V4X6Z', name: 'Acme Outdoor', plan: 'free', role: 'owner' }],
+  },
+);

@@ -6,6 +6,7 @@ import { DomainError, invalidParameter } from '../core/errors.ts';
 import { mayAssignRole, type Role } from '../core/permissions.ts';
 import { recordAudit } from '../audit-log/record.ts';
 import { createApiKey, type CreatedKey, revokeApiKey } from '../admin/keys.ts';
+import { createWorkspace } from '../admin/workspaces.ts';
 import type { Scope } from '../core/catalog.ts';
 import type { DB } from '../infra/db/types.ts';
 import { isUniqueViolation } from '../infra/db/errors.ts';
@@ -172,6 +173,52 @@ export async function addMember(
       role,
       created_at: now.toISOString(),
     };
+  });
+}
+
+/** How many workspaces a person may own and still create another one themselves. */
+export const OWN_WORKSPACES_LIMIT = 3;
+
+/**
+ * A signed-in person creates a workspace: on the Free plan (a larger plan is the operator's step),
+ * with them as its owner. A person who owns OWN_WORKSPACES_LIMIT workspaces already is refused; the
+ * person's row is locked first, so two requests at once cannot both pass the count.
+ */
+export async function createOwnWorkspace(
+  ctx: AppContext,
+  actor: { personId: string; address: string | null },
+  name: string,
+): Promise<{ id: string; name: string; plan: Plan }> {
+  const now = ctx.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('people').select('id').where('id', '=', actor.personId).forUpdate().execute();
+    const owned = await trx
+      .selectFrom('memberships')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('person_id', '=', actor.personId)
+      .where('role', '=', 'owner')
+      .executeTakeFirstOrThrow();
+    if (Number(owned.n) >= OWN_WORKSPACES_LIMIT) {
+      throw new DomainError(
+        'conflict',
+        `You own ${OWN_WORKSPACES_LIMIT} workspaces already: use one of them, or ask the service's operator for another.`,
+      );
+    }
+    const workspace = await createWorkspace(trx, { name, plan: 'free' });
+    await trx
+      .insertInto('memberships')
+      .values({ workspace_id: workspace.id, person_id: actor.personId, role: 'owner', created_at: now })
+      .execute();
+    await recordAudit(trx, {
+      actor: { personId: actor.personId },
+      action: 'workspace.created',
+      target: workspace.id,
+      detail: workspace.name,
+      address: actor.address,
+      workspaceId: workspace.id,
+      at: now,
+    });
+    return { id: workspace.id, name: workspace.name, plan: 'free' as const };
   });
 }
 

@@ -78,6 +78,50 @@ describe('sessions act in a workspace', () => {
   });
 });
 
+describe('a workspace of ones own', () => {
+  it('a signed-in person creates Free workspaces as owner, up to the limit, raced', async () => {
+    const person = await signedInPerson(t);
+    // Without the CSRF token: refused, nothing created.
+    expectProblem(
+      await t.request({
+        method: 'POST',
+        url: '/v1/auth/workspaces',
+        payload: { name: 'No token' },
+        headers: { cookie: `bh_session=${person.cookie}` },
+      }),
+      403,
+    );
+    expectProblem(await person.request('POST', '/v1/auth/workspaces', { name: '' }), 400);
+    const first = await person.request('POST', '/v1/auth/workspaces', { name: '  Trailhead Co ' });
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json()).toMatchObject({ name: 'Trailhead Co', plan: 'free', role: 'owner' });
+    const session = (await person.request('GET', '/v1/auth/session')).json();
+    expect(session.workspaces).toEqual([
+      { id: first.json().id, name: 'Trailhead Co', role: 'owner', plan: 'free' },
+    ]);
+    // It acts there at once, as owner: its audit log has the creation.
+    const log = await person.request('GET', '/v1/audit-log', undefined, {
+      'x-workspace-id': first.json().id,
+    });
+    expect(log.statusCode, log.body).toBe(200);
+    expect(log.json().entries.map((e: { action: string }) => e.action)).toContain('workspace.created');
+
+    await person.request('POST', '/v1/auth/workspaces', { name: 'Second' });
+    // Two requests at once for the last place: one is created, the other refused.
+    const raced = await Promise.all([
+      person.request('POST', '/v1/auth/workspaces', { name: 'Race A' }),
+      person.request('POST', '/v1/auth/workspaces', { name: 'Race B' }),
+    ]);
+    expect(raced.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const owned = await t.db
+      .selectFrom('memberships')
+      .select('workspace_id')
+      .where('person_id', '=', person.personId)
+      .execute();
+    expect(owned).toHaveLength(3);
+  });
+});
+
 describe('members', () => {
   it('adds, changes and removes members; the last owner can be neither removed nor demoted (409)', async () => {
     const { ws, owner } = await team();
@@ -274,17 +318,23 @@ describe('keys made by people', () => {
 });
 
 describe('sandbox people', () => {
-  it('seeds a person per role in the pro workspace and the agency who can sign in', async () => {
+  it('seeds a person per role in the pro workspace and the agency, and the Free owner, who can sign in', async () => {
+    const free = await createWorkspace(t.db, { name: 'sandbox free', plan: 'free' });
     const pro = await createWorkspace(t.db, { name: 'sandbox pro', plan: 'pro' });
     const agency = await createWorkspace(t.db, {
       name: 'sandbox agency',
       plan: 'agency',
       accountType: 'agency',
     });
-    const manifest = { workspaces: { pro: pro.id, agency: agency.id } } as unknown as SandboxManifest;
+    const manifest = {
+      workspaces: { free: free.id, pro: pro.id, agency: agency.id },
+    } as unknown as SandboxManifest;
     await peopleSandbox.run(t.ctx, manifest, () => {});
     expect(Object.keys(manifest.people!).sort()).toEqual(
-      ['admin', 'member', 'owner', 'viewer'].flatMap((r) => [`agency-${r}`, `pro-${r}`]).sort(),
+      [
+        'free-owner',
+        ...['admin', 'member', 'owner', 'viewer'].flatMap((r) => [`agency-${r}`, `pro-${r}`]),
+      ].sort(),
     );
     const viewer = manifest.people!['pro-viewer']!;
     const res = await t.request({

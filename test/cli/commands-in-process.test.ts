@@ -223,6 +223,26 @@ describe('brandhealth commands', () => {
     const keys = JSON.parse((await cli('--json', 'key', 'list', '--workspace', id)).stdout);
     expect(keys).toEqual([]);
   }, 120_000);
+  it('moves a workspace to another plan; an unknown workspace or plan is refused in one line', async () => {
+    const id = JSON.parse(
+      (await cli('--json', 'workspace', 'create', '--name', 'Upgraded', '--plan', 'free')).stdout,
+    ).id as string;
+    const moved = await cli('--json', 'workspace', 'set-plan', id, '--plan', 'pro');
+    expect(moved.code).toBe(0);
+    expect(JSON.parse(moved.stdout)).toEqual({ id, plan: 'pro' });
+    const row = await t.db
+      .selectFrom('workspaces')
+      .select('plan')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.plan).toBe('pro');
+    const unknown = await cli('workspace', 'set-plan', 'ws_nope', '--plan', 'pro');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('brandhealth: workspace ws_nope does not exist\n');
+    const badPlan = await cli('workspace', 'set-plan', id, '--plan', 'gold');
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.stderr).not.toMatch(/\n\s+at /);
+  }, 120_000);
   it('reports every refused command as one line "brandhealth: <detail>" and exit 1', async () => {
     const agency = JSON.parse(
       (await cli('--json', 'workspace', 'create', '--name', 'Refusals', '--plan', 'free')).stdout,

@@ -60,12 +60,28 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await sim?.close();
   });
 
-  async function signIn(key: string): Promise<Page> {
+  /** A sandbox person (sandbox.json's `people`) signs in with email and password, in a fresh page. */
+  async function signIn(person: string): Promise<Page> {
+    const who = m.people![person]!;
+    // One browser context for the file: the previous test's person is signed out first.
+    await context.clearCookies();
     const page = await context.newPage();
     await page.goto(`${base}/app/`);
-    await page.getByLabel('API key').fill(key);
+    await page.getByLabel('Email', { exact: true }).fill(who.email);
+    await page.getByLabel('Password', { exact: true }).fill(who.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForSelector('nav[aria-label="Views"]');
+    return page;
+  }
+  /** TACSI subscribers have keys and no people: the sign-in page's subscriber-key entry. */
+  async function openWithSubscriberKey(key: string, wait = true): Promise<Page> {
+    await context.clearCookies();
+    const page = await context.newPage();
+    await page.goto(`${base}/app/`);
+    await page.getByText('TACSI subscribers: open the index with your subscriber key').click();
+    await page.getByLabel('Subscriber key').fill(key);
+    await page.getByRole('button', { name: 'Open the TACSI index' }).click();
+    if (wait) await page.waitForSelector('nav[aria-label="Views"]');
     return page;
   }
   async function go(page: Page, view: string): Promise<void> {
@@ -115,22 +131,37 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     expect(bare.headers.get('location')).toBe('/app/');
   });
 
-  it('explains a refused key in words, with the request id', async () => {
+  it('explains a refused sign-in in words, with the request id; a key opens the TACSI view only', async () => {
+    await context.clearCookies();
     const page = await context.newPage();
     await page.goto(`${base}/app/`);
+    // People sign in with their email: there is no API-key sign-in for workspaces.
+    expect(await page.getByLabel('API key').count()).toBe(0);
     await expectAccessible(page, 'sign-in');
     await shot(page, 'signin');
-    await page.getByLabel('API key').fill(m.keys.revoked);
+    await page.getByLabel('Email', { exact: true }).fill(m.people!['pro-owner']!.email);
+    await page.getByLabel('Password', { exact: true }).fill('not-the-password-at-all');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     const alert = page.getByRole('alert');
-    await expect.poll(() => alert.innerText()).toContain('was not accepted');
+    await expect.poll(() => alert.innerText()).toContain('The email or password is not right');
     expect(await page.getByTestId('request-id').innerText()).toMatch(/^req_/);
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await page.close();
+
+    // A revoked key is not accepted; a workspace key is sent to the email sign-in, in words.
+    const revoked = await openWithSubscriberKey(m.keys.revoked, false);
+    await expect.poll(() => revoked.getByRole('alert').innerText()).toContain('was not accepted');
+    await revoked.getByLabel('Subscriber key').fill(m.keys.pro);
+    await revoked.getByRole('button', { name: 'Open the TACSI index' }).click();
+    await expect
+      .poll(() => revoked.getByRole('alert').innerText())
+      .toContain('This is not a TACSI subscriber key');
+    expect(await revoked.evaluate(() => sessionStorage.length)).toBe(0);
+    await revoked.close();
   });
 
   it('says when the score stands on old data, and what data and interval it stands on', async () => {
-    const page = await signIn(m.keys.pro);
+    const page = await signIn('pro-owner');
     await page.getByTestId('composite').waitFor();
     expect(await page.getByTestId('stale').count()).toBe(0);
     const basis = await page.getByTestId('score-basis').innerText();
@@ -138,20 +169,22 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       /^90% interval \d+\.\d to \d+\.\d · the \d+ days of data up to (\d{4}-\d{2}-\d{2})$/,
     );
     const dataDay = /data up to (\S+)$/.exec(basis)![1]!;
-    // Ten days on with no new data: the same score is now stale, and the page says so.
+    await page.close();
+    // Ten days on with no new data: the same score is now stale, and the page says so. (The session
+    // would have idled out over ten days: the person signs in again.)
     t.setNow(new Date(Date.now() + 10 * 86_400_000));
     try {
-      await page.reload();
-      await page.getByTestId('stale').waitFor();
-      expect(await page.getByTestId('stale').innerText()).toContain(`data up to ${dataDay}`);
+      const later = await signIn('pro-owner');
+      await later.getByTestId('stale').waitFor();
+      expect(await later.getByTestId('stale').innerText()).toContain(`data up to ${dataDay}`);
+      await later.close();
     } finally {
       t.setNow(undefined);
-      await page.close();
     }
   });
 
   it('explains the score: what 50 is, the grade bands from the engine, the interval, the window, hysteresis and the benchmark', async () => {
-    const page = await signIn(m.keys.pro);
+    const page = await signIn('pro-owner');
     const legend = page.getByTestId('score-legend');
     await legend.waitFor();
     expect(await legend.innerText()).toContain('50 is the median account');
@@ -183,20 +216,16 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.close();
   });
 
-  it("a Free key's refusal names the plan that allows it, in words", async () => {
-    const page = await context.newPage();
-    await page.goto(`${base}/app/`);
-    await page.getByLabel('API key').fill(m.keys.free);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForSelector('nav[aria-label="Views"]');
+  it("a Free workspace's refusal names the plan that allows it, in words", async () => {
+    const page = await signIn('free-owner');
     const alert = page.getByRole('alert').first();
     await expect.poll(() => alert.innerText()).toContain('The Pro plan and above do.');
     await expectNoApiSpeak(page);
     await page.close();
   });
 
-  it('a Pro key: workspace, history and audits, and no agency or TACSI views', async () => {
-    const page = await signIn(m.keys.pro);
+  it('a Pro owner: workspace, history and audits, and no agency or TACSI views', async () => {
+    const page = await signIn('pro-owner');
     expect(await navLinks(page)).toEqual([
       'Workspace',
       'History',
@@ -220,11 +249,11 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
     }
 
-    // The Team view: a key reads the members; changing the team is for signed-in owners and admins.
+    // The Team view: an owner sees the members and manages invitations, keys and the audit log.
     await go(page, 'Team');
-    await page.getByTestId('team-read-only').waitFor();
     await page.getByTestId('members').locator('tbody tr').first().waitFor();
     expect(await page.getByTestId('members').locator('tbody tr').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('team-read-only').count()).toBe(0);
     await expectAccessible(page, 'team');
 
     await go(page, 'History');
@@ -323,8 +352,8 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.close();
   }, 240_000);
 
-  it('an agency key: connect a platform through the simulator, campaigns, studio, webhooks, clients', async () => {
-    const page = await signIn(m.keys.agency);
+  it('an agency owner: connect a platform through the simulator, campaigns, studio, webhooks, clients', async () => {
+    const page = await signIn('agency-owner');
     expect(await navLinks(page)).toEqual([
       'Workspace',
       'History',
@@ -498,7 +527,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   }, 240_000);
 
   it('a TACSI key sees its licensed sectors only, with margins, daily series and the archive', async () => {
-    const page = await signIn(m.keys.tacsiSectorFeed);
+    const page = await openWithSubscriberKey(m.keys.tacsiSectorFeed);
     expect(await navLinks(page)).toEqual(['TACSI index']);
     await page.goto(`${base}/app/#/workspace`);
     await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
@@ -533,12 +562,12 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.close();
 
     // The Daily add-on's sector opens first, with the daily series.
-    const daily = await signIn(m.keys.tacsiDaily);
+    const daily = await openWithSubscriberKey(m.keys.tacsiDaily);
     await daily.getByTestId('tacsi-sectors').waitFor();
     expect(await sectorLinks(daily)).toEqual(['Food & Beverage']);
     await daily.getByTestId('tacsi-daily').locator('svg').waitFor();
     // A pillar feed: that pillar's chart only.
-    const pillar = await signIn(m.keys.tacsiPillar);
+    const pillar = await openWithSubscriberKey(m.keys.tacsiPillar);
     await pillar.getByTestId('tacsi-sectors').waitFor();
     expect(await sectorLinks(pillar)).toEqual(['Consumer Electronics']);
     await pillar.getByRole('heading', { name: 'Sentiment', level: 3 }).waitFor();
@@ -549,7 +578,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   }, 180_000);
 
   it('TACSI: an unpublished sector says so, changes inside the margin are marked, pillar charts share a scale', async () => {
-    const page = await signIn(m.keys.tacsiFull);
+    const page = await openWithSubscriberKey(m.keys.tacsiFull);
     // A licensed sector below the cohort minimum: never published, and the page says so instead of a blank.
     await page.goto(`${base}/app/#/tacsi/${m.tacsi.smallSector}`);
     await page.getByTestId('tacsi-unpublished').waitFor();
@@ -578,7 +607,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   }, 180_000);
 
   it('every action on the Platforms view completes or explains itself, in words', async () => {
-    const page = await signIn(m.keys.agency);
+    const page = await signIn('agency-owner');
     await go(page, 'Platforms');
     const cards = page.locator('li.card[data-testid^="platform-"]');
     await cards.first().waitFor();
@@ -618,7 +647,7 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   }, 120_000);
 
   it('fits a 375 px wide phone', async () => {
-    const page = await signIn(m.keys.agency);
+    const page = await signIn('agency-owner');
     await page.setViewportSize({ width: 375, height: 800 });
     for (const view of ['Workspace', 'Agency', 'Webhooks']) {
       await page.goto(`${base}/app/#/${view.toLowerCase()}`);
@@ -635,17 +664,41 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
     await page.close();
   });
 
+  it('a viewer reads and is offered no action the role cannot complete', async () => {
+    const page = await signIn('pro-viewer');
+    expect(await navLinks(page)).toEqual(['Workspace', 'History', 'Audits', 'Platforms', 'Account', 'Team']);
+    expect(await page.getByTestId('who').innerText()).toContain('viewer');
+    await page.getByTestId('composite').waitFor();
+    await go(page, 'Audits');
+    await page.getByTestId('role-note').waitFor();
+    expect(await page.getByRole('button', { name: 'Run audit' }).count()).toBe(0);
+    await go(page, 'Platforms');
+    await page.getByTestId('role-note').waitFor();
+    expect(await page.getByRole('button', { name: /^(Connect|Disconnect|Sync|Reconnect) / }).count()).toBe(0);
+    await go(page, 'Team');
+    await page.getByTestId('team-read-only').waitFor();
+    await page.goto(`${base}/app/#/sso`);
+    await page.getByRole('heading', { level: 1, name: 'Not available' }).waitFor();
+    await expectAccessible(page, 'viewer');
+    await expectNoApiSpeak(page);
+    await page.close();
+  });
+
   it('never puts a key in a URL, a cookie or the console', async () => {
     expect(urls.length).toBeGreaterThan(50);
     const keys = Object.values(m.keys);
     for (const url of urls) for (const key of keys) expect(url).not.toContain(key);
     for (const line of consoleLines) for (const key of keys) expect(line).not.toContain(key);
-    // The only cookies are the connect flow's binding cookies: an HttpOnly nonce scoped to one callback
-    // path (docs/ingestion.md "Connecting an account"), never a key.
+    // The cookies are the session's (HttpOnly: the page never reads it) and the connect flow's binding
+    // cookies (an HttpOnly nonce scoped to one callback path: docs/ingestion.md "Connecting an
+    // account"), never a key.
     for (const cookie of await context.cookies()) {
-      expect(cookie.name).toMatch(/^bh_connect_[a-z]+$/);
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
-      expect(cookie.path).toMatch(/^\/v1\/platforms\/[a-z]+\/callback$/);
+      if (cookie.name === 'bh_session') expect(cookie.path).toBe('/');
+      else {
+        expect(cookie.name).toMatch(/^bh_connect_[a-z]+$/);
+        expect(cookie.path).toMatch(/^\/v1\/platforms\/[a-z]+\/callback$/);
+      }
       for (const key of keys) expect(cookie.value).not.toContain(key);
     }
     expect(pageErrors).toEqual([]);

@@ -78,20 +78,13 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
 
   it('registers a passkey on the Account page', async () => {
     await page.goto(`${base}/app/`);
-    // Signed in with the password through the API from the page: the browser holds the session cookie.
-    const status = await page.evaluate(
-      async ([email, password]) =>
-        (
-          await fetch('/v1/auth/sign-in', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ email, password }),
-          })
-        ).status,
-      [person.email, PASSWORD] as const,
-    );
-    expect(status).toBe(200);
-    await page.evaluate("location.hash = '#/account'");
+    // Signed in with the password on the sign-in page; the person is in no workspace yet, so the
+    // dashboard says how to get into one, and offers the Account page.
+    await page.getByLabel('Email', { exact: true }).fill(person.email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByTestId('no-workspace').waitFor();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Account' }).click();
     await expect.poll(() => page.getByTestId('account-person').textContent()).toContain(person.email);
     await expect.poll(() => page.getByText('No passkeys yet.').count()).toBe(1);
 
@@ -122,6 +115,8 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
     await expectAccessible('sign-in with the passkey button');
 
     await button.click();
+    await page.getByTestId('no-workspace').waitFor();
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Account' }).click();
     await expect.poll(() => page.getByTestId('account-person').textContent()).toContain(person.email);
     expect(await sessionStatus()).toBe(200);
     await expect

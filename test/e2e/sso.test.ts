@@ -85,6 +85,15 @@ describe.runIf(browserAvailable)('single sign-on in a real browser', () => {
     expect(seen.me.person.email).toBe('gil@agency.example');
     expect(seen.me.workspaces).toEqual([expect.objectContaining({ id: agencyId, role: 'member' })]);
     expect(seen.clientStatus).toBe(200);
+    // In the dashboard: signed in as the agency's member, the client is opened from the Agency view.
+    const nav = page.getByRole('navigation', { name: 'Views' });
+    await nav.waitFor();
+    expect(await page.getByTestId('who').innerText()).toContain('Sso Agency');
+    await nav.getByRole('link', { name: 'Agency' }).click();
+    await page.getByRole('button', { name: 'Open Sso Client' }).click();
+    await page.getByText('Viewing client').waitFor();
+    await nav.getByRole('link', { name: 'Platforms' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Platforms' }).waitFor();
     await context.close();
   });
 

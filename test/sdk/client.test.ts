@@ -14,6 +14,7 @@ import {
 import { insertFinishedAudits } from '../api/audits.fixtures.ts';
 import { insertSyntheticWeeklyCells } from '../api/tacsi-fixture.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { signedInPerson } from '../helpers/people.ts';
 
 // The SDK against a live service from this repository (a real listener, real HTTP). Workers are
 // off here, so an audit stays `processing`: the 425 handling and the waits' timeouts are exact.
@@ -120,6 +121,35 @@ describe('idempotency keys', () => {
     );
     expect(again.response.headers.get('idempotent-replayed')).toBe('true');
     expect(sent.at(-1)!.headers.get('idempotency-key')).toBe('order-4711');
+  });
+
+  it("without a key, a session's client: cookie, CSRF on changes, the workspace header, no Idempotency-Key", async () => {
+    const { workspace } = await workspaceWithKey(t.db, { plan: 'agency' });
+    const person = await signedInPerson(t, { workspaceId: workspace.id, role: 'member' });
+    const session = (csrf: boolean) =>
+      createBrandHealthClient({
+        baseUrl,
+        headers: { cookie: `bh_session=${person.cookie}`, 'X-Workspace-Id': workspace.id },
+        requestHeaders: (method): Record<string, string> =>
+          csrf && method !== 'GET' ? { 'X-CSRF-Token': person.csrf } : {},
+        idempotencyKeys: false,
+        fetch: (request) => {
+          sent.push(request.clone());
+          return fetch(request);
+        },
+      });
+    const mark = sent.length;
+    const bh = session(true);
+    expect(unwrap(await bh.GET('/v1/workspace')).id).toBe(workspace.id);
+    const body = { name: 'By a person', start_date: '2031-03-02', duration_weeks: 4 };
+    expect(unwrap(await bh.POST('/v1/campaigns', { body }))).toMatchObject({ name: 'By a person' });
+    const requests = sentSince(mark);
+    expect(requests.map((r) => r.headers.get('authorization'))).toEqual([null, null]);
+    expect(requests.map((r) => r.headers.get('idempotency-key'))).toEqual([null, null]);
+    expect(requests.map((r) => r.headers.get('x-csrf-token'))).toEqual([null, person.csrf]);
+    // Without the CSRF token the service refuses the change.
+    const refused = await session(false).POST('/v1/campaigns', { body });
+    expect(refused.response.status).toBe(403);
   });
 });
 

@@ -7,7 +7,6 @@ import {
   registerPasskey,
   removePasskey,
   signInWithPasskey,
-  signOutSession,
   type PersonSession,
 } from '../passkeys.ts';
 import { ConfirmButton, ErrorBox, Loaded, Section, TableHead, useAsync, when } from '../ui.tsx';
@@ -172,11 +171,19 @@ export function PasskeysSection() {
 
 /**
  * The signed-in person's account (the session cookie, not an API key): who is signed in, signing
- * out, and their passkeys.
+ * out here or everywhere, and their passkeys.
  */
-export function AccountView() {
-  const [person, reload] = useAsync(() => currentPerson(), []);
+export function AccountView({ onSignOut }: { onSignOut: (everywhere?: boolean) => Promise<void> }) {
+  const [person] = useAsync(() => currentPerson(), []);
   const [error, setError] = useState<unknown>(null);
+  const out = (everywhere: boolean) => async () => {
+    setError(null);
+    try {
+      await onSignOut(everywhere);
+    } catch (err) {
+      setError(err);
+    }
+  };
   return (
     <>
       <h1>Account</h1>
@@ -184,7 +191,7 @@ export function AccountView() {
         {(p) =>
           p === null ? (
             <Section title="Not signed in">
-              <p>Sign in with your email and password or a passkey to manage your account.</p>
+              <p>Your session has ended.</p>
               <a href="#/">Go to sign-in</a>
             </Section>
           ) : (
@@ -193,22 +200,17 @@ export function AccountView() {
                 <p data-testid="account-person">
                   {p.person.name} ({p.person.email})
                 </p>
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={async () => {
-                    setError(null);
-                    try {
-                      await signOutSession();
-                      reload();
-                      location.hash = '';
-                    } catch (err) {
-                      setError(err);
-                    }
-                  }}
-                >
-                  Sign out of this account
-                </button>
+                <div class="actions">
+                  <button type="button" class="secondary" onClick={out(false)}>
+                    Sign out of this account
+                  </button>
+                  <button type="button" class="secondary" onClick={out(true)}>
+                    Sign out everywhere
+                  </button>
+                </div>
+                <p class="muted">
+                  Signing out everywhere ends every session of your account, on every device.
+                </p>
                 {error !== null && <ErrorBox error={error} />}
               </Section>
               <PasskeysSection />

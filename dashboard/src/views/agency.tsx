@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { downloadCsv, storedKey, unwrap } from '../api.ts';
+import { downloadCsv, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
 import { ErrorBox, Loaded, Section, TableHead, useAsync, when } from '../ui.tsx';
 
@@ -37,7 +37,7 @@ export function AgencyView({ session }: ViewProps) {
   const csv = async (path: string, name: string) => {
     setError(null);
     try {
-      await downloadCsv(storedKey() ?? '', path, name);
+      await downloadCsv(path, name);
     } catch (err) {
       setError(err);
     }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Alert, CreateAlertBody } from '../../../sdk/src/client.ts';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when, RoleNote } from '../ui.tsx';
 
 type Condition = CreateAlertBody['condition'];
 const CONDITIONS: Array<{ value: Condition; label: string }> = [
@@ -107,7 +107,8 @@ export function AlertsView({ session }: ViewProps) {
   return (
     <>
       <h1>Alerts</h1>
-      <Section title="Add an alert">
+      {!session.can('alert.manage') && <RoleNote role={session.role} what="changing alerts" />}
+      <Section title="Add an alert" hidden={!session.can('alert.manage')}>
         <form class="stack-form" onSubmit={create}>
           <label for="alert-name">Name</label>
           <input

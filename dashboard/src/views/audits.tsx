@@ -14,6 +14,7 @@ import {
   cap,
   useAsync,
   when,
+  RoleNote,
 } from '../ui.tsx';
 
 const PAGE = 10;
@@ -77,7 +78,8 @@ function AuditList({ session, workspaceId }: ViewProps) {
   return (
     <>
       <h1>Audits</h1>
-      <Section title="Run an audit">
+      {!session.can('audit.run') && <RoleNote role={session.role} what="running an audit" />}
+      <Section title="Run an audit" hidden={!session.can('audit.run')}>
         <form class="controls" onSubmit={run}>
           <label>
             Look back (days)

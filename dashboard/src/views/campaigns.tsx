@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { Campaign } from '../../../sdk/src/client.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, cap, day, useAsync, ConfirmButton } from '../ui.tsx';
+import { ErrorBox, Loaded, Section, cap, day, useAsync, ConfirmButton, RoleNote } from '../ui.tsx';
 
 const ARC = ['foundation', 'build', 'peak', 'echo'];
 
@@ -105,7 +105,8 @@ export function CampaignsView({ session, workspaceId }: ViewProps) {
   return (
     <>
       <h1>Campaigns</h1>
-      <Section title="New campaign">
+      {!session.can('campaign.manage') && <RoleNote role={session.role} what="planning a campaign" />}
+      <Section title="New campaign" hidden={!session.can('campaign.manage')}>
         <form class="controls" onSubmit={create}>
           <label>
             Name

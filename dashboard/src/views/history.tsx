@@ -3,7 +3,7 @@ import type { components } from '../../../sdk/src/schema.d.ts';
 import { PILLARS, ProblemError, unwrap } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, cap, useAsync } from '../ui.tsx';
+import { ErrorBox, Loaded, Section, cap, useAsync, RoleNote } from '../ui.tsx';
 
 type Granularity = 'daily' | 'weekly' | 'monthly';
 type TimelineEntry = components['schemas']['TimelineAnnotation'];
@@ -178,7 +178,8 @@ function AddNote(props: { session: ViewProps['session']; onAdded: () => void; de
   const [author, setAuthor] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [readOnly, setReadOnly] = useState(false);
-  if (readOnly) return <p data-testid="note-read-only">This key may read notes but not add them.</p>;
+  if (readOnly || !props.session.can('campaign.manage'))
+    return <RoleNote role={props.session.role} what="adding a note" />;
   return (
     <Section title="Add a note">
       <form

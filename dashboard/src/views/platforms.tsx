@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
 import type { components } from '../../../sdk/src/schema.d.ts';
-import { ConfirmButton, ErrorBox, Loaded, cap, useAsync, when } from '../ui.tsx';
+import { ConfirmButton, ErrorBox, Loaded, cap, useAsync, when, RoleNote } from '../ui.tsx';
 
 type Attempt = components['schemas']['PlatformConnectAttempt'];
 interface Choice {
@@ -41,6 +41,7 @@ const REASONS: Record<string, string> = {
 const PILLAR_NAMES = ['presence', 'reach', 'impact', 'sentiment', 'momentum'] as const;
 
 export function PlatformsView({ session, workspaceId }: ViewProps) {
+  const manage = session.can('platform.manage');
   const { client } = session;
   const query = workspaceId ? { workspace_id: workspaceId } : {};
   const [data, reload] = useAsync(
@@ -176,6 +177,7 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
   return (
     <>
       <h1>Platforms</h1>
+      {!manage && <RoleNote role={session.role} what="connecting, syncing or disconnecting a platform" />}
       {message && (
         <p role="status" class="note" data-testid="platform-message">
           {message}
@@ -299,7 +301,7 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
                               platform, disconnect it and connect it again.
                             </p>
                           )}
-                        <div class="row">
+                        <div class="row" hidden={!manage}>
                           {(c.status === 'reauth_required' || c.status === 'error') && (
                             <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
                               Reconnect {cap(name)}
@@ -328,7 +330,12 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
                     ) : (
                       <>
                         <p class="muted">Not connected</p>
-                        <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
+                        <button
+                          type="button"
+                          hidden={!manage}
+                          disabled={busy !== null}
+                          onClick={() => connect(name)}
+                        >
                           {busy === name ? 'Waiting for the platform…' : `Connect ${cap(name)}`}
                         </button>
                       </>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { downloadFile, storedKey, unwrap } from '../api.ts';
+import { downloadFile, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, OffsetPager, Section, TableHead, day, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, OffsetPager, Section, TableHead, day, useAsync, when, RoleNote } from '../ui.tsx';
 
 type Cadence = 'weekly' | 'monthly';
 type Scope = 'workspace' | 'all_clients';
@@ -77,20 +77,13 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
       reloadSchedules();
     });
   const pdf = (id: string, period: string) =>
-    act(() =>
-      downloadFile(
-        storedKey() ?? '',
-        `/v1/reports/${id}/pdf`,
-        `report-${period}.pdf`,
-        'application/pdf',
-        'PDF',
-      ),
-    );
+    act(() => downloadFile(`/v1/reports/${id}/pdf`, `report-${period}.pdf`, 'application/pdf', 'PDF'));
 
   return (
     <>
       <h1>Reports</h1>
-      <Section title="Schedule a report">
+      {!session.can('report.manage') && <RoleNote role={session.role} what="scheduling a report" />}
+      <Section title="Schedule a report" hidden={!session.can('report.manage')}>
         <form class="stack-form" data-testid="schedule-form" onSubmit={create}>
           <label for="schedule-name">Name (optional)</label>
           <input

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ProblemError, storedKey, unwrap, type Client } from '../api.ts';
+import { authHeaders, ProblemError, unwrap, type Client } from '../api.ts';
 import type { LicensedSector, Ok } from '../../../sdk/src/client.ts';
 import { COLORS, Chart, bandSeries } from '../chart.tsx';
 import { Loaded, PageButton, Section, TableHead, cap, useAsync } from '../ui.tsx';
@@ -194,7 +194,7 @@ function Calendar({ calendar, sector }: { calendar: CalendarFeed; sector: string
 /** The whole weekly archive as one file (CSV or Parquet); the key goes in the header, never in a URL. */
 async function downloadArchive(sector: string, format: 'csv' | 'parquet'): Promise<void> {
   const path = `/v1/tacsi/archive?${new URLSearchParams({ sector, format })}`;
-  const response = await fetch(path, { headers: { Authorization: `Bearer ${storedKey() ?? ''}` } });
+  const response = await fetch(path, { headers: authHeaders() });
   if (!response.ok) {
     let body: unknown = null;
     try {

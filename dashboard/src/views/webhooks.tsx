@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when, RoleNote } from '../ui.tsx';
 
 const EVENTS = [
   'audit.completed',
@@ -52,7 +52,8 @@ export function WebhooksView({ session }: ViewProps) {
   return (
     <>
       <h1>Webhooks</h1>
-      <Section title="Register a webhook">
+      {!session.can('webhook.manage') && <RoleNote role={session.role} what="registering a webhook" />}
+      <Section title="Register a webhook" hidden={!session.can('webhook.manage')}>
         <form class="stack-form" onSubmit={register}>
           <label for="hook-url">Endpoint URL (https)</label>
           <input
