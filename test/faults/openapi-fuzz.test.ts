@@ -56,10 +56,10 @@ let tacsiKey: string;
 let owner: Browser;
 /**
  * Paths only a signed-in person may call (src/core/permissions.ts PEOPLE_ONLY_ACTIONS, and the person's own
- * passkeys and session). Signing out is left to the key (it would end the fuzz's session).
+ * passkeys, session and workspaces of their own). Signing out is left to the key (it would end the fuzz's session).
  */
 const PEOPLE_PATHS =
-  /^\/v1\/(members|invitations|keys|audit-log|workspace\/sso)(\/|$)|^\/v1\/auth\/(passkeys|session)(\/|$)/;
+  /^\/v1\/(members|invitations|keys|audit-log|workspace\/sso)(\/|$)|^\/v1\/auth\/(passkeys|session|workspaces)(\/|$)/;
 /** Real values for parameters and body fields, so a share of requests reach existing objects and answer 2xx. */
 const known: Record<string, unknown[]> = {};
 
