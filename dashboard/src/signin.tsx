@@ -9,7 +9,7 @@ import {
   unwrap,
   type Session,
 } from './api.ts';
-import { ErrorBox } from './ui.tsx';
+import { ErrorBox, useAction } from './ui.tsx';
 import { PasskeySignInButton } from './views/account.tsx';
 import { SsoSignIn } from './views/sso.tsx';
 
@@ -28,21 +28,12 @@ export function linkToken(): string | null {
   return query ? new URLSearchParams(query).get('token') : null;
 }
 
-/** A form's submit: busy while it runs, its error shown under it. */
-function useSubmit(run: () => Promise<void>) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (e: Event) => {
+/** A form's submit: busy while it runs, its error shown under it (useAction). */
+function useSubmit(work: () => Promise<void>) {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await run();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    return run(work);
   };
   return { busy, error, submit };
 }

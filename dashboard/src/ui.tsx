@@ -271,3 +271,27 @@ export function RoleNote({ role, what }: { role: string; what: string }) {
     </p>
   );
 }
+
+/**
+ * What a view does when a person asks (a form sent, a button pressed): `run(work)` clears the last
+ * error, marks the view busy, runs `work` and keeps its error for an ErrorBox; it answers whether the
+ * work succeeded. One pattern for every form and button of the dashboard.
+ */
+export function useAction() {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<unknown>): Promise<boolean> => {
+    setError(null);
+    setBusy(true);
+    try {
+      await work();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, run, setError };
+}

@@ -9,7 +9,7 @@ import {
   signInWithPasskey,
   type PersonSession,
 } from '../passkeys.ts';
-import { ConfirmButton, ErrorBox, Loaded, Section, TableHead, useAsync, when } from '../ui.tsx';
+import { ConfirmButton, ErrorBox, Loaded, Section, TableHead, useAsync, when, useAction } from '../ui.tsx';
 
 /**
  * What went wrong with a passkey, in people's words: the browser's WebAuthn errors (cancelled, no
@@ -75,7 +75,7 @@ export function PasskeysSection() {
   const [list, reload] = useAsync(() => listPasskeys(), []);
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { error, run, setError } = useAction();
   const [added, setAdded] = useState<string | null>(null);
 
   const add = async (e: Event) => {
@@ -94,16 +94,12 @@ export function PasskeysSection() {
       setBusy(false);
     }
   };
-  const remove = async (id: string) => {
-    setError(null);
-    setAdded(null);
-    try {
+  const remove = (id: string) =>
+    run(async () => {
+      setAdded(null);
       await removePasskey(id);
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   return (
     <Section title="Passkeys">

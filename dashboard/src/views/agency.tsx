@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { downloadCsv, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, TableHead, useAsync, when } from '../ui.tsx';
+import { ErrorBox, Loaded, Section, TableHead, useAsync, when, useAction } from '../ui.tsx';
 
 interface Row {
   workspaceId: string;
@@ -32,16 +32,12 @@ export function AgencyView({ session }: ViewProps) {
       client.GET('/v1/export/scores', { params: { query: { since, limit: 100 } }, signal }).then(unwrap),
     [since],
   );
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
 
-  const csv = async (path: string, name: string) => {
-    setError(null);
-    try {
+  const csv = (path: string, name: string) =>
+    run(async () => {
       await downloadCsv(path, name);
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
   const open = (r: Row) => {
     dispatchEvent(new CustomEvent('bh:open-client', { detail: { id: r.workspaceId, name: r.name } }));
     location.hash = '#/workspace';

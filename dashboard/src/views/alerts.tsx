@@ -2,7 +2,17 @@ import { useState } from 'preact/hooks';
 import type { Alert, CreateAlertBody } from '../../../sdk/src/client.ts';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when, RoleNote } from '../ui.tsx';
+import {
+  ErrorBox,
+  Loaded,
+  OffsetPager,
+  Section,
+  TableHead,
+  useAsync,
+  when,
+  RoleNote,
+  useAction,
+} from '../ui.tsx';
 
 type Condition = CreateAlertBody['condition'];
 const CONDITIONS: Array<{ value: Condition; label: string }> = [
@@ -53,7 +63,7 @@ export function AlertsView({ session }: ViewProps) {
   const [email, setEmail] = useState('');
   const [webhook, setWebhook] = useState(false);
   const [slack, setSlack] = useState('');
-  const [error, setError] = useState<unknown>(null);
+  const { error, run, setError } = useAction();
   const [open, setOpen] = useState<string | null>(null);
 
   const create = async (e: Event) => {
@@ -79,9 +89,8 @@ export function AlertsView({ session }: ViewProps) {
       setError(err);
     }
   };
-  const setEnabled = async (id: string, enabled: boolean) => {
-    setError(null);
-    try {
+  const setEnabled = (id: string, enabled: boolean) =>
+    run(async () => {
       unwrap(
         await client.PATCH('/v1/alerts/{alert_id}', {
           params: { path: { alert_id: id } },
@@ -89,20 +98,13 @@ export function AlertsView({ session }: ViewProps) {
         }),
       );
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const remove = async (id: string) => {
-    setError(null);
-    try {
+    });
+  const remove = (id: string) =>
+    run(async () => {
       unwrap(await client.DELETE('/v1/alerts/{alert_id}', { params: { path: { alert_id: id } } }));
       if (open === id) setOpen(null);
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   return (
     <>

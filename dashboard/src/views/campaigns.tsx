@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { Campaign } from '../../../sdk/src/client.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, Section, cap, day, useAsync, ConfirmButton, RoleNote } from '../ui.tsx';
+import { ErrorBox, Loaded, Section, cap, day, useAsync, ConfirmButton, RoleNote, useAction } from '../ui.tsx';
 
 const ARC = ['foundation', 'build', 'peak', 'echo'];
 
@@ -62,14 +62,11 @@ export function CampaignsView({ session, workspaceId }: ViewProps) {
   const [objective, setObjective] = useState('');
   const [start, setStart] = useState(tomorrow);
   const [weeks, setWeeks] = useState(8);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useAction();
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
+    return run(async () => {
       unwrap(
         await client.POST('/v1/campaigns', {
           body: {
@@ -84,23 +81,15 @@ export function CampaignsView({ session, workspaceId }: ViewProps) {
       setName('');
       setObjective('');
       reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const cancel = async (id: string) => {
-    setError(null);
-    try {
+  const cancel = (id: string) =>
+    run(async () => {
       unwrap(
         await client.POST('/v1/campaigns/{campaign_id}/cancel', { params: { path: { campaign_id: id } } }),
       );
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   return (
     <>

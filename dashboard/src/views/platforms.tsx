@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { PLATFORMS, unwrap, type Platform } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
 import type { components } from '../../../sdk/src/schema.d.ts';
-import { ConfirmButton, ErrorBox, Loaded, cap, useAsync, when, RoleNote } from '../ui.tsx';
+import { ConfirmButton, ErrorBox, Loaded, cap, useAsync, when, RoleNote, useAction } from '../ui.tsx';
 
 type Attempt = components['schemas']['PlatformConnectAttempt'];
 interface Choice {
@@ -50,7 +50,7 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
   );
   const [busy, setBusy] = useState<Platform | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { error, run, setError } = useAction();
   /** A login that gave several accounts (or one connected elsewhere): the brand picks one. */
   const [choice, setChoice] = useState<Choice | null>(null);
 
@@ -146,17 +146,13 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
     }
   };
 
-  const sync = async (platform: Platform) => {
-    setError(null);
-    setMessage(null);
-    try {
+  const sync = (platform: Platform) =>
+    run(async () => {
+      setMessage(null);
       unwrap(await client.POST('/v1/platforms/{platform}/sync', { params: { path: { platform }, query } }));
       setMessage(`A sync of ${cap(platform)} was started.`);
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   /** Disconnecting stops syncs and frees the plan's place; the history stays (asked first: ConfirmButton). */
   const disconnect = async (platform: Platform) => {

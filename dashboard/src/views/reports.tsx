@@ -1,7 +1,18 @@
 import { useState } from 'preact/hooks';
 import { downloadFile, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, OffsetPager, Section, TableHead, day, useAsync, when, RoleNote } from '../ui.tsx';
+import {
+  ErrorBox,
+  Loaded,
+  OffsetPager,
+  Section,
+  TableHead,
+  day,
+  useAsync,
+  when,
+  RoleNote,
+  useAction,
+} from '../ui.tsx';
 
 type Cadence = 'weekly' | 'monthly';
 type Scope = 'workspace' | 'all_clients';
@@ -23,14 +34,13 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
   const [cadence, setCadence] = useState<Cadence>('weekly');
   const [scope, setScope] = useState<Scope>('workspace');
   const [recipients, setRecipients] = useState('');
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const [notice, setNotice] = useState('');
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    setNotice('');
-    try {
+    return run(async () => {
+      setNotice('');
       const made = unwrap(
         await client.POST('/v1/report-schedules', {
           body: {
@@ -45,19 +55,13 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
       setName('');
       setNotice(`Scheduled "${made.name}".`);
       reloadSchedules();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const act = async (run: () => Promise<unknown>) => {
-    setError(null);
-    setNotice('');
-    try {
-      await run();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const act = (work: () => Promise<unknown>) =>
+    run(async () => {
+      setNotice('');
+      await work();
+    });
   const generate = (id: string) =>
     act(async () => {
       const report = unwrap(

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ProblemError, unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ConfirmButton, ErrorBox, Section, useAsync, when } from '../ui.tsx';
+import { ConfirmButton, ErrorBox, Section, useAsync, when, useAction } from '../ui.tsx';
 
 /**
  * Single sign-on: the "Sign in with SSO" part of the sign-in page (an address, then the browser goes to
@@ -97,8 +97,7 @@ export function SsoView({ session }: ViewProps) {
   const [role, setRole] = useState<Role>('member');
   const [enabled, setEnabled] = useState(true);
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { error, busy, run } = useAction();
   const [saved, setSaved] = useState(false);
 
   if (settings.state === 'ready' && settings.value && loadedFor !== settings.value.updated_at) {
@@ -125,12 +124,10 @@ export function SsoView({ session }: ViewProps) {
   }
   const current = settings.state === 'ready' ? settings.value : null;
 
-  const save = async (e: Event) => {
+  const save = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
+    return run(async () => {
+      setSaved(false);
       unwrap(
         await client.PUT('/v1/workspace/sso', {
           body: {
@@ -149,22 +146,14 @@ export function SsoView({ session }: ViewProps) {
       setSecret('');
       setSaved(true);
       reload();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
-  const remove = async () => {
-    setError(null);
-    try {
+  const remove = () =>
+    run(async () => {
       unwrap(await client.DELETE('/v1/workspace/sso'));
       setLoadedFor(null);
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   return (
     <>

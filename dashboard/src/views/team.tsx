@@ -11,6 +11,7 @@ import {
   cap,
   useAsync,
   when,
+  useAction,
 } from '../ui.tsx';
 
 const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
@@ -84,16 +85,12 @@ type Props = { session: ViewProps['session'] };
 function Members({ session, manage }: Props & { manage: boolean }) {
   const { client } = session;
   const [list, reload] = useAsync((signal) => client.GET('/v1/members', { signal }).then(unwrap), []);
-  const [error, setError] = useState<unknown>(null);
-  const act = async (run: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await run();
+  const { error, run } = useAction();
+  const act = (work: () => Promise<unknown>) =>
+    run(async () => {
+      await work();
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
   return (
     <Section title="Members">
       {error !== null && <ErrorBox error={error} />}
@@ -169,30 +166,23 @@ function Invitations({ session }: Props) {
   const [list, reload] = useAsync((signal) => client.GET('/v1/invitations', { signal }).then(unwrap), []);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const [sent, setSent] = useState<string | null>(null);
-  const invite = async (e: Event) => {
+  const invite = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    setSent(null);
-    try {
+    return run(async () => {
+      setSent(null);
       const made = unwrap(await client.POST('/v1/invitations', { body: { email, role } }));
       setSent(made.email);
       setEmail('');
       reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
+  const revoke = (id: string) =>
+    run(async () => {
       unwrap(await client.DELETE('/v1/invitations/{id}', { params: { path: { id } } }));
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
   return (
     <Section title="Invitations">
       <form class="stack-form" onSubmit={invite}>
@@ -262,13 +252,12 @@ function Keys({ session }: Props) {
   const [expires, setExpires] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const create = async (e: Event) => {
+  const { error, run } = useAction();
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    setSecret(null);
-    setCopied(false);
-    try {
+    return run(async () => {
+      setSecret(null);
+      setCopied(false);
       const body = {
         name,
         scopes,
@@ -278,19 +267,13 @@ function Keys({ session }: Props) {
       setSecret(made.key);
       setName('');
       reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const revoke = async (id: string) => {
-    setError(null);
-    try {
+  const revoke = (id: string) =>
+    run(async () => {
       unwrap(await client.DELETE('/v1/keys/{id}', { params: { path: { id } } }));
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
   return (
     <Section title="API keys">
       <form class="stack-form" onSubmit={create}>
@@ -407,7 +390,7 @@ function AuditLog({ session, workspaceId }: Props & { workspaceId: string | unde
   // The cursors of the pages before the one shown (for "Newer"), and the one shown.
   const [cursors, setCursors] = useState<string[]>([]);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const query = {
     ...(workspaceId ? { workspace_id: workspaceId } : {}),
     ...(filter.action ? { action: filter.action } : {}),
@@ -425,9 +408,8 @@ function AuditLog({ session, workspaceId }: Props & { workspaceId: string | unde
         .then(unwrap),
     [JSON.stringify(filter), cursor, workspaceId],
   );
-  const download = async () => {
-    setError(null);
-    try {
+  const download = () =>
+    run(async () => {
       const res = await client.GET('/v1/audit-log', {
         params: { query },
         headers: { Accept: 'text/csv' },
@@ -442,10 +424,7 @@ function AuditLog({ session, workspaceId }: Props & { workspaceId: string | unde
       a.click();
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
   return (
     <Section title="Audit log">
       <form

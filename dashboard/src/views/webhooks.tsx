@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api.ts';
 import type { ViewProps } from '../main.tsx';
-import { ErrorBox, Loaded, OffsetPager, Section, TableHead, useAsync, when, RoleNote } from '../ui.tsx';
+import {
+  ErrorBox,
+  Loaded,
+  OffsetPager,
+  Section,
+  TableHead,
+  useAsync,
+  when,
+  RoleNote,
+  useAction,
+} from '../ui.tsx';
 
 const EVENTS = [
   'audit.completed',
@@ -22,32 +32,25 @@ export function WebhooksView({ session }: ViewProps) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<EventType[]>(['audit.completed']);
   const [secret, setSecret] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const [open, setOpen] = useState<string | null>(null);
 
-  const register = async (e: Event) => {
+  const register = (e: Event) => {
     e.preventDefault();
-    setError(null);
-    setSecret(null);
-    try {
+    return run(async () => {
+      setSecret(null);
       const hook = unwrap(await client.POST('/v1/webhooks', { body: { url, events } }));
       setSecret(hook.secret);
       setUrl('');
       reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const remove = async (id: string) => {
-    setError(null);
-    try {
+  const remove = (id: string) =>
+    run(async () => {
       unwrap(await client.DELETE('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: id } } }));
       if (open === id) setOpen(null);
       reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+    });
 
   return (
     <>
