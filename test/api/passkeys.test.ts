@@ -5,6 +5,7 @@ import { SIGN_IN_ATTEMPTS_PER_ADDRESS, WEBAUTHN_CHALLENGE_MS } from '../../src/p
 import { signedInPerson, type Browser } from '../helpers/people.ts';
 import { expectProblem, startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
 import { SoftwareAuthenticator, type SoftCredential } from '../helpers/webauthn-authenticator.ts';
+import { auditEntries } from '../helpers/audit-log.ts';
 
 // Passkeys through HTTP with a software authenticator (test/helpers/webauthn-authenticator.ts) that
 // builds real attestation and assertion bytes; the service verifies them with @simplewebauthn/server.
@@ -126,12 +127,7 @@ describe('passkeys', () => {
       headers: { cookie: `bh_session=${fresh}` },
     });
     expect(used.json().data[0].last_used_at).not.toBeNull();
-    const audit = await t.db
-      .selectFrom('audit_log')
-      .select(['action', 'detail'])
-      .where('actor_person_id', '=', b.personId)
-      .orderBy('at')
-      .execute();
+    const audit = await auditEntries(t.db, { personId: b.personId });
     expect(audit.map((a) => a.action)).toContain('passkey.registered');
     expect(audit.filter((a) => a.action === 'session.signed_in').map((a) => a.detail)).toContain(
       `passkey ${passkey.id}`,
@@ -153,12 +149,7 @@ describe('passkeys', () => {
     expect(unknown).toEqual(forged);
     // And the passkey itself still works (the failures did not break it).
     expect((await signInWith(credential)).statusCode).toBe(200);
-    const failures = await t.db
-      .selectFrom('audit_log')
-      .select('detail')
-      .where('action', '=', 'session.sign_in_failed')
-      .where('detail', 'like', 'passkey%')
-      .execute();
+    const failures = await auditEntries(t.db, { action: 'session.sign_in_failed', detailLike: 'passkey%' });
     expect(failures.map((f) => f.detail)).toEqual(expect.arrayContaining(['passkey: credential']));
   });
 
@@ -202,13 +193,11 @@ describe('passkeys', () => {
     refusal(await signInWith(credential, { counter: 3 }));
     refusal(await signInWith(credential, { counter: 5 }));
     expect((await signInWith(credential, { counter: 6 })).statusCode).toBe(200);
-    const failures = await t.db
-      .selectFrom('audit_log')
-      .select('detail')
-      .where('actor_person_id', '=', b.personId)
-      .where('action', '=', 'session.sign_in_failed')
-      .where('detail', 'like', 'passkey%')
-      .execute();
+    const failures = await auditEntries(t.db, {
+      personId: b.personId,
+      action: 'session.sign_in_failed',
+      detailLike: 'passkey%',
+    });
     expect(failures.map((f) => f.detail?.split(': ')[1])).toEqual(['counter', 'counter']);
   });
 

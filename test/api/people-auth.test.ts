@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { SESSION_IDLE_MS, SIGN_IN_ATTEMPTS_PER_ACCOUNT } from '../../src/people/settings.ts';
+import { auditEntries } from '../helpers/audit-log.ts';
 
 // Sign-up, email verification, password sign-in and sessions through HTTP, with the mail read
 // from a real SMTP server. Each attack test fails on the naive implementation named in it.
@@ -241,12 +242,7 @@ describe('audit log', () => {
     const { cookie, csrf, res } = await signIn(email);
     const personId = res.json().person.id as string;
     await post('/v1/auth/sign-out', undefined, { cookie: `bh_session=${cookie}`, 'x-csrf-token': csrf });
-    const rows = await t.db
-      .selectFrom('audit_log')
-      .selectAll()
-      .where('actor_person_id', '=', personId)
-      .orderBy('id')
-      .execute();
+    const rows = await auditEntries(t.db, { personId });
     expect(rows.map((r) => r.action)).toEqual([
       'session.sign_in_failed',
       'session.signed_in',

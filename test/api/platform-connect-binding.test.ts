@@ -8,6 +8,7 @@ import { expectProblem, startTestService, workspaceWithKey, type TestService } f
 import { bindingCookieOf } from '../helpers/simulator-oauth.ts';
 import type { Platform } from '../../src/core/catalog.ts';
 import { signedInPerson, type Browser } from '../helpers/people.ts';
+import { auditEntries } from '../helpers/audit-log.ts';
 
 /**
  * The connect flow's boundaries (docs/ingestion.md "Connecting an account"): who may complete an
@@ -183,13 +184,8 @@ describe('who may complete an authorisation', () => {
     const back = await t.request({ method: 'GET', url: done.callback, headers: { cookie: done.cookie } });
     expect(back.statusCode, back.body).toBe(200);
     expect((await connections(brand.workspace.id)).map((c) => c.handle)).toEqual(['personstarted']);
-    const audit = await t.db
-      .selectFrom('audit_log')
-      .select(['actor_person_id', 'action'])
-      .where('workspace_id', '=', brand.workspace.id)
-      .where('action', '=', 'platform.connected')
-      .execute();
-    expect(audit).toEqual([{ actor_person_id: admin.personId, action: 'platform.connected' }]);
+    const audit = await auditEntries(t.db, { workspaceId: brand.workspace.id, action: 'platform.connected' });
+    expect(audit.map((a) => a.actor_person_id)).toEqual([admin.personId]);
 
     // Started again as admin, then demoted to viewer before the callback: nothing is connected.
     const again = await consent(admin, 'youtube', 'demotedmeanwhile');

@@ -4,6 +4,7 @@ import { createApiKey } from '../../src/admin/keys.ts';
 import { expectProblem, startTestService, type TestService } from '../helpers/service.ts';
 import { signedInPerson, type Browser } from '../helpers/people.ts';
 import { startTestProvider, type TestProvider } from '../helpers/oidc.ts';
+import { auditEntries } from '../helpers/audit-log.ts';
 
 // Single sign-on through a real OpenID Connect provider (panva's oidc-provider) started on a
 // loopback port; the browser's redirects are followed by hand, with a cookie jar per party.
@@ -156,13 +157,7 @@ describe('settings', () => {
     expect(changed.body).not.toContain(CLIENT_SECRET);
     expect((await owner.request('DELETE', '/v1/workspace/sso')).statusCode).toBe(200);
     expectProblem(await owner.request('GET', '/v1/workspace/sso'), 404, 'Not Found');
-    const log = await t.db
-      .selectFrom('audit_log')
-      .select(['action', 'detail'])
-      .where('workspace_id', '=', ws.id)
-      .where('action', 'like', 'sso.%')
-      .orderBy('at')
-      .execute();
+    const log = await auditEntries(t.db, { workspaceId: ws.id, action: 'sso.%' });
     expect(log.map((r) => r.action)).toEqual(Array(3).fill('sso.settings_changed'));
     expect(log.map((r) => r.detail!.split(':')[0])).toEqual(['set up', 'changed', 'removed']);
   });
@@ -262,14 +257,7 @@ describe('sign-in', () => {
       .where('person_id', '=', person.id)
       .execute();
     expect(memberships).toEqual([{ role: 'viewer' }]);
-    const log = await t.db
-      .selectFrom('audit_log')
-      .select(['action', 'detail'])
-      .where('workspace_id', '=', ws.id)
-      .where('actor_person_id', '=', person.id)
-      .orderBy('at')
-      .orderBy('id')
-      .execute();
+    const log = await auditEntries(t.db, { workspaceId: ws.id, personId: person.id });
     expect(log.map((r) => `${r.action} ${r.detail!.split(' ')[0]}`)).toEqual([
       'member.added as',
       'session.signed_in sso',

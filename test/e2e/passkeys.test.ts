@@ -6,6 +6,7 @@ import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
 import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { PASSWORD, signedInPerson } from '../helpers/people.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
+import { auditEntries } from '../helpers/audit-log.ts';
 
 const AXE = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
@@ -122,11 +123,7 @@ describe.runIf(browserAvailable)('passkeys in a real browser', () => {
     await expect
       .poll(() => page.getByTestId('passkeys').getByRole('row').nth(1).innerText())
       .not.toMatch(/never/);
-    const audit = await t.db
-      .selectFrom('audit_log')
-      .select('action')
-      .where('actor_person_id', '=', person.personId)
-      .execute();
+    const audit = await auditEntries(t.db, { personId: person.personId });
     expect(audit.map((a) => a.action)).toEqual(
       expect.arrayContaining(['passkey.registered', 'session.signed_out', 'session.signed_in']),
     );

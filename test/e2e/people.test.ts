@@ -6,6 +6,7 @@ import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
 import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { auditEntries } from '../helpers/audit-log.ts';
 
 const AXE = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
@@ -226,11 +227,7 @@ describe.runIf(browserAvailable)('people and teams in a real browser', () => {
     await boPage.reload();
     await boPage.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
 
-    const actions = await t.db
-      .selectFrom('audit_log')
-      .select('action')
-      .where('workspace_id', '=', workspaceId)
-      .execute();
+    const actions = await auditEntries(t.db, { workspaceId });
     expect(actions.map((a) => a.action)).toEqual(
       expect.arrayContaining([
         'workspace.created',
