@@ -33,6 +33,7 @@ const tools = await startLocalTools({ port: Number(process.env.LOCAL_TOOLS_PORT 
 const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as {
   keys: { agency: string };
   workspaces: { agency: string };
+  people?: Record<string, { email: string }>;
 };
 // The environment's configuration, pointed at this simulator and syncing every minute unless set. A
 // sandbox on one machine delivers webhooks to, and fetches studio media from, the loopback address
@@ -86,5 +87,7 @@ console.log(
     `studio media to score: ${tools.url}/media/`,
 );
 console.log(
-  `dashboard: http://${host.includes(':') ? `[${host}]` : host}:${config.port}/app/ (sign in with a key from ${manifestPath})`,
+  `dashboard: http://${host.includes(':') ? `[${host}]` : host}:${config.port}/app/ (sign in as ` +
+    `${manifest.people?.['pro-owner']?.email ?? 'a person of the manifest'}; every person and password: ` +
+    `"people" in ${manifestPath})`,
 );
