@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../src/infra/http/dashboard.ts';
 import type { SandboxManifest } from '../../src/sandbox/manifest.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { browserAvailable, launchBrowser } from '../helpers/browser.ts';
+import { accessibilityViolations, browserAvailable, launchBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 import { seededSandbox } from './seeded-sandbox.ts';
 import { COMPOSITE_GRADE_CUTOFFS_V2, GRADE_HYSTERESIS } from '../../src/scoring/engine/index.ts';
@@ -17,7 +17,6 @@ import { COMPOSITE_GRADE_CUTOFFS_V2, GRADE_HYSTERESIS } from '../../src/scoring/
  * docs/img only when UPDATE_SCREENSHOTS=1.
  */
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' && process.env.TEST_DB !== 'postgres';
-const AXE = fs.readFileSync(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
 describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   let sim: Simulator;
@@ -91,19 +90,9 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
   async function navLinks(page: Page): Promise<string[]> {
     return page.getByRole('navigation', { name: 'Views' }).getByRole('link').allInnerTexts();
   }
-  /** axe-core's WCAG 2 A/AA rules on the page as it is now. */
+  /** axe-core's WCAG 2 A/AA rules on the page as it is now: no violation. */
   async function expectAccessible(page: Page, what: string): Promise<void> {
-    await page.addScriptTag({ content: AXE });
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as { axe: { run: (o: unknown) => Promise<{ violations: unknown[] }> } }
-      ).axe;
-      const r = await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } });
-      return (r.violations as { id: string; nodes: { target: string[] }[] }[]).map(
-        (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      );
-    });
-    expect(violations, what).toEqual([]);
+    expect(await accessibilityViolations(page), what).toEqual([]);
   }
   /** What people read on the page (technical details folded away) names no endpoint, key header or raw id. */
   async function expectNoApiSpeak(page: Page): Promise<void> {
