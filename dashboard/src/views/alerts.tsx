@@ -218,16 +218,20 @@ export function AlertsView({ session }: ViewProps) {
                           <button type="button" class="secondary" onClick={() => setOpen(a.id)}>
                             History
                           </button>
-                          <button
-                            type="button"
-                            class="secondary"
-                            onClick={() => setEnabled(a.id, !a.enabled)}
-                          >
-                            {a.enabled ? 'Turn off' : 'Turn on'}
-                          </button>
-                          <button type="button" class="secondary" onClick={() => remove(a.id)}>
-                            Delete
-                          </button>
+                          {session.can('alert.manage') && (
+                            <>
+                              <button
+                                type="button"
+                                class="secondary"
+                                onClick={() => setEnabled(a.id, !a.enabled)}
+                              >
+                                {a.enabled ? 'Turn off' : 'Turn on'}
+                              </button>
+                              <button type="button" class="secondary" onClick={() => remove(a.id)}>
+                                Delete
+                              </button>
+                            </>
+                          )}
                         </td>
                       </tr>
                     ))}

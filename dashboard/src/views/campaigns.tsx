@@ -162,7 +162,7 @@ export function CampaignsView({ session, workspaceId }: ViewProps) {
                     {c.score_delta ? ` (${c.score_delta})` : ''}
                   </p>
                   <Timeline c={c} />
-                  {(c.status === 'draft' || c.status === 'active') && (
+                  {(c.status === 'draft' || c.status === 'active') && session.can('campaign.manage') && (
                     <ConfirmButton
                       label={`Cancel ${c.name}`}
                       question={`Cancel ${c.name}? It stops tracking the score from then on and cannot be started again.`}

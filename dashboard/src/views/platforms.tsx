@@ -297,43 +297,42 @@ export function PlatformsView({ session, workspaceId }: ViewProps) {
                               platform, disconnect it and connect it again.
                             </p>
                           )}
-                        <div class="row" hidden={!manage}>
-                          {(c.status === 'reauth_required' || c.status === 'error') && (
-                            <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
-                              Reconnect {cap(name)}
-                            </button>
-                          )}
-                          {c.next_sync_at !== null && c.status !== 'reauth_required' && (
-                            <button
-                              type="button"
-                              class="secondary"
+                        {manage && (
+                          <div class="row">
+                            {(c.status === 'reauth_required' || c.status === 'error') && (
+                              <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
+                                Reconnect {cap(name)}
+                              </button>
+                            )}
+                            {c.next_sync_at !== null && c.status !== 'reauth_required' && (
+                              <button
+                                type="button"
+                                class="secondary"
+                                disabled={busy !== null}
+                                onClick={() => sync(name)}
+                              >
+                                Sync {cap(name)} now
+                              </button>
+                            )}
+                            <ConfirmButton
+                              label={`Disconnect ${cap(name)}`}
+                              question={`Disconnect ${cap(name)}? Its syncs stop and it no longer counts towards your plan's platforms. The data already collected stays.`}
+                              confirmLabel={`Yes, disconnect ${cap(name)}`}
+                              keepLabel="Keep it connected"
                               disabled={busy !== null}
-                              onClick={() => sync(name)}
-                            >
-                              Sync {cap(name)} now
-                            </button>
-                          )}
-                          <ConfirmButton
-                            label={`Disconnect ${cap(name)}`}
-                            question={`Disconnect ${cap(name)}? Its syncs stop and it no longer counts towards your plan's platforms. The data already collected stays.`}
-                            confirmLabel={`Yes, disconnect ${cap(name)}`}
-                            keepLabel="Keep it connected"
-                            disabled={busy !== null}
-                            onConfirm={() => disconnect(name)}
-                          />
-                        </div>
+                              onConfirm={() => disconnect(name)}
+                            />
+                          </div>
+                        )}
                       </>
                     ) : (
                       <>
                         <p class="muted">Not connected</p>
-                        <button
-                          type="button"
-                          hidden={!manage}
-                          disabled={busy !== null}
-                          onClick={() => connect(name)}
-                        >
-                          {busy === name ? 'Waiting for the platform…' : `Connect ${cap(name)}`}
-                        </button>
+                        {manage && (
+                          <button type="button" disabled={busy !== null} onClick={() => connect(name)}>
+                            {busy === name ? 'Waiting for the platform…' : `Connect ${cap(name)}`}
+                          </button>
+                        )}
                       </>
                     )}
                   </li>

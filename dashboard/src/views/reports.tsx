@@ -150,12 +150,16 @@ export function ReportsView({ session, workspaceId }: ViewProps) {
                         <td class="wrap">{x.recipients.join(', ')}</td>
                         <td>{day(x.created_at)}</td>
                         <td class="row">
-                          <button type="button" class="secondary" onClick={() => generate(x.id)}>
-                            Generate last period
-                          </button>
-                          <button type="button" class="secondary" onClick={() => remove(x.id)}>
-                            Delete
-                          </button>
+                          {session.can('report.manage') && (
+                            <>
+                              <button type="button" class="secondary" onClick={() => generate(x.id)}>
+                                Generate last period
+                              </button>
+                              <button type="button" class="secondary" onClick={() => remove(x.id)}>
+                                Delete
+                              </button>
+                            </>
+                          )}
                         </td>
                       </tr>
                     ))}

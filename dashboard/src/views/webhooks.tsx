@@ -116,9 +116,11 @@ export function WebhooksView({ session }: ViewProps) {
                           <button type="button" class="secondary" onClick={() => setOpen(w.id)}>
                             Deliveries
                           </button>
-                          <button type="button" class="secondary" onClick={() => remove(w.id)}>
-                            Delete
-                          </button>
+                          {session.can('webhook.manage') && (
+                            <button type="button" class="secondary" onClick={() => remove(w.id)}>
+                              Delete
+                            </button>
+                          )}
                         </td>
                       </tr>
                     ))}
