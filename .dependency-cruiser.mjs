@@ -38,9 +38,8 @@ export default {
       name: 'no-folder-cycles',
       comment:
         'Domain folders form a layering: no folder reaches itself through the others. The operator tools ' +
-        '(admin, cli, sandbox) sit on top and are left out. A warning while the folder cycles listed by ' +
-        '`npm run deps` remain; to be an error once they are gone.',
-      severity: 'warn',
+        '(admin, cli, sandbox) sit on top and are left out.',
+      severity: 'error',
       scope: 'folder',
       from: { path: '^src/', pathNot: '^src/(admin|cli|sandbox)(/|$)' },
       to: { circular: true, viaNot: '^src/(admin|cli|sandbox)(/|$)' },

@@ -3,7 +3,7 @@
 // through the real claim and job handler (each sync brings one new day), next to the raw
 // fetch-and-upsert of the same data; the round's time at two sizes shows how it grows.
 import { CONNECTORS, ApiClient } from '../src/ingest/connectors/index.ts';
-import { claimDueConnections, runSyncJob, syncJob, type SyncJob } from '../src/ingest/sync-worker.ts';
+import { claimDueConnections, runSyncJob, syncJob, type SyncJob } from '../src/platforms/sync-worker.ts';
 import { snapshotRow, upsertSnapshots } from '../src/ingest/store.ts';
 import { FIRST_SYNC_DAYS, RESYNC_OVERLAP_DAYS } from '../src/ingest/sync.ts';
 import type { CompositeGrade } from '../src/scoring/engine/index.ts';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../src/infra/db/types.ts';
 import { recomputeDailyScores } from '../src/scoring/daily-scores.ts';
 import { addDays } from '../src/core/days.ts';
-import { holdsPlace } from '../src/platforms/connection-state.ts';
+import { holdsPlace } from '../src/ingest/connection-state.ts';
 
 /**
  * Hands a sandbox workspace's platforms over to the platform simulator before they are connected

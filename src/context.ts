@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { WorkspaceChange } from './core/workspace-change.ts';
 import type { Timeline } from './annotations/timeline-types.ts';
 import type { Authenticator } from './infra/auth/authenticator.ts';
 import type { Config } from './infra/config.ts';
@@ -45,6 +46,11 @@ export interface AppContext {
    * domain that re-checks later what a person started (a platform authorisation completing).
    */
   memberAccess: (personId: string, workspaceId: string) => Promise<MemberAccess | null>;
+  /**
+   * Tells the domains that react to a workspace's recorded change (DomainModule.onWorkspaceChange:
+   * alerts), in the recording transaction.
+   */
+  workspaceChanged: (trx: Transaction<DB>, change: WorkspaceChange) => Promise<void>;
 }
 
 declare module 'fastify' {

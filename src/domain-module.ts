@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TimelineSource } from './annotations/timeline-types.ts';
-import type { CliExtension } from './cli/registry.ts';
+import type { CliExtension } from './infra/cli/registry.ts';
 import type { AppContext } from './context.ts';
+import type { Transaction } from 'kysely';
+import type { DB } from './infra/db/types.ts';
+import type { WorkspaceChange } from './core/workspace-change.ts';
 import type { JobDefinition } from './infra/jobs/define.ts';
 import type { SandboxManifest } from './sandbox/manifest.ts';
 
@@ -34,4 +37,9 @@ export interface DomainModule {
   sandbox?: SandboxExtension;
   /** What this domain puts on a workspace's timeline (the score history's annotations, reports). */
   timeline?: TimelineSource;
+  /**
+   * Called in the transaction that records a workspace's change (a score, a connection needing the
+   * brand), collected into AppContext.workspaceChanged: the recorder need not know who reacts.
+   */
+  onWorkspaceChange?: (ctx: AppContext, trx: Transaction<DB>, change: WorkspaceChange) => Promise<void>;
 }

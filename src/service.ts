@@ -80,6 +80,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
       now,
       timeline: timelineOf(DOMAINS.flatMap((domain) => (domain.timeline ? [domain.timeline] : []))),
       memberAccess: (personId, workspaceId) => memberAccess(ctx.db, personId, workspaceId),
+      workspaceChanged: async (trx, change) => {
+        for (const domain of DOMAINS) await domain.onWorkspaceChange?.(ctx, trx, change);
+      },
     };
     for (const domain of DOMAINS) for (const job of domain.jobs ?? []) job.register(ctx);
     // Three independent steps side by side: the stored secrets' check, pg-boss's start (both mostly

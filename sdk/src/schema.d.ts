@@ -64,6 +64,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Current Brand Credit Score
+         * @description The latest completed audit, or a live calculation for Agency keys on workspaces with real-time scoring.
+         */
+        get: operations["getScore"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platforms": {
         parameters: {
             query?: never;
@@ -226,26 +246,6 @@ export interface paths {
          * @description A format checklist, not a prediction of performance: the score is the weighted share of platform format checks the draft passes (length, hook, hashtags, call to action, framing, resolution, duration...), not calibrated against engagement outcomes, and it does not judge whether the content is good. Following a suggestion raises the score by its expected_lift. Text is analysed directly (at most 10,000 characters); images and videos are fetched from their URL (public addresses only, at most 100 MB). The same input always gives the same result. See docs/studio.md.
          */
         post: operations["scoreContent"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/score": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Current Brand Credit Score
-         * @description The latest completed audit, or a live calculation for Agency keys on workspaces with real-time scoring.
-         */
-        get: operations["getScore"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1830,6 +1830,169 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        Score: {
+            /** @description composite Brand Credit Score (IMPRS), 0-100 */
+            score: number;
+            pillars?: components["schemas"]["Pillars"];
+            /**
+             * @description composite grade: elite, strong, moderate, weak or critical
+             * @enum {unknown}
+             */
+            grade: "elite" | "strong" | "moderate" | "weak" | "critical";
+            /** @description v3 for new scores; the latest audit keeps the formula it was scored with (v1, v2 or v3) */
+            formula_version: string;
+            /** Format: date-time */
+            calculated_at: string;
+            workspace_id: string;
+            /**
+             * @description the workspace's plan
+             * @enum {unknown}
+             */
+            tier: "free" | "pro" | "agency" | "enterprise";
+            /**
+             * @description audit (latest completed audit) or realtime (live calculation)
+             * @enum {unknown}
+             */
+            source: "audit" | "realtime";
+            /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+            interval?: {
+                /** @description lower bound, 0-100 */
+                low: number;
+                /** @description upper bound, 0-100 */
+                high: number;
+            };
+            /** @description extension (formula v2): 90% interval of each pillar */
+            pillar_intervals?: {
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                presence: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                reach: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                impact: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                sentiment: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                momentum: {
+                    /** @description lower bound, 0-100 */
+                    low: number;
+                    /** @description upper bound, 0-100 */
+                    high: number;
+                };
+            };
+            /** @description extension (formula v2): the latest snapshot is more than 3 days old (see latest_data_day) */
+            stale?: boolean;
+            /** @description extension (formula v2): the latest day with a snapshot over the scored platforms */
+            latest_data_day?: string | null;
+            /** @description extension (formula v2): evidence for a human to look at, not a verdict; the score already leaves the flagged data out */
+            authenticity_flags?: {
+                /**
+                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count), sentiment_unscored: at least 20% of the window's comments are in a language no sentiment model covers (the sentiment pillar stands on the rest)
+                 * @enum {unknown}
+                 */
+                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported" | "follower_drip" | "bought_likes" | "filler_posts" | "sentiment_unscored";
+                platform: string;
+                /** @description the day the evidence points at; null for the whole window */
+                day: string | null;
+                /** @description one sentence with the figures */
+                detail: string;
+            }[];
+            /** @description The brand's conversation, all platforms pooled, against its own last 90 days. */
+            crisis?: {
+                active: boolean;
+                /** @description negative share of the last 7 days */
+                negative_share: number;
+                /** @description negative share of the 90 days before them */
+                baseline_negative_share: number;
+                /** @description classified items a day in the last 7 days over the 90 days before */
+                volume_ratio: number;
+                /** @description first day of the running crisis */
+                since: string | null;
+            };
+            /** @description extension (formula v3): what the scale stands on (docs/scoring.md "Formula v3: the scale"), re-based yearly */
+            baseline?: {
+                /** @description the re-basing year and revision, e.g. 2025.1 */
+                version: string;
+                /** @description day the baselines were re-based; null for a version this service no longer describes */
+                dated: string | null;
+                /**
+                 * @description modelled: 50 is the median of a population generated from published benchmarks, not of measured accounts
+                 * @enum {unknown}
+                 */
+                reference: "modelled" | "measured";
+                /** @description industry of the published figures, or "all" */
+                industry: string;
+            };
+            /** @description extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them */
+            drivers?: components["schemas"]["ScoreDriver"][] | null;
+            /** @description extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score) */
+            lookback_days?: number;
+            /** @description extension (formula v2): the grade bands and the hysteresis rule (docs/scoring.md "Grades") */
+            grading?: {
+                /** @description the score of the median account of the reference population (50) */
+                median: number;
+                /** @description best first */
+                grades: {
+                    /**
+                     * @description composite grade: elite, strong, moderate, weak or critical
+                     * @enum {unknown}
+                     */
+                    grade: "elite" | "strong" | "moderate" | "weak" | "critical";
+                    /** @description lower bound of the band (inclusive); null for the lowest band */
+                    min: number | null;
+                    /** @description share of the reference population in the band, 0-1 */
+                    population_share: number;
+                }[];
+                /** @description a grade changes only when the score passes a cutoff by this many points, so a score just below a cutoff can keep the higher grade it had, and one just above can keep the lower one */
+                hysteresis: number;
+            };
+        };
+        /** @description pillar scores, 0-100 */
+        Pillars: {
+            presence: number;
+            reach: number;
+            impact: number;
+            sentiment: number;
+            momentum: number;
+        };
+        ScoreDriver: {
+            /** @enum {unknown} */
+            pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
+            /** @description the platform; null for coverage (the share of the requested platforms with data) */
+            platform: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook") | null;
+            /**
+             * @description the measured input (docs/scoring.md "Why the score is what it is"); platform_weight and conversation_share only in a change
+             * @enum {unknown}
+             */
+            metric: "posts_per_week" | "post_view_lift" | "views_per_follower_day" | "monthly_growth" | "engagement_per_view" | "engagement_per_follower_day" | "net_sentiment" | "engagement_trend" | "views_trend" | "recent_net_sentiment" | "coverage" | "platform_weight" | "conversation_share";
+            /** @description the account's value (six significant digits) */
+            value: number;
+            /** @description the median account's value: what scores 50 */
+            median: number;
+            /** @description composite points this input puts the score above (+, lifts it) or below (-, holds it back) 50; over all drivers they sum to score - 50 within rounding */
+            points: number;
+            /** @description the same in one plain sentence */
+            text: string;
+        };
         PlatformList: {
             platforms: components["schemas"]["PlatformConnection"][];
             /** @description platforms connected (disconnected ones excluded) */
@@ -2115,169 +2278,6 @@ export interface components {
                     high: string;
                 };
             };
-        };
-        Score: {
-            /** @description composite Brand Credit Score (IMPRS), 0-100 */
-            score: number;
-            pillars?: components["schemas"]["Pillars"];
-            /**
-             * @description composite grade: elite, strong, moderate, weak or critical
-             * @enum {unknown}
-             */
-            grade: "elite" | "strong" | "moderate" | "weak" | "critical";
-            /** @description v3 for new scores; the latest audit keeps the formula it was scored with (v1, v2 or v3) */
-            formula_version: string;
-            /** Format: date-time */
-            calculated_at: string;
-            workspace_id: string;
-            /**
-             * @description the workspace's plan
-             * @enum {unknown}
-             */
-            tier: "free" | "pro" | "agency" | "enterprise";
-            /**
-             * @description audit (latest completed audit) or realtime (live calculation)
-             * @enum {unknown}
-             */
-            source: "audit" | "realtime";
-            /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
-            interval?: {
-                /** @description lower bound, 0-100 */
-                low: number;
-                /** @description upper bound, 0-100 */
-                high: number;
-            };
-            /** @description extension (formula v2): 90% interval of each pillar */
-            pillar_intervals?: {
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
-                presence: {
-                    /** @description lower bound, 0-100 */
-                    low: number;
-                    /** @description upper bound, 0-100 */
-                    high: number;
-                };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
-                reach: {
-                    /** @description lower bound, 0-100 */
-                    low: number;
-                    /** @description upper bound, 0-100 */
-                    high: number;
-                };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
-                impact: {
-                    /** @description lower bound, 0-100 */
-                    low: number;
-                    /** @description upper bound, 0-100 */
-                    high: number;
-                };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
-                sentiment: {
-                    /** @description lower bound, 0-100 */
-                    low: number;
-                    /** @description upper bound, 0-100 */
-                    high: number;
-                };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
-                momentum: {
-                    /** @description lower bound, 0-100 */
-                    low: number;
-                    /** @description upper bound, 0-100 */
-                    high: number;
-                };
-            };
-            /** @description extension (formula v2): the latest snapshot is more than 3 days old (see latest_data_day) */
-            stale?: boolean;
-            /** @description extension (formula v2): the latest day with a snapshot over the scored platforms */
-            latest_data_day?: string | null;
-            /** @description extension (formula v2): evidence for a human to look at, not a verdict; the score already leaves the flagged data out */
-            authenticity_flags?: {
-                /**
-                 * @description follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count), sentiment_unscored: at least 20% of the window's comments are in a language no sentiment model covers (the sentiment pillar stands on the rest)
-                 * @enum {unknown}
-                 */
-                code: "follower_spike" | "engagement_pod" | "view_spike" | "views_unreported" | "follower_drip" | "bought_likes" | "filler_posts" | "sentiment_unscored";
-                platform: string;
-                /** @description the day the evidence points at; null for the whole window */
-                day: string | null;
-                /** @description one sentence with the figures */
-                detail: string;
-            }[];
-            /** @description The brand's conversation, all platforms pooled, against its own last 90 days. */
-            crisis?: {
-                active: boolean;
-                /** @description negative share of the last 7 days */
-                negative_share: number;
-                /** @description negative share of the 90 days before them */
-                baseline_negative_share: number;
-                /** @description classified items a day in the last 7 days over the 90 days before */
-                volume_ratio: number;
-                /** @description first day of the running crisis */
-                since: string | null;
-            };
-            /** @description extension (formula v3): what the scale stands on (docs/scoring.md "Formula v3: the scale"), re-based yearly */
-            baseline?: {
-                /** @description the re-basing year and revision, e.g. 2025.1 */
-                version: string;
-                /** @description day the baselines were re-based; null for a version this service no longer describes */
-                dated: string | null;
-                /**
-                 * @description modelled: 50 is the median of a population generated from published benchmarks, not of measured accounts
-                 * @enum {unknown}
-                 */
-                reference: "modelled" | "measured";
-                /** @description industry of the published figures, or "all" */
-                industry: string;
-            };
-            /** @description extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them */
-            drivers?: components["schemas"]["ScoreDriver"][] | null;
-            /** @description extension (formula v2): the window, in days up to latest data, that the score stands on (the latest audit's look-back, or the default window for a live score) */
-            lookback_days?: number;
-            /** @description extension (formula v2): the grade bands and the hysteresis rule (docs/scoring.md "Grades") */
-            grading?: {
-                /** @description the score of the median account of the reference population (50) */
-                median: number;
-                /** @description best first */
-                grades: {
-                    /**
-                     * @description composite grade: elite, strong, moderate, weak or critical
-                     * @enum {unknown}
-                     */
-                    grade: "elite" | "strong" | "moderate" | "weak" | "critical";
-                    /** @description lower bound of the band (inclusive); null for the lowest band */
-                    min: number | null;
-                    /** @description share of the reference population in the band, 0-1 */
-                    population_share: number;
-                }[];
-                /** @description a grade changes only when the score passes a cutoff by this many points, so a score just below a cutoff can keep the higher grade it had, and one just above can keep the lower one */
-                hysteresis: number;
-            };
-        };
-        /** @description pillar scores, 0-100 */
-        Pillars: {
-            presence: number;
-            reach: number;
-            impact: number;
-            sentiment: number;
-            momentum: number;
-        };
-        ScoreDriver: {
-            /** @enum {unknown} */
-            pillar: "presence" | "reach" | "impact" | "sentiment" | "momentum";
-            /** @description the platform; null for coverage (the share of the requested platforms with data) */
-            platform: ("instagram" | "tiktok" | "youtube" | "twitter" | "facebook") | null;
-            /**
-             * @description the measured input (docs/scoring.md "Why the score is what it is"); platform_weight and conversation_share only in a change
-             * @enum {unknown}
-             */
-            metric: "posts_per_week" | "post_view_lift" | "views_per_follower_day" | "monthly_growth" | "engagement_per_view" | "engagement_per_follower_day" | "net_sentiment" | "engagement_trend" | "views_trend" | "recent_net_sentiment" | "coverage" | "platform_weight" | "conversation_share";
-            /** @description the account's value (six significant digits) */
-            value: number;
-            /** @description the median account's value: what scores 50 */
-            median: number;
-            /** @description composite points this input puts the score above (+, lifts it) or below (-, holds it back) 50; over all drivers they sum to score - 50 within rounding */
-            points: number;
-            /** @description the same in one plain sentence */
-            text: string;
         };
         ScoreHistory: {
             workspace_id: string;
@@ -4271,6 +4271,345 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            /** @description Invalid request (a parameter is named in `errors`) */
+            400: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-parameter",
+                     *       "title": "Invalid Parameter",
+                     *       "status": 400,
+                     *       "detail": "limit must be <= 100",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001",
+                     *       "errors": [
+                     *         {
+                     *           "parameter": "limit",
+                     *           "message": "must be <= 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
+            401: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description the authentication scheme to use */
+                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthorized",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden: the key, its plan or its scopes do not allow this */
+            403: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-required",
+                     *       "title": "Plan Required",
+                     *       "status": 403,
+                     *       "detail": "This endpoint needs the Agency plan or above.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate Limited (honour Retry-After) */
+            429: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate Limited",
+                     *       "status": 429,
+                     *       "detail": "Too many requests for this key; retry in 42 s.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/internal-server-error",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "Something went wrong on our side; it has been logged.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable (honour Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/service-unavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is unavailable; retry shortly.",
+                     *       "instance": "/v1/audit/run",
+                     *       "request_id": "req_Qm9vZ3xs00000000001"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getScore: {
+        parameters: {
+            query?: {
+                /**
+                 * @description default: the API key owner's workspace
+                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
+                 */
+                workspace_id?: string;
+                /** @description include the five pillar scores */
+                include_pillars?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current score */
+            200: {
+                headers: {
+                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
+                    "X-Request-Id"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
+                    RateLimit?: string;
+                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "score": 58.4,
+                     *       "pillars": {
+                     *         "presence": 62.1,
+                     *         "reach": 56.8,
+                     *         "impact": 60.2,
+                     *         "sentiment": 51.9,
+                     *         "momentum": 50.3
+                     *       },
+                     *       "grade": "strong",
+                     *       "formula_version": "v3",
+                     *       "calculated_at": "2026-11-20T09:12:41.000Z",
+                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
+                     *       "tier": "pro",
+                     *       "source": "audit",
+                     *       "interval": {
+                     *         "low": 55.9,
+                     *         "high": 60.8
+                     *       },
+                     *       "pillar_intervals": {
+                     *         "presence": {
+                     *           "low": 58.7,
+                     *           "high": 65.2
+                     *         },
+                     *         "reach": {
+                     *           "low": 53.1,
+                     *           "high": 60.4
+                     *         },
+                     *         "impact": {
+                     *           "low": 56,
+                     *           "high": 63.9
+                     *         },
+                     *         "sentiment": {
+                     *           "low": 47.5,
+                     *           "high": 56.2
+                     *         },
+                     *         "momentum": {
+                     *           "low": 45.8,
+                     *           "high": 54.1
+                     *         }
+                     *       },
+                     *       "stale": false,
+                     *       "latest_data_day": "2026-11-19",
+                     *       "authenticity_flags": [],
+                     *       "crisis": {
+                     *         "active": false,
+                     *         "negative_share": 0.082,
+                     *         "baseline_negative_share": 0.075,
+                     *         "volume_ratio": 1.04,
+                     *         "since": null
+                     *       },
+                     *       "baseline": {
+                     *         "version": "2025.1",
+                     *         "dated": "2025-03-01",
+                     *         "reference": "modelled",
+                     *         "industry": "all"
+                     *       },
+                     *       "drivers": [
+                     *         {
+                     *           "pillar": "reach",
+                     *           "platform": "instagram",
+                     *           "metric": "views_per_follower_day",
+                     *           "value": 0.148279,
+                     *           "median": 0.110088,
+                     *           "points": 0.89,
+                     *           "text": "Views per follower on Instagram: 14.8 views a day per 100 followers against 11.0 for the median account of its platform and size; lifts the score 0.9 points."
+                     *         },
+                     *         {
+                     *           "pillar": "momentum",
+                     *           "platform": "instagram",
+                     *           "metric": "engagement_trend",
+                     *           "value": 0.171771,
+                     *           "median": 0,
+                     *           "points": 0.34,
+                     *           "text": "Engagement trend on Instagram: +17% in 28 days against flat for the median account of its platform and size; lifts the score 0.3 points."
+                     *         },
+                     *         {
+                     *           "pillar": "impact",
+                     *           "platform": "instagram",
+                     *           "metric": "engagement_per_view",
+                     *           "value": 0.0203065,
+                     *           "median": 0.0208548,
+                     *           "points": -0.17,
+                     *           "text": "Engagement per view on Instagram: 2.03% of views engaging against 2.09% for the median account of its platform and size; holds the score back 0.2 points."
+                     *         },
+                     *         {
+                     *           "pillar": "presence",
+                     *           "platform": "instagram",
+                     *           "metric": "posts_per_week",
+                     *           "value": 4.35556,
+                     *           "median": 4.5,
+                     *           "points": -0.16,
+                     *           "text": "Posts a week on Instagram: 4.4 posts a week against 4.5 for the median account of its platform and size; holds the score back 0.2 points."
+                     *         }
+                     *       ],
+                     *       "lookback_days": 90,
+                     *       "grading": {
+                     *         "median": 50,
+                     *         "grades": [
+                     *           {
+                     *             "grade": "elite",
+                     *             "min": 60.5,
+                     *             "population_share": 0.05
+                     *           },
+                     *           {
+                     *             "grade": "strong",
+                     *             "min": 54.5,
+                     *             "population_share": 0.2
+                     *           },
+                     *           {
+                     *             "grade": "moderate",
+                     *             "min": 45.5,
+                     *             "population_share": 0.5
+                     *           },
+                     *           {
+                     *             "grade": "weak",
+                     *             "min": 39.5,
+                     *             "population_share": 0.2
+                     *           },
+                     *           {
+                     *             "grade": "critical",
+                     *             "min": null,
+                     *             "population_share": 0.05
+                     *           }
+                     *         ],
+                     *         "hysteresis": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Score"];
                 };
             };
             /** @description Invalid request (a parameter is named in `errors`) */
@@ -7339,345 +7678,6 @@ export interface operations {
                      *       "title": "Invalid Platform",
                      *       "status": 422,
                      *       "detail": "platform must be one of instagram, tiktok, youtube, twitter, facebook",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate Limited (honour Retry-After) */
-            429: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/rate-limited",
-                     *       "title": "Rate Limited",
-                     *       "status": 429,
-                     *       "detail": "Too many requests for this key; retry in 42 s.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Internal error (logged with the request id) */
-            500: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/internal-server-error",
-                     *       "title": "Internal Server Error",
-                     *       "status": 500,
-                     *       "detail": "Something went wrong on our side; it has been logged.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Service Unavailable (honour Retry-After) */
-            503: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/service-unavailable",
-                     *       "title": "Service Unavailable",
-                     *       "status": 503,
-                     *       "detail": "The database is unavailable; retry shortly.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getScore: {
-        parameters: {
-            query?: {
-                /**
-                 * @description default: the API key owner's workspace
-                 * @example ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C
-                 */
-                workspace_id?: string;
-                /** @description include the five pillar scores */
-                include_pillars?: boolean;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The current score */
-            200: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "score": 58.4,
-                     *       "pillars": {
-                     *         "presence": 62.1,
-                     *         "reach": 56.8,
-                     *         "impact": 60.2,
-                     *         "sentiment": 51.9,
-                     *         "momentum": 50.3
-                     *       },
-                     *       "grade": "strong",
-                     *       "formula_version": "v3",
-                     *       "calculated_at": "2026-11-20T09:12:41.000Z",
-                     *       "workspace_id": "ws_01JD8Z6Q9W4T3B2N1M0K5R7H8C",
-                     *       "tier": "pro",
-                     *       "source": "audit",
-                     *       "interval": {
-                     *         "low": 55.9,
-                     *         "high": 60.8
-                     *       },
-                     *       "pillar_intervals": {
-                     *         "presence": {
-                     *           "low": 58.7,
-                     *           "high": 65.2
-                     *         },
-                     *         "reach": {
-                     *           "low": 53.1,
-                     *           "high": 60.4
-                     *         },
-                     *         "impact": {
-                     *           "low": 56,
-                     *           "high": 63.9
-                     *         },
-                     *         "sentiment": {
-                     *           "low": 47.5,
-                     *           "high": 56.2
-                     *         },
-                     *         "momentum": {
-                     *           "low": 45.8,
-                     *           "high": 54.1
-                     *         }
-                     *       },
-                     *       "stale": false,
-                     *       "latest_data_day": "2026-11-19",
-                     *       "authenticity_flags": [],
-                     *       "crisis": {
-                     *         "active": false,
-                     *         "negative_share": 0.082,
-                     *         "baseline_negative_share": 0.075,
-                     *         "volume_ratio": 1.04,
-                     *         "since": null
-                     *       },
-                     *       "baseline": {
-                     *         "version": "2025.1",
-                     *         "dated": "2025-03-01",
-                     *         "reference": "modelled",
-                     *         "industry": "all"
-                     *       },
-                     *       "drivers": [
-                     *         {
-                     *           "pillar": "reach",
-                     *           "platform": "instagram",
-                     *           "metric": "views_per_follower_day",
-                     *           "value": 0.148279,
-                     *           "median": 0.110088,
-                     *           "points": 0.89,
-                     *           "text": "Views per follower on Instagram: 14.8 views a day per 100 followers against 11.0 for the median account of its platform and size; lifts the score 0.9 points."
-                     *         },
-                     *         {
-                     *           "pillar": "momentum",
-                     *           "platform": "instagram",
-                     *           "metric": "engagement_trend",
-                     *           "value": 0.171771,
-                     *           "median": 0,
-                     *           "points": 0.34,
-                     *           "text": "Engagement trend on Instagram: +17% in 28 days against flat for the median account of its platform and size; lifts the score 0.3 points."
-                     *         },
-                     *         {
-                     *           "pillar": "impact",
-                     *           "platform": "instagram",
-                     *           "metric": "engagement_per_view",
-                     *           "value": 0.0203065,
-                     *           "median": 0.0208548,
-                     *           "points": -0.17,
-                     *           "text": "Engagement per view on Instagram: 2.03% of views engaging against 2.09% for the median account of its platform and size; holds the score back 0.2 points."
-                     *         },
-                     *         {
-                     *           "pillar": "presence",
-                     *           "platform": "instagram",
-                     *           "metric": "posts_per_week",
-                     *           "value": 4.35556,
-                     *           "median": 4.5,
-                     *           "points": -0.16,
-                     *           "text": "Posts a week on Instagram: 4.4 posts a week against 4.5 for the median account of its platform and size; holds the score back 0.2 points."
-                     *         }
-                     *       ],
-                     *       "lookback_days": 90,
-                     *       "grading": {
-                     *         "median": 50,
-                     *         "grades": [
-                     *           {
-                     *             "grade": "elite",
-                     *             "min": 60.5,
-                     *             "population_share": 0.05
-                     *           },
-                     *           {
-                     *             "grade": "strong",
-                     *             "min": 54.5,
-                     *             "population_share": 0.2
-                     *           },
-                     *           {
-                     *             "grade": "moderate",
-                     *             "min": 45.5,
-                     *             "population_share": 0.5
-                     *           },
-                     *           {
-                     *             "grade": "weak",
-                     *             "min": 39.5,
-                     *             "population_share": 0.2
-                     *           },
-                     *           {
-                     *             "grade": "critical",
-                     *             "min": null,
-                     *             "population_share": 0.05
-                     *           }
-                     *         ],
-                     *         "hysteresis": 3
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Score"];
-                };
-            };
-            /** @description Invalid request (a parameter is named in `errors`) */
-            400: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/invalid-parameter",
-                     *       "title": "Invalid Parameter",
-                     *       "status": 400,
-                     *       "detail": "limit must be <= 100",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001",
-                     *       "errors": [
-                     *         {
-                     *           "parameter": "limit",
-                     *           "message": "must be <= 100"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Unauthorized: missing, malformed, unknown, expired or revoked key */
-            401: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description the authentication scheme to use */
-                    "WWW-Authenticate"?: "Bearer realm=\"brand-health\"";
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthorized",
-                     *       "title": "Unauthorized",
-                     *       "status": 401,
-                     *       "detail": "A valid API key is required: send it as \"Authorization: Bearer <key>\".",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Forbidden: the key, its plan or its scopes do not allow this */
-            403: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/plan-required",
-                     *       "title": "Plan Required",
-                     *       "status": 403,
-                     *       "detail": "This endpoint needs the Agency plan or above.",
-                     *       "instance": "/v1/audit/run",
-                     *       "request_id": "req_Qm9vZ3xs00000000001"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found */
-            404: {
-                headers: {
-                    /** @description The request id (the one sent, when it is 1-64 of A-Z a-z 0-9 . _ : -); quote it to support */
-                    "X-Request-Id"?: string;
-                    /** @description draft-ietf-httpapi-ratelimit-headers: requests left (r) in this window and seconds until it resets (t) */
-                    RateLimit?: string;
-                    /** @description the quota (q requests per w seconds) of this key: its plan, or the TACSI subscriber limit */
-                    "RateLimit-Policy"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/not-found",
-                     *       "title": "Not Found",
-                     *       "status": 404,
-                     *       "detail": "No audit \"aud_01\" is visible to this API key.",
                      *       "instance": "/v1/audit/run",
                      *       "request_id": "req_Qm9vZ3xs00000000001"
                      *     }

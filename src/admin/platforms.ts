@@ -5,7 +5,7 @@ import { type Platform, PLATFORMS } from '../core/catalog.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { checkPlatformLimit, connectionsHoldingPlace } from '../platforms/queries.ts';
-import { holdsPlace } from '../platforms/connection-state.ts';
+import { holdsPlace } from '../ingest/connection-state.ts';
 
 export async function connectPlatform(
   db: Kysely<DB>,

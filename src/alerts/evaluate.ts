@@ -1,5 +1,6 @@
 // Alert evaluation (docs/alerts.md "Evaluation"): the recorder of a score (an audit, a sync) or of a
-// connection that needs the brand enqueues `alerts.evaluate` in its own transaction; the job checks
+// connection that needs the brand tells AppContext.workspaceChanged in its own transaction, which
+// enqueues `alerts.evaluate` there (the alerts module's onWorkspaceChange); the job checks
 // each rule of the workspace and opens or resolves its episode, with the episode's notifications and
 // events in the same transaction.
 import type { Transaction } from 'kysely';
@@ -8,26 +9,16 @@ import { addDays, utcDay } from '../core/days.ts';
 import type { DB } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { defineJob } from '../infra/jobs/define.ts';
-import { connectionsNeedingBrand } from '../platforms/connection-state.ts';
+import { connectionsNeedingBrand } from '../platforms/queries.ts';
+import type { WorkspaceChange } from '../core/workspace-change.ts';
 import { dailyScoreWindow } from '../scoring/daily-scores.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { alertNotifyJob, type NotifyJob } from './notify.ts';
 import * as q from './queries.ts';
-import {
-  evaluateCondition,
-  lookBackDays,
-  type AlertParams,
-  type AlertScoreChange,
-  type AlertState,
-  type Drivers,
-} from './rules.ts';
+import { evaluateCondition, lookBackDays, type AlertParams, type AlertState, type Drivers } from './rules.ts';
 
-/** Job data of `alerts.evaluate`. */
-export interface EvaluateJob {
-  workspaceId: string;
-  /** The score just recorded; absent when a connection started needing the brand. */
-  change?: AlertScoreChange;
-}
+/** Job data of `alerts.evaluate`: the change recorded. */
+export type EvaluateJob = WorkspaceChange;
 
 /**
  * Schedules the evaluation of the workspace's alert rules in the caller's transaction, so it happens

@@ -1,5 +1,5 @@
 import type { DomainModule } from '../domain-module.ts';
-import { alertEvaluateJob } from './evaluate.ts';
+import { alertEvaluateJob, enqueueAlertEvaluation } from './evaluate.ts';
 import { alertNotifyJob } from './notify.ts';
 import { crisesOnTimeline } from './queries.ts';
 import { alertRoutes } from './routes.ts';
@@ -10,4 +10,5 @@ export const alertsModule: DomainModule = {
   routes: alertRoutes,
   jobs: [alertEvaluateJob, alertNotifyJob],
   timeline: crisesOnTimeline,
+  onWorkspaceChange: enqueueAlertEvaluation,
 };

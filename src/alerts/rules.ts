@@ -9,6 +9,7 @@ import {
   type Platform,
 } from '../core/catalog.ts';
 import { addDays } from '../core/days.ts';
+import type { ScoreChange } from '../core/workspace-change.ts';
 import { DomainError } from '../core/errors.ts';
 import type { AlertCondition } from '../infra/db/types.ts';
 import type { DailyScorePoint } from '../scoring/daily-scores.ts';
@@ -29,30 +30,9 @@ export interface AlertParams {
   direction?: Direction;
 }
 
-/** The crisis signal a score carries (formula v3's `crisis`, src/scoring/engine/v3/types.ts). */
-export interface CrisisState {
-  active: boolean;
-  negative_share: number;
-  baseline_negative_share: number;
-  volume_ratio: number;
-  since: string | null;
-}
-
+export type { CrisisState } from '../core/workspace-change.ts';
 /** A recorded score, as the evaluator is told about it in the transaction that records it. */
-export interface AlertScoreChange {
-  score: number;
-  previous_score: number | null;
-  grade: CompositeGrade;
-  previous_grade: CompositeGrade | null;
-  /** The composite's pillars where the recorder has them (an audit); else the stored daily row's. */
-  pillars?: PillarScores;
-  previous_pillars?: PillarScores | null;
-  /** Present when the scoring engine computed a crisis signal (formula v3). */
-  crisis?: CrisisState | null;
-  changed_at: string;
-  audit_id?: string;
-  platform?: Platform;
-}
+export type AlertScoreChange = ScoreChange;
 
 /** Everything a condition can look at. */
 export interface AlertState {

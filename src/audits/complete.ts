@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
-import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
 import {
   computeDailyScores,
   CURRENT_FORMULA,
@@ -281,7 +280,7 @@ export async function completeAudit(
         });
       }
       const previousPillars = sameFormula ? ((previous?.pillars as StoredPillars | null) ?? null) : null;
-      await enqueueAlertEvaluation(ctx, trx, {
+      await ctx.workspaceChanged(trx, {
         workspaceId: ws.id,
         change: {
           score: result.score,

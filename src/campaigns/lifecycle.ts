@@ -13,7 +13,7 @@ import { emitEvent } from '../webhooks/emit.ts';
 import type { DB } from '../infra/db/types.ts';
 import { stageAt, stageStartsAt, type LaidOutPhase } from './phases.ts';
 import { lifecycleCandidates, type PhaseRow } from './queries.ts';
-import { compositeScoreAsOf } from '../scoring/current-score.ts';
+import { compositeScoreAsOf } from '../workspace-overview/current-score.ts';
 import { utcDay } from '../core/days.ts';
 
 const BATCH = 200;

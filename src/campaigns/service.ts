@@ -22,7 +22,7 @@ import {
   type CampaignList,
   type CampaignListItem as CampaignListItemSchema,
 } from './schemas.ts';
-import { currentCompositeScore } from '../scoring/current-score.ts';
+import { currentCompositeScore } from '../workspace-overview/current-score.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 
 export interface CreateCampaignInput {

@@ -37,7 +37,7 @@ import {
   type CliIo,
   type CliOutput,
   type WithContext,
-} from './registry.ts';
+} from '../infra/cli/registry.ts';
 
 function oneOf<T extends string>(values: readonly T[], label: string) {
   return (value: string): T => {

@@ -1,7 +1,7 @@
 // `brandhealth metrics import FILE` and `brandhealth metrics sync`: fill metric_snapshots.
 import { access, constants } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { dayOption, type CliExtension } from '../cli/registry.ts';
+import { dayOption, type CliExtension } from '../infra/cli/registry.ts';
 import { ConnectorError } from './connectors/index.ts';
 import {
   formatOf,

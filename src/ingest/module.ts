@@ -1,13 +1,12 @@
 import type { DomainModule } from '../domain-module.ts';
 import { metricsCli } from './cli.ts';
-import { syncJobs, syncTickJob } from './sync-worker.ts';
 
 /**
- * Metric ingestion: file imports and connector syncs from the CLI, and the scheduled sync of
- * OAuth connections (docs/ingestion.md). Its HTTP surface lives with the platforms' routes.
+ * Metric ingestion: the connectors, the sync of one connection and file imports, run from the CLI
+ * (docs/ingestion.md). The scheduled sync of OAuth connections is the platforms domain's job
+ * (src/platforms/module.ts), as are the HTTP routes.
  */
 export const ingestModule: DomainModule = {
   name: 'ingest',
   cli: metricsCli,
-  jobs: [syncTickJob, ...Object.values(syncJobs)],
 };

@@ -11,7 +11,6 @@ import {
   writeDailyScores,
 } from '../scoring/daily-scores.ts';
 import { isScoreChange, scoreChangedData } from '../scoring/score-change.ts';
-import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
 import { storedCrisis } from '../scoring/v3-fields.ts';
 import { compositeGradeV2 } from '../scoring/engine/index.ts';
 import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
@@ -22,7 +21,7 @@ import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import { DomainError, type ErrorKind } from '../core/errors.ts';
 import type { Platform } from '../core/catalog.ts';
-import { isConnected } from '../platforms/connection-state.ts';
+import { isConnected } from './connection-state.ts';
 
 export interface SyncOptions {
   /**
@@ -268,7 +267,7 @@ export async function syncConnection(
     await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, grades));
     const after = await latestDailyScore(trx, workspaceId, today);
     if (after) {
-      await enqueueAlertEvaluation(ctx, trx, {
+      await ctx.workspaceChanged(trx, {
         workspaceId,
         change: {
           score: after.score,

@@ -12,7 +12,7 @@ import { DomainError, invalidParameter } from '../core/errors.ts';
 import { planAtLeast, type Plan, type Platform } from '../core/catalog.ts';
 import { allows } from '../core/permissions.ts';
 import { checkPlatformLimit, connectionsHoldingPlace } from './queries.ts';
-import { holdsPlace } from './connection-state.ts';
+import { holdsPlace } from '../ingest/connection-state.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { visibleTo } from '../workspaces/tenancy.ts';
 import { ConnectorError } from '../ingest/connectors/index.ts';

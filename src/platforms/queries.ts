@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { PLAN_LIMITS, type Plan, type Platform, PLATFORMS } from '../core/catalog.ts';
 import { DomainError } from '../core/errors.ts';
-import { holdsPlace, isConnected } from './connection-state.ts';
+import { holdsPlace, isConnected } from '../ingest/connection-state.ts';
 import { lastActiveDaySql } from '../ingest/sync.ts';
 import type { TimelineSource } from '../annotations/timeline-types.ts';
 import { serviceEntry } from '../annotations/timeline.ts';
@@ -120,3 +120,20 @@ export const connectionsOnTimeline: TimelineSource = async (db, workspaceId, ran
         : null,
     ].filter((e) => e !== null);
   });
+
+/**
+ * The workspace's connections that need the brand (reauth_required: a refused token, a missing
+ * permission, an account gone), with the reason recorded, in platform order.
+ */
+export async function connectionsNeedingBrand(
+  db: Kysely<DB> | Transaction<DB>,
+  workspaceId: string,
+): Promise<Array<{ platform: Platform; handle: string; reason: string | null }>> {
+  return db
+    .selectFrom('platform_connections')
+    .select(['platform', 'handle', 'health_reason as reason'])
+    .where('workspace_id', '=', workspaceId)
+    .where('platform_connections.status', '=', 'reauth_required')
+    .orderBy('platform')
+    .execute();
+}

@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { DomainError } from '../core/errors.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
-import { SYNCING_STALE_MS } from '../ingest/sync-worker.ts';
+import { SYNCING_STALE_MS } from './sync-worker.ts';
 import type { ConnectorErrorKind } from '../ingest/connectors/index.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { coverage, healthOf } from './health.ts';

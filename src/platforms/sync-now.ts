@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.ts';
 import { DomainError } from '../core/errors.ts';
 import type { Platform } from '../core/catalog.ts';
-import { enqueueManualSync } from '../ingest/sync-worker.ts';
-import { holdsPlace } from './connection-state.ts';
+import { enqueueManualSync } from './sync-worker.ts';
+import { holdsPlace } from '../ingest/connection-state.ts';
 
 /**
  * Queues an on-demand sync of the workspace's connection to `platform`, outside its schedule, and

@@ -7,7 +7,7 @@ import { sealedAt } from '../infra/crypto/sealed-columns.ts';
 import type { Platform } from '../core/catalog.ts';
 import { oauthParties, platformEndpoints, type PlatformEndpoints } from './oauth-config.ts';
 import * as tiktokBusiness from './tiktok-business-oauth.ts';
-import { isConnected } from './connection-state.ts';
+import { isConnected } from '../ingest/connection-state.ts';
 import { stateSlot } from '../infra/state.ts';
 
 /**

@@ -1,6 +1,6 @@
 // `brandhealth scores recompute`: stored daily scores under the current formula (recompute.ts).
 import type { Command } from 'commander';
-import { dayOption, type CliExtension } from '../cli/registry.ts';
+import { dayOption, type CliExtension } from '../infra/cli/registry.ts';
 import { recomputeScores } from './recompute.ts';
 
 export const scoringCli: CliExtension = (program: Command, withContext, output) => {

@@ -1,8 +1,8 @@
 // `brandhealth tacsi publish|backfill|notice|correct`: manual publication, archive backfill,
 // methodology notices and corrections (a new vintage of a published cell, with its reason).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { announceNotice } from '../admin/tacsi.ts';
-import { dayOption, type CliExtension } from '../cli/registry.ts';
+import { announceNotice } from './notices.ts';
+import { dayOption, type CliExtension } from '../infra/cli/registry.ts';
 import { backfill, publishCells, type PublicationOutcome } from './publish.ts';
 import { publicationRefused } from './outcome.ts';
 import { correctCell, type Correction } from './correct.ts';

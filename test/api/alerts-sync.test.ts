@@ -3,7 +3,7 @@
 import { CURRENT_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { evaluateAlerts, type EvaluateJob } from '../../src/alerts/evaluate.ts';
-import { runSyncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob, type SyncJob } from '../../src/platforms/sync-worker.ts';
 import { oauthConnection } from '../helpers/oauth-connection.ts';
 import { platformStandIn } from '../helpers/platform-standin.ts';
 import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLocalTools, type LocalTools } from '../../simulator/local-tools.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, DAY_MS, utcDay } from '../../src/core/days.ts';
-import { runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob } from '../../src/platforms/sync-worker.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';

@@ -8,7 +8,7 @@ import { connectPlatform } from '../../src/admin/platforms.ts';
 import { METHODOLOGY_FORMULA } from '../../src/tacsi/cohorts.ts';
 import { INDEX_FORMULA } from '../../src/scoring/daily-scores.ts';
 import { runCli } from '../../src/cli/program.ts';
-import { runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob } from '../../src/platforms/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { compositeGradeV2 } from '../../src/scoring/engine/index.ts';

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X_PUBLIC_CLIENT_ID, type Simulator } from '../../simulator/server.ts';
-import { runSyncJob, syncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob, syncJob, type SyncJob } from '../../src/platforms/sync-worker.ts';
 import { nextPacificMidnight } from '../../src/ingest/connectors/youtube.ts';
 import { oauthParties, platformEndpoints } from '../../src/platforms/oauth-config.ts';
 import { clientAuth, getAccessToken, oauthOptions } from '../../src/platforms/vault.ts';

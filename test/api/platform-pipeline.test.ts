@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob } from '../../src/platforms/sync-worker.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';

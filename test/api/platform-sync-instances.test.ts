@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { newId } from '../../src/infra/ids.ts';
-import { claimDueConnections, syncJob } from '../../src/ingest/sync-worker.ts';
+import { claimDueConnections, syncJob } from '../../src/platforms/sync-worker.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { usingPostgres } from '../helpers/database.ts';

@@ -9,7 +9,7 @@ import {
   runSyncJob,
   syncJob,
   type SyncJob,
-} from '../../src/ingest/sync-worker.ts';
+} from '../../src/platforms/sync-worker.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
 import { oauthConnection as oauthConnectionOf } from '../helpers/oauth-connection.ts';
 import type { Platform } from '../../src/core/catalog.ts';

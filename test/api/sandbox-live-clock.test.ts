@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { connectPlatform } from '../../src/admin/platforms.ts';
-import { claimDueConnections } from '../../src/ingest/sync-worker.ts';
+import { claimDueConnections } from '../../src/platforms/sync-worker.ts';
 import { snapshotRow, upsertSnapshots } from '../../src/ingest/store.ts';
 import { connectThroughConsent } from '../../simulator/live-connect.ts';
 import { handOverToSimulator } from '../../simulator/live-history.ts';

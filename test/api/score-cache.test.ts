@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setParent } from '../../src/admin/workspaces.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
-import { runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob } from '../../src/platforms/sync-worker.ts';
 import type { Service } from '../../src/service.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { usingPostgres } from '../helpers/database.ts';

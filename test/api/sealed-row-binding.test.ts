@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.ts';
 import { parseKeyRing } from '../../src/infra/crypto/keyring.ts';
 import { resealAll, sealedAt, WEBHOOK_SECRET_PURPOSE } from '../../src/infra/crypto/sealed-columns.ts';
-import { runSyncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob, type SyncJob } from '../../src/platforms/sync-worker.ts';
 import { oauthConnection } from '../helpers/oauth-connection.ts';
 import { attemptDelivery } from '../../src/webhooks/attempt.ts';
 import { fanOutEvent } from '../../src/webhooks/jobs.ts';

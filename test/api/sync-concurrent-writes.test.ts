@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/server.ts';
-import { runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob } from '../../src/platforms/sync-worker.ts';
 import { recomputeDailyScores } from '../../src/scoring/daily-scores.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
 import { usingPostgres } from '../helpers/database.ts';

@@ -10,7 +10,7 @@ import {
   TOKEN_WARNING_DAYS,
   warnExpiringTokens,
   type SyncJob,
-} from '../../src/ingest/sync-worker.ts';
+} from '../../src/platforms/sync-worker.ts';
 import { nextPacificMidnight } from '../../src/ingest/connectors/youtube.ts';
 import { utcDay } from '../../src/core/days.ts';
 import type { Platform } from '../../src/core/catalog.ts';

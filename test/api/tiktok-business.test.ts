@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/server.ts';
-import { BREAKER_THRESHOLD, runSyncJob } from '../../src/ingest/sync-worker.ts';
+import { BREAKER_THRESHOLD, runSyncJob } from '../../src/platforms/sync-worker.ts';
 import { getAccessToken } from '../../src/platforms/vault.ts';
 import {
   closeSimulatedService,

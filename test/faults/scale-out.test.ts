@@ -9,7 +9,7 @@ import { addDays, utcDay } from '../../src/core/days.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import type { DB } from '../../src/infra/db/types.ts';
 import type { JobDefinition } from '../../src/infra/jobs/define.ts';
-import { syncJob, syncTickJob } from '../../src/ingest/sync-worker.ts';
+import { syncJob, syncTickJob } from '../../src/platforms/sync-worker.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { tacsiPublicationJobs } from '../../src/tacsi/jobs.ts';

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/admin/workspaces.ts';
 import { loadConfig } from '../../src/infra/config.ts';
 import { newId } from '../../src/infra/ids.ts';
-import { claimDueConnections, syncJob } from '../../src/ingest/sync-worker.ts';
+import { claimDueConnections, syncJob } from '../../src/platforms/sync-worker.ts';
 import { sealTokens } from '../../src/platforms/vault.ts';
 import { createService, type Service } from '../../src/service.ts';
 import { createTestDatabase, usingPostgres, type TestDatabase } from '../helpers/database.ts';

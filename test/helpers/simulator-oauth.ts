@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../src/core/catalog.ts';
-import { runSyncJob, syncJob, type SyncJob } from '../../src/ingest/sync-worker.ts';
+import { runSyncJob, syncJob, type SyncJob } from '../../src/platforms/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
 import { utcDay } from '../../src/core/days.ts';
 import { startTestService, type TestService } from './service.ts';

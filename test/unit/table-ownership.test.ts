@@ -63,7 +63,6 @@ const KNOWN = new Set([
   'admin/platform_connections',
   'admin/sectors',
   'admin/tacsi_entitlements',
-  'admin/tacsi_notices',
   'admin/tacsi_subscribers',
   'admin/workspaces',
   'audits/workspaces',
@@ -82,8 +81,8 @@ const KNOWN = new Set([
   'sandbox/tacsi_subscribers',
   'sandbox/workspaces',
   'scoring/metric_snapshots',
-  'scoring/workspaces',
   'webhooks/workspaces',
+  'workspace-overview/workspaces',
   'workspaces/audits',
 ]);
 

@@ -5,7 +5,7 @@ import { wallClockMs } from '../../infra/wall-clock.ts';
 /**
  * What a platform's error means for the service, whatever signal the platform used to say it (an HTTP
  * status, a code in the body of a 200, a header). Each connector reads its own platform's signals
- * (`PlatformConnector.readFault`); the sync scheduler acts on the kind alone (src/ingest/sync-worker.ts).
+ * (`PlatformConnector.readFault`); the sync scheduler acts on the kind alone (src/platforms/sync-worker.ts).
  * - throttled: a rate limit; retry when the platform's own signal says, never a failure of the connection.
  * - quota_exhausted: a daily or monthly quota; nothing more until its known reset (`retryAt`).
  * - token_refused: the access token expired or was revoked: refresh it, else the brand reconnects.

@@ -1,5 +1,4 @@
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { Platform } from '../core/catalog.ts';
+import type { ExpressionBuilder } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 
 /**
@@ -19,21 +18,4 @@ export function isConnected(eb: ExpressionBuilder<DB, 'platform_connections'>) {
  */
 export function holdsPlace(eb: ExpressionBuilder<DB, 'platform_connections'>) {
   return eb('platform_connections.status', '<>', 'disconnected');
-}
-
-/**
- * The workspace's connections that need the brand (reauth_required: a refused token, a missing
- * permission, an account gone), with the reason recorded, in platform order.
- */
-export async function connectionsNeedingBrand(
-  db: Kysely<DB> | Transaction<DB>,
-  workspaceId: string,
-): Promise<Array<{ platform: Platform; handle: string; reason: string | null }>> {
-  return db
-    .selectFrom('platform_connections')
-    .select(['platform', 'handle', 'health_reason as reason'])
-    .where('workspace_id', '=', workspaceId)
-    .where('platform_connections.status', '=', 'reauth_required')
-    .orderBy('platform')
-    .execute();
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { AppContext } from '../context.ts';
-import { isCalendarDay, parseIsoInstant } from '../core/days.ts';
+import type { AppContext } from '../../context.ts';
+import { isCalendarDay, parseIsoInstant } from '../../core/days.ts';
 
 /** Opens the configured database (migrated) for a command; closes it when the command ends. */
 export type WithContext = <T>(fn: (ctx: AppContext) => Promise<T>) => Promise<T>;
@@ -13,7 +13,7 @@ export interface CliOutput {
   result(value: unknown, human?: () => string): void;
 }
 
-export type { CliIo } from '../infra/admin-socket.ts';
+export type { CliIo } from '../admin-socket.ts';
 
 /**
  * The option parser of every YYYY-MM-DD option (core/days.ts's rule: a real calendar date, so

@@ -1,21 +1,20 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.ts';
-import { enqueueAlertEvaluation } from '../alerts/evaluate.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import type { EventData } from '../webhooks/events.ts';
 import type { DB, HealthReason, SyncErrorClass } from '../infra/db/types.ts';
 import { defineJob, type JobDefinition } from '../infra/jobs/define.ts';
-import { platformEndpoints } from '../platforms/oauth-config.ts';
-import { isConnected } from '../platforms/connection-state.ts';
+import { platformEndpoints } from './oauth-config.ts';
+import { isConnected } from '../ingest/connection-state.ts';
 import {
   accessTokenRefused,
   getAccessToken,
   ReauthRequired,
   TOKEN_COLUMNS,
   TokenRefreshFailed,
-} from '../platforms/vault.ts';
-import { ConnectorError } from './connectors/index.ts';
-import { isSyncRefusal, syncConnection, type SyncOptions } from './sync.ts';
+} from './vault.ts';
+import { ConnectorError } from '../ingest/connectors/index.ts';
+import { isSyncRefusal, syncConnection, type SyncOptions } from '../ingest/sync.ts';
 import { PLATFORMS, type Platform } from '../core/catalog.ts';
 import { wallClockMs } from '../infra/wall-clock.ts';
 import { stateSlot } from '../infra/state.ts';
@@ -437,7 +436,7 @@ async function recordReauth(
         required_at: now.toISOString(),
       },
     });
-    await enqueueAlertEvaluation(ctx, trx, { workspaceId: c.workspace_id });
+    await ctx.workspaceChanged(trx, { workspaceId: c.workspace_id });
   });
 }
 

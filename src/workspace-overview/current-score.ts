@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Static } from 'typebox';
-import type { Score } from './schemas.ts';
+import type { Score } from '../scoring/schemas.ts';
 import type { AppContext } from '../context.ts';
 import type { WorkspacePrincipal } from '../infra/auth/principal.ts';
 import type { DB } from '../infra/db/types.ts';
@@ -12,15 +12,15 @@ import {
   STALE_AFTER_DAYS,
   type AuthenticityFlagV3 as AuthenticityFlag,
   type Interval,
-} from './engine/index.ts';
-import { scoreCurrent, scoreInputFrom, storedGradeBefore } from './daily-scores.ts';
-import { v3ScoreFields } from './v3-fields.ts';
-import { loadSnapshotsForScoring } from './snapshots.ts';
+} from '../scoring/engine/index.ts';
+import { scoreCurrent, scoreInputFrom, storedGradeBefore } from '../scoring/daily-scores.ts';
+import { v3ScoreFields } from '../scoring/v3-fields.ts';
+import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { daysBetween, utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
-import type { CompositeGrade } from './engine/types.ts';
+import type { CompositeGrade } from '../scoring/engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
-import { GRADING } from './grading.ts';
+import { GRADING } from '../scoring/grading.ts';
 
 /** GET /v1/score's answer: the route's response schema, so the two cannot drift. */
 export type ScoreView = Static<typeof Score>;

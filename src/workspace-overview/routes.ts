@@ -1,13 +1,16 @@
+// GET /v1/workspace: the workspace as its people and programs see it, composed from the domains that own
+// each figure (plan limits, audits used, connections, the current score, the team). It sits above them
+// all, so the workspaces folder, which every domain imports for tenancy, imports none of them.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { workspacePrincipal } from '../infra/auth/auth-plugin.ts';
 import { errorResponses, json } from '../infra/http/schemas.ts';
 import { connectionsHoldingPlace } from '../platforms/queries.ts';
-import { auditsUsed } from './queries.ts';
-import { currentCompositeScore } from '../scoring/current-score.ts';
+import { auditsUsed } from '../workspaces/queries.ts';
+import { currentCompositeScore } from './current-score.ts';
 import { PLAN_LIMITS } from '../core/catalog.ts';
 import { WORKSPACE_EXAMPLE, WorkspaceResource } from './schemas.ts';
-import { resolveWorkspace } from './tenancy.ts';
+import { resolveWorkspace } from '../workspaces/tenancy.ts';
 import { teamSize } from '../people/teams.ts';
 
 export async function workspaceRoutes(fastify: FastifyInstance): Promise<void> {
