@@ -27,7 +27,12 @@ export type FormulaVersionV3 = typeof FORMULA_VERSION_V3;
  *   rest alone (./data-quality.ts).
  */
 export type AuthenticityFlagCodeV3 =
-  AuthenticityFlag['code'] | 'follower_drip' | 'bought_likes' | 'filler_posts' | 'comments_deleted' | 'sentiment_unscored';
+  | AuthenticityFlag['code']
+  | 'follower_drip'
+  | 'bought_likes'
+  | 'filler_posts'
+  | 'comments_deleted'
+  | 'sentiment_unscored';
 
 export interface AuthenticityFlagV3 extends Omit<AuthenticityFlag, 'code'> {
   code: AuthenticityFlagCodeV3;
