@@ -58,6 +58,15 @@ export const METRIC_FIELDS = [
     required: false,
     meaning: 'comments received that day',
   },
+  {
+    key: 'commentsDeleted',
+    column: 'comments_deleted',
+    sqlType: 'bigint',
+    required: false,
+    fallback: 0,
+    meaning:
+      "comments deleted from the day's posts: the fall of each post's comment count below the highest count seen for it between syncs",
+  },
   { key: 'shares', column: 'shares', sqlType: 'bigint', required: false, meaning: 'shares that day' },
   { key: 'saves', column: 'saves', sqlType: 'bigint', required: false, meaning: 'saves that day' },
   {

@@ -40,11 +40,12 @@ export const AuthenticityFlags = Type.Array(
         'follower_drip',
         'bought_likes',
         'filler_posts',
+        'comments_deleted',
         'sentiment_unscored',
       ],
       {
         description:
-          "follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count), sentiment_unscored: at least 20% of the window's comments are in a language no sentiment model covers (the sentiment pillar stands on the rest)",
+          "follower_spike: growth beyond the account's own history (not counted); engagement_pod: engagement per view above the account's own history with no rise in views (the excess not credited); view_spike: one day holds > 30% of the views (capped); views_unreported: visibility not scored; v3 adds follower_drip: cumulative growth over 21-30 days beyond the account's own rate that views did not follow (not counted), bought_likes: likes per view and per comment above the account's own history (the excess not credited), filler_posts: posting well above the account's own pace without the views to carry it (only the posts its views carry count), comments_deleted: a post's comment count fell between syncs (the deleted comments count as negative), sentiment_unscored: at least 20% of the window's comments are in a language no sentiment model covers (the sentiment pillar stands on the rest)",
       },
     ),
     platform: Type.String(),

@@ -113,6 +113,36 @@ describe('formula v3: authenticity', () => {
       }
     });
 
+  it('every negative comment deleted over the window: at most +1 against the honest twin, and flagged with its evidence', () => {
+    for (const seed of SEEDS) {
+      const honest = account(80_000, seed);
+      // The deleted comments leave the day's counts; the connectors book them as comments_deleted.
+      const hidden = alter(honest, FROM, LAST, (s) => ({
+        ...s,
+        comments: s.comments - s.sentimentNegative,
+        sentimentNegative: 0,
+      }));
+      const booked = alter(honest, FROM, LAST, (s) => ({
+        ...s,
+        comments: s.comments - s.sentimentNegative,
+        commentsDeleted: s.sentimentNegative,
+        sentimentNegative: 0,
+      }));
+      const a = score(honest);
+      const b = score(booked);
+      expect(b.score - a.score, `seed ${seed}`).toBeLessThanOrEqual(1);
+      const flag = b.authenticityFlags.find((f) => f.code === 'comments_deleted');
+      expect(flag, `seed ${seed}`).toBeDefined();
+      expect(flag!.detail).toMatch(/^\d+ comments deleted/);
+      expect(a.authenticityFlags.some((f) => f.code === 'comments_deleted')).toBe(false);
+      // Unseen, the deletion is credited (what booking the deleted count closes).
+      expect(score(hidden).score, `seed ${seed}`).toBeGreaterThan(a.score + 1);
+      expect(scoreWorkspaceV2({ snapshots: booked, platforms: [], asOf: LAST }).score).toBeGreaterThan(
+        scoreWorkspaceV2({ snapshots: honest, platforms: [], asOf: LAST }).score + 1,
+      );
+    }
+  });
+
   it('honest accounts are rarely flagged: at most 2% of 300 reference accounts carry a v3 flag', () => {
     const pop = referencePopulation({ seed: 424242, n: 300, from: FROM, days: DAYS, baseline: baselineV3 });
     const flagged = pop.filter((a) =>

@@ -33,6 +33,7 @@ import * as m0081 from './0081_webhook_loopback_http.ts';
 import * as m0082 from './0082_passkeys.ts';
 import * as m0083 from './0083_audit_log_detail.ts';
 import * as m0084 from './0084_sso.ts';
+import * as m0085 from './0085_comments_deleted.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '0082_passkeys': m0082,
   '0083_audit_log_detail': m0083,
   '0084_sso': m0084,
+  '0085_comments_deleted': m0085,
 };

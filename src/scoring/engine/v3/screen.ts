@@ -124,10 +124,43 @@ function screenPlatform(
   flags: AuthenticityFlagV3[],
 ): boolean {
   if (days.length === 0) return false;
-  let changed = screenDrip(platform, days, start, end, flags);
+  let changed = screenDeletions(platform, days, flags);
+  changed = screenDrip(platform, days, start, end, flags) || changed;
   changed = screenEngagement(platform, days, start, end, flags) || changed;
   changed = screenFiller(platform, days, start, end, flags) || changed;
   return changed;
+}
+
+/**
+ * Deleted comments: each day's `commentsDeleted` (the fall of its posts' comment counts below the
+ * highest count seen between syncs) goes back into the day's comments as negative ones, before the
+ * other screens read the days. A deleted comment cannot be classified any more; counting it as a
+ * complaint means the removal of criticism earns nothing (deleting praise or spam only costs the
+ * account, which the flag lets a human see).
+ */
+function screenDeletions(platform: Platform, days: Day[], flags: AuthenticityFlagV3[]): boolean {
+  let total = 0;
+  let first = -1;
+  let last = -1;
+  let dayCount = 0;
+  for (const d of days) {
+    const deleted = n(d.s.commentsDeleted);
+    if (deleted <= 0) continue;
+    d.s.comments = n(d.s.comments) + deleted;
+    d.s.sentimentNegative = n(d.s.sentimentNegative) + deleted;
+    total += deleted;
+    dayCount++;
+    if (first < 0) first = d.n;
+    last = d.n;
+  }
+  if (total <= 0) return false;
+  flags.push({
+    code: 'comments_deleted',
+    platform,
+    day: formatDay(first),
+    detail: `${Math.round(total)} comments deleted from the posts of ${dayCount} ${dayCount === 1 ? 'day' : 'days'} (${formatDay(first)} to ${formatDay(last)}) after they were counted; they count as negative comments.`,
+  });
+  return true;
 }
 
 /**

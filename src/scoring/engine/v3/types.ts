@@ -20,12 +20,19 @@ export type FormulaVersionV3 = typeof FORMULA_VERSION_V3;
  *   history with comments rising as much as likes and no rise in views; the excess is not credited.
  * - filler_posts: posts per week above the account's own history without the views per post to carry
  *   them; only the posts its views carry count for presence.
+ * - comments_deleted: a post's comment count fell below the highest count seen for it between
+ *   syncs; the deleted comments count as negative ones (the removal of criticism earns nothing).
  * - sentiment_unscored (data quality): at least 20% of a platform's comments and mentions in the
  *   window (and at least 10) are in languages no sentiment model covers; sentiment is judged on the
  *   rest alone (./data-quality.ts).
  */
 export type AuthenticityFlagCodeV3 =
-  AuthenticityFlag['code'] | 'follower_drip' | 'bought_likes' | 'filler_posts' | 'sentiment_unscored';
+  | AuthenticityFlag['code']
+  | 'follower_drip'
+  | 'bought_likes'
+  | 'filler_posts'
+  | 'comments_deleted'
+  | 'sentiment_unscored';
 
 export interface AuthenticityFlagV3 extends Omit<AuthenticityFlag, 'code'> {
   code: AuthenticityFlagCodeV3;
