@@ -137,6 +137,16 @@ export interface Simulator {
    * comments and mentions surge and turn negative. Returns the account's staged crises.
    */
   stageCrisis(platform: Platform, handle: string, crisis: StagedCrisis): { crises: StagedCrisis[] };
+  /**
+   * Deletes `count` comments from the first post of `day` on one account (Instagram and Facebook): its
+   * lifetime comment count reads that much lower from now on. Returns the post and its deleted total.
+   */
+  deleteComments(
+    platform: Platform,
+    handle: string,
+    day: string,
+    count: number,
+  ): { post_id: string; deleted: number };
   /** Sets what a login manages and declines at consent (the default: one account, everything granted). */
   setUser(platform: Platform, login: string, user: SimulatedUser): void;
   /**
@@ -366,6 +376,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const today = () => utcDay(new Date(simNow()));
   /** Crises staged per account (`${platform}:${handle}`): POST /_sim/crisis. */
   const crises = new Map<string, StagedCrisis[]>();
+  /** Comments deleted per post (`${platform}:${post id}`): POST /_sim/delete-comments. */
+  const deletedComments = new Map<string, number>();
   const account = (platform: Platform, handle: string) =>
     new SyntheticAccount(platform, handle, crises.get(`${platform}:${handle}`));
 
@@ -1082,7 +1094,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const data = items.map(({ p, m, first, n }) => {
         const t = a.postTotals(m.day, day)!;
         const likes = Math.round(t.likes / n);
-        const comments = Math.round(t.comments / n);
+        const comments = Math.max(
+          0,
+          Math.round(t.comments / n) - (deletedComments.get(`${platform}:${p.id}`) ?? 0),
+        );
         // The first post of the day holds the comment texts: the first page of the `comments.limit(N)`
         // modifier nested in the post, with a cursor to the post's comments edge for the rest.
         const texts = first && wantsCommentTexts ? t.commentTexts : [];
@@ -1528,6 +1543,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           throw new HttpError(422, { error: 'days must be a whole number from 1 to 365' });
         return sim.stageCrisis(platformOf(body.platform), String(body.handle ?? ''), { from, days });
       }
+      case 'POST /_sim/delete-comments': {
+        const day = String(body.day ?? '');
+        const count = Number(body.count);
+        if (!isCalendarDay(day)) throw new HttpError(422, { error: `day must be YYYY-MM-DD, got "${day}"` });
+        if (!Number.isInteger(count) || count < 1 || count > 1_000_000)
+          throw new HttpError(422, { error: 'count must be a whole number from 1' });
+        const platform = platformOf(body.platform);
+        if (platform !== 'instagram' && platform !== 'facebook')
+          throw new HttpError(422, { error: 'comments can be deleted on instagram and facebook posts' });
+        return sim.deleteComments(platform, String(body.handle ?? ''), day, count);
+      }
       case 'POST /_sim/tokens':
         return sim.issueTokens(platformOf(body.platform), String(body.handle ?? 'simbrand'));
       default:
@@ -1701,6 +1727,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return n;
     },
     issueTokens: (platform, handle, scope) => issue({ platform, handle, scope: scope ?? SCOPES[platform] }),
+    deleteComments(platform, handle, day, count) {
+      const post = account(platform, handle).metrics(day).posts[0];
+      if (!post) throw new HttpError(422, { error: `${handle} has no post on ${day}` });
+      const key = `${platform}:${post.id}`;
+      const deleted = (deletedComments.get(key) ?? 0) + count;
+      deletedComments.set(key, deleted);
+      return { post_id: post.id, deleted };
+    },
     stageCrisis(platform, handle, crisis) {
       const key = `${platform}:${handle}`;
       const list = [...(crises.get(key) ?? []), crisis];

@@ -17,6 +17,7 @@ import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import type { PartialFailure } from './connectors/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
+import { bookDeletedComments } from './post-comments.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import { DomainError, type ErrorKind } from '../core/errors.ts';
@@ -245,14 +246,21 @@ export async function syncConnection(
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
     await lockWorkspace(trx, workspaceId);
     await recordSync(ctx, trx, connection, { ...result, failures });
+    const deletionDays = await bookDeletedComments(
+      trx,
+      workspaceId,
+      platform,
+      (result.postComments ?? []).filter((p) => horizon === null || p.day <= horizon),
+      rows,
+      ctx.now(),
+    );
     const changed = rows.length
       ? await upsertSnapshotsQuery(trx, rows, {
           keepFollowersThrough: result.followersEstimatedThrough ?? null,
         }).execute()
       : [];
-    const firstChanged = changed.length
-      ? changed.map((r) => String(r.day)).reduce((a, b) => (a < b ? a : b))
-      : undefined;
+    const changedDays = [...changed.map((r) => String(r.day)), ...deletionDays];
+    const firstChanged = changedDays.length ? changedDays.reduce((a, b) => (a < b ? a : b)) : undefined;
 
     // The score before, read under the lock and before anything is rescored.
     const before = await latestDailyScore(trx, workspaceId, today);

@@ -48,6 +48,7 @@ const OWNER: Record<string, string> = {
   tacsi_entity_charges: 'tacsi',
   tacsi_cutover: 'tacsi',
   tacsi_notices: 'tacsi',
+  post_comment_counts: 'ingest',
   annotations: 'annotations',
   alert_rules: 'alerts',
   alert_episodes: 'alerts',

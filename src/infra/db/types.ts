@@ -702,7 +702,19 @@ export interface ReportsTable {
   emailed_at: Timestamp | null;
 }
 
+/** Each post's comment count as the syncs read it: the highest seen and the latest (migration 0086). */
+export interface PostCommentCountsTable {
+  workspace_id: string;
+  platform: string;
+  post_id: string;
+  post_day: ColumnType<string, string, string>;
+  max_seen: ColumnType<number, number, number>;
+  last_seen: ColumnType<number, number, number>;
+  updated_at: ColumnType<Date, Date, Date>;
+}
+
 export interface DB {
+  post_comment_counts: PostCommentCountsTable;
   alert_rules: AlertRulesTable;
   alert_episodes: AlertEpisodesTable;
   alert_notifications: AlertNotificationsTable;

@@ -1,6 +1,6 @@
 import { SentimentTally } from '../../scoring/engine/index.ts';
 import type { DayRange } from './types.ts';
-import { addDays, parseIsoInstant, utcDay } from '../../core/days.ts';
+import { addDays, isCalendarDay, parseIsoInstant, utcDay } from '../../core/days.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
@@ -49,6 +49,13 @@ export function commentsSince(range: DayRange): string {
   return addDays(range.since, -(COMMENT_WINDOW_DAYS - 1));
 }
 
+/** One post's lifetime comment count as a sync read it. */
+export interface PostComments {
+  id: string;
+  day: string;
+  comments: number;
+}
+
 /** Per-day totals for one platform over a range; values for days outside it are ignored. */
 export class DayBook {
   readonly days: string[] = [];
@@ -76,6 +83,27 @@ export class DayBook {
   add(day: string | null, field: Counter, value: unknown): void {
     const row = day ? this.#rows.get(day) : undefined;
     if (row) row[field] += count(value);
+  }
+
+  /** Each post's lifetime comment count as read, for deletions between syncs (PostComments). */
+  readonly #posts: PostComments[] = [];
+
+  /**
+   * A post's lifetime comment count, booked on its day like `add(day, 'comments', n)`, and kept per post
+   * so the sync can see it fall below what an earlier sync read (comments deleted).
+   */
+  addPostComments(postId: unknown, day: string | null, value: unknown): void {
+    this.add(day, 'comments', value);
+    // Posts before the range too (a sync reads the posts of COMMENT_WINDOW_DAYS for their comments):
+    // a deletion on an older post is seen while the post is read.
+    if (day && isCalendarDay(day) && typeof postId === 'string' && postId && postId.length <= 200) {
+      this.#posts.push({ id: postId, day, comments: count(value) });
+    }
+  }
+
+  /** The posts' comment counts read (addPostComments), in the order read. */
+  postComments(): PostComments[] {
+    return this.#posts;
   }
 
   /**

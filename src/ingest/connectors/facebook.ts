@@ -121,7 +121,7 @@ export const facebookConnector: PlatformConnector = {
         if (day === null || day < range.since) continue;
         book.add(day, 'posts', 1);
         book.add(day, 'likes', post.reactions?.summary?.total_count);
-        book.add(day, 'comments', post.comments?.summary?.total_count);
+        book.addPostComments(post.id, day, post.comments?.summary?.total_count);
         book.add(day, 'shares', post.shares?.count);
       }
       posts = posts.paging?.next ? await api.follow<FbPostsPage>('graph', posts.paging.next) : null;
@@ -136,6 +136,7 @@ export const facebookConnector: PlatformConnector = {
     return {
       snapshots: book.snapshots('facebook', followers, profile, 'post'),
       followers,
+      postComments: book.postComments(),
       ...(failures.length ? { failures } : {}),
     };
   },

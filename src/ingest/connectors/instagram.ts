@@ -169,10 +169,12 @@ export const instagramConnector: PlatformConnector = {
       page =
         !reachedStart && page.paging?.next ? await api.follow<IgMediaPage>('graph', page.paging.next) : null;
     }
+    // Posts before the range: only their comment counts, to see comments deleted from them.
+    for (const m of earlier) book.addPostComments(m.id, m.day, m.comments_count);
     for (const m of media) {
       book.add(m.day, 'posts', 1);
       book.add(m.day, 'likes', m.like_count);
-      book.add(m.day, 'comments', m.comments_count);
+      book.addPostComments(m.id, m.day, m.comments_count);
     }
     const commented = await allComments(
       api,
@@ -218,6 +220,7 @@ export const instagramConnector: PlatformConnector = {
       followers,
       accountId: user.id,
       followersEstimatedThrough: book.followersEstimatedThrough(),
+      postComments: book.postComments(),
       ...(failures.length ? { failures } : {}),
     };
   },

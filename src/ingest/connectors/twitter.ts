@@ -156,7 +156,7 @@ export const twitterConnector: PlatformConnector = {
         book.add(day, 'posts', 1);
         book.add(day, 'impressions', m.impression_count);
         book.add(day, 'likes', m.like_count);
-        book.add(day, 'comments', m.reply_count);
+        book.addPostComments(post.id, day, m.reply_count);
         book.add(day, 'shares', count(m.retweet_count) + count(m.quote_count));
         book.add(day, 'saves', m.bookmark_count);
       }
@@ -178,6 +178,7 @@ export const twitterConnector: PlatformConnector = {
       snapshots: book.snapshots('twitter', followers, profile),
       followers,
       followersEstimatedThrough: book.followersEstimatedThrough(),
+      postComments: book.postComments(),
       ...(byId ? {} : { accountId: user.data.id }),
     };
   },

@@ -2,6 +2,7 @@ import type { ApiClient, PartialFailure, PlatformAnswer, PlatformFault } from '.
 export type { PartialFailure } from './http.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
+import type { PostComments } from './daybook.ts';
 
 /** Inclusive UTC day range, YYYY-MM-DD. */
 export interface DayRange {
@@ -54,4 +55,9 @@ export interface ConnectorResult {
    * what succeeded is stored, these are recorded on the connection and tried again next sync.
    */
   failures?: PartialFailure[];
+  /**
+   * Each post's lifetime comment count as read (platforms that report one per post), so a fall between
+   * syncs is booked as comments deleted (src/ingest/post-comments.ts).
+   */
+  postComments?: PostComments[];
 }

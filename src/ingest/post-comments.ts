@@ -1,0 +1,89 @@
+import { sql, type Transaction } from 'kysely';
+import type { Platform } from '../core/catalog.ts';
+import type { DB } from '../infra/db/types.ts';
+import type { PostComments } from './connectors/daybook.ts';
+import type { SnapshotRow } from './store.ts';
+
+/** Posts per upsert statement (7 parameters a post, far below PostgreSQL's 65,535). */
+const BATCH = 1000;
+
+/**
+ * Comments deleted from posts (docs/scoring.md, "Formula v3: authenticity"). Each post's lifetime comment
+ * count is kept as the highest seen and the latest (post_comment_counts); a post whose count is now below
+ * its highest has had comments deleted, and the day's `comments_deleted` is the sum over the day's posts
+ * read by this sync of (highest - latest). Recomputed on every sync, not added up: the same deletion is
+ * booked once however many syncs see it, and comments written again after it cancel it. Sets the
+ * figure on `rows` (the sync's snapshot rows) for their days, and on the stored rows of earlier post
+ * days the sync read posts of (their comments lowered by what is newly deleted) (a post is read for its comments for COMMENT_WINDOW_DAYS); returns the
+ * stored days whose figure changed, to be rescored.
+ */
+export async function bookDeletedComments(
+  trx: Transaction<DB>,
+  workspaceId: string,
+  platform: Platform,
+  posts: readonly PostComments[],
+  rows: SnapshotRow[],
+  now: Date,
+): Promise<string[]> {
+  const latest = new Map<string, PostComments>();
+  for (const p of posts) latest.set(p.id, p);
+  if (latest.size === 0) return [];
+  const deleted = new Map<string, number>();
+  const all = [...latest.values()];
+  for (let i = 0; i < all.length; i += BATCH) {
+    const stored = await trx
+      .insertInto('post_comment_counts')
+      .values(
+        all.slice(i, i + BATCH).map((p) => ({
+          workspace_id: workspaceId,
+          platform,
+          post_id: p.id,
+          post_day: p.day,
+          max_seen: p.comments,
+          last_seen: p.comments,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['workspace_id', 'platform', 'post_id']).doUpdateSet((eb) => ({
+          max_seen: sql<number>`GREATEST(post_comment_counts.max_seen, excluded.max_seen)`,
+          last_seen: eb.ref('excluded.last_seen'),
+          post_day: eb.ref('excluded.post_day'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .returning(['post_day', 'max_seen', 'last_seen'])
+      .execute();
+    for (const s of stored) {
+      const gone = Number(s.max_seen) - Number(s.last_seen);
+      if (gone > 0) deleted.set(String(s.post_day), (deleted.get(String(s.post_day)) ?? 0) + gone);
+    }
+  }
+  const inRows = new Set<string>();
+  for (const row of rows) {
+    inRows.add(String(row.day));
+    row.comments_deleted = deleted.get(String(row.day)) ?? 0;
+  }
+  // Earlier post days: their stored rows take the figure (only where it changes).
+  const earlier = [...new Set(all.map((p) => p.day))].filter((d) => !inRows.has(d));
+  const changed: string[] = [];
+  for (const day of earlier) {
+    const figure = deleted.get(day) ?? 0;
+    const updated = await trx
+      .updateTable('metric_snapshots')
+      // The stored count was read before the deletion: it falls by what is newly deleted, so the
+      // day's comments plus deleted stay the comments it had (as on a day read again).
+      .set((eb) => ({
+        comments: sql<number>`GREATEST(0, ${eb.ref('comments')} - (${figure} - ${eb.ref('comments_deleted')}))`,
+        comments_deleted: figure,
+      }))
+      .where('workspace_id', '=', workspaceId)
+      .where('platform', '=', platform)
+      .where('day', '=', day)
+      .where('comments_deleted', '<>', figure)
+      .returning('day')
+      .execute();
+    if (updated.length) changed.push(day);
+  }
+  return changed;
+}
