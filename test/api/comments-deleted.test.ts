@@ -4,10 +4,9 @@
 // and the score's authenticity flags say so (docs/scoring.md, "Formula v3: authenticity").
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { addDays, DAY_MS, utcDay } from '../../src/core/days.ts';
-import { runSyncJob } from '../../src/platforms/sync-worker.ts';
-import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { addDays, utcDay } from '../../src/core/days.ts';
+import { liveConnection } from '../helpers/simulator-oauth.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 
 let sim: Simulator;
 let t: TestService;
@@ -25,22 +24,7 @@ afterAll(async () => {
 });
 
 it('a fall in a post comment count between syncs is booked as deleted comments and flagged', async () => {
-  const { key, workspace } = await workspaceWithKey(t.db, {
-    plan: 'agency',
-    accountType: 'agency',
-    realtimeScoring: true,
-  });
-  const connectionId = await connectThroughSimulator(t, {
-    key,
-    workspaceId: workspace.id,
-    platform: 'instagram',
-    login: 'tidybrand',
-  });
-  const sync = async (daysOn: number) => {
-    t.setNow(new Date(NOW.getTime() + daysOn * DAY_MS));
-    const round = new Date(NOW.getTime() + daysOn * DAY_MS).toISOString();
-    expect(await runSyncJob(t.ctx, { connectionId, round, attempt: 1 })).toBe('synced');
-  };
+  const { key, workspace, sync } = await liveConnection(t, 'instagram', 'tidybrand', NOW);
   await sync(0);
   const rows = () =>
     t.db

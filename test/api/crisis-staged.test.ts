@@ -6,12 +6,11 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startLocalTools, type LocalTools } from '../../simulator/local-tools.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { addDays, DAY_MS, utcDay } from '../../src/core/days.ts';
-import { runSyncJob } from '../../src/platforms/sync-worker.ts';
+import { addDays, utcDay } from '../../src/core/days.ts';
 import { configureWebhooks } from '../../src/webhooks/settings.ts';
-import { connectThroughSimulator } from '../helpers/simulator-oauth.ts';
+import { liveConnection } from '../helpers/simulator-oauth.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
-import { startTestService, workspaceWithKey, type TestService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
 import { eventually } from './webhooks-receiver.ts';
 
 let sim: Simulator;
@@ -41,22 +40,7 @@ afterAll(async () => {
 });
 
 it('a staged crisis fires the crisis alert once per channel, and a calm week resolves it', async () => {
-  const { key, workspace } = await workspaceWithKey(t.db, {
-    plan: 'agency',
-    accountType: 'agency',
-    realtimeScoring: true,
-  });
-  const connectionId = await connectThroughSimulator(t, {
-    key,
-    workspaceId: workspace.id,
-    platform: 'instagram',
-    login: 'crisisbrand',
-  });
-  const sync = async (daysOn: number) => {
-    t.setNow(new Date(NOW.getTime() + daysOn * DAY_MS));
-    const round = new Date(NOW.getTime() + daysOn * DAY_MS).toISOString();
-    expect(await runSyncJob(t.ctx, { connectionId, round, attempt: 1 })).toBe('synced');
-  };
+  const { key, workspace, sync } = await liveConnection(t, 'instagram', 'crisisbrand', NOW);
   await sync(0); // 89 calm days: the account's own baseline
 
   const post = async (url: string, payload: object) => {

@@ -2,8 +2,8 @@ import { expect } from 'vitest';
 import type { Platform } from '../../src/core/catalog.ts';
 import { runSyncJob, syncJob, type SyncJob } from '../../src/platforms/sync-worker.ts';
 import { startSimulator, type Simulator } from '../../simulator/server.ts';
-import { utcDay } from '../../src/core/days.ts';
-import { startTestService, type TestService } from './service.ts';
+import { DAY_MS, utcDay } from '../../src/core/days.ts';
+import { startTestService, workspaceWithKey, type TestService } from './service.ts';
 
 /**
  * A platform simulator on the day of `now` (its clock still) and a test service pointed at it, with a
@@ -107,4 +107,33 @@ export async function runQueuedSyncs(t: TestService, platforms: readonly Platfor
     for (const job of jobs) outcomes.push(await runSyncJob(t.ctx, job.data));
   }
   return outcomes;
+}
+
+/**
+ * An agency workspace with real-time scoring and one account connected through the simulator, with a
+ * `sync(daysOn)` that sets the service's clock `daysOn` days past `start` and runs the connection's sync
+ * job (it must answer `synced`).
+ */
+export async function liveConnection(
+  t: TestService,
+  platform: Platform,
+  login: string,
+  start: Date,
+): Promise<{
+  key: string;
+  workspace: { id: string; name: string };
+  sync: (daysOn: number) => Promise<void>;
+}> {
+  const { key, workspace } = await workspaceWithKey(t.db, {
+    plan: 'agency',
+    accountType: 'agency',
+    realtimeScoring: true,
+  });
+  const connectionId = await connectThroughSimulator(t, { key, workspaceId: workspace.id, platform, login });
+  const sync = async (daysOn: number) => {
+    const at = new Date(start.getTime() + daysOn * DAY_MS);
+    t.setNow(at);
+    expect(await runSyncJob(t.ctx, { connectionId, round: at.toISOString(), attempt: 1 })).toBe('synced');
+  };
+  return { key, workspace, sync };
 }
