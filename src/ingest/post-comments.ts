@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Platform } from '../core/catalog.ts';
 import type { DB } from '../infra/db/types.ts';
-import type { PostComments } from './connectors/daybook.ts';
+import type { PostComments } from './connectors/types.ts';
 import type { SnapshotRow } from './store.ts';
 
 /** Posts per upsert statement (7 parameters a post, far below PostgreSQL's 65,535). */

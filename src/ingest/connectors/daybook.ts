@@ -1,5 +1,5 @@
 import { SentimentTally } from '../../scoring/engine/index.ts';
-import type { DayRange } from './types.ts';
+import type { DayRange, PostComments } from './types.ts';
 import { addDays, isCalendarDay, parseIsoInstant, utcDay } from '../../core/days.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
@@ -47,13 +47,6 @@ export const COMMENT_WINDOW_DAYS = 30;
 /** The first post day whose comments can fall in the range. */
 export function commentsSince(range: DayRange): string {
   return addDays(range.since, -(COMMENT_WINDOW_DAYS - 1));
-}
-
-/** One post's lifetime comment count as a sync read it. */
-export interface PostComments {
-  id: string;
-  day: string;
-  comments: number;
 }
 
 /** Per-day totals for one platform over a range; values for days outside it are ignored. */

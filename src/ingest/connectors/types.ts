@@ -2,7 +2,13 @@ import type { ApiClient, PartialFailure, PlatformAnswer, PlatformFault } from '.
 export type { PartialFailure } from './http.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
-import type { PostComments } from './daybook.ts';
+
+/** One post's lifetime comment count as a sync read it. */
+export interface PostComments {
+  id: string;
+  day: string;
+  comments: number;
+}
 
 /** Inclusive UTC day range, YYYY-MM-DD. */
 export interface DayRange {
