@@ -231,6 +231,11 @@ function advice(error: ProblemError): string | undefined {
       return 'Your role in this workspace does not allow this: ask one of its owners or admins.';
     case 'Team Limit Reached':
       return "Your plan's team places are all taken: remove a member under Team, or move to a larger plan.";
+    case 'Conflict':
+      // The service's own sentence, when it is written for people (no address or raw id in it).
+      return error.detail && !/\/v1\/|\b[a-z]{2,5}_[0-9A-Z]{26}\b/.test(error.detail)
+        ? error.detail
+        : undefined;
     case 'Platform Not Configured':
       return 'This service is not set up to connect that platform. Ask its operator.';
     default:
