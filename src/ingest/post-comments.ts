@@ -64,26 +64,18 @@ export async function bookDeletedComments(
     inRows.add(String(row.day));
     row.comments_deleted = deleted.get(String(row.day)) ?? 0;
   }
-  // Earlier post days: their stored rows take the figure (only where it changes).
+  // Earlier post days: their stored rows take the figure (only where it changes), in one statement.
   const earlier = [...new Set(all.map((p) => p.day))].filter((d) => !inRows.has(d));
-  const changed: string[] = [];
-  for (const day of earlier) {
-    const figure = deleted.get(day) ?? 0;
-    const updated = await trx
-      .updateTable('metric_snapshots')
-      // The stored count was read before the deletion: it falls by what is newly deleted, so the
-      // day's comments plus deleted stay the comments it had (as on a day read again).
-      .set((eb) => ({
-        comments: sql<number>`GREATEST(0, ${eb.ref('comments')} - (${figure} - ${eb.ref('comments_deleted')}))`,
-        comments_deleted: figure,
-      }))
-      .where('workspace_id', '=', workspaceId)
-      .where('platform', '=', platform)
-      .where('day', '=', day)
-      .where('comments_deleted', '<>', figure)
-      .returning('day')
-      .execute();
-    if (updated.length) changed.push(day);
-  }
-  return changed;
+  if (earlier.length === 0) return [];
+  const figures = sql.join(earlier.map((day) => sql`(${day}::date, ${deleted.get(day) ?? 0}::bigint)`));
+  // The stored count was read before the deletion: it falls by what is newly deleted, so the day's
+  // comments plus deleted stay the comments it had (as on a day read again).
+  const updated = await sql<{ day: string }>`
+    UPDATE metric_snapshots AS s
+       SET comments = GREATEST(0, s.comments - (f.figure - s.comments_deleted)), comments_deleted = f.figure
+      FROM (VALUES ${figures}) AS f(day, figure)
+     WHERE s.workspace_id = ${workspaceId} AND s.platform = ${platform} AND s.day = f.day
+       AND s.comments_deleted <> f.figure
+    RETURNING s.day::text AS day`.execute(trx);
+  return updated.rows.map((r) => r.day);
 }
