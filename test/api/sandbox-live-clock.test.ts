@@ -22,7 +22,8 @@ import { startTestService, workspaceWithKey, type TestService } from '../helpers
  */
 const BEHIND = 5;
 const PLATFORMS: Platform[] = ['instagram', 'twitter'];
-let clock = Date.now();
+// Noon of the real UTC day: the test moves the clock eight minutes on, which must not cross midnight.
+let clock = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 12 * 3_600_000;
 const TODAY = utcDay(new Date(clock));
 let sim: Simulator;
 let t: TestService;
