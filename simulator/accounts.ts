@@ -45,7 +45,8 @@ export interface DayMetrics {
   shares: number;
   saves: number;
   posts: Array<{ id: string; at: string }>;
-  commentTexts: Array<{ text: string; at: string }>;
+  /** Comment texts with their time and commenter's id (Instagram's `from.id`). */
+  commentTexts: Array<{ text: string; at: string; by: string }>;
   mentions: Array<{ id: string; text: string; at: string }>;
 }
 
@@ -74,6 +75,18 @@ export interface StagedCrisis {
 const CRISIS_VOLUME = 4;
 const CRISIS_TEXTS = 12;
 
+/**
+ * A staged engagement pod (POST /_sim/pod): from `from` for `days` days, `members` accounts like and
+ * comment on every post within minutes of it going up, the same members every time (docs/scoring.md,
+ * "Formula v3: authenticity"). Views go on as before.
+ */
+export interface StagedPod {
+  from: string;
+  days: number;
+  members: number;
+}
+const POD_TEXTS = ['Amazing new collection', 'Love this, wonderful quality!', 'Great service, thank you'];
+
 function commentText(u: number): string {
   let acc = 0;
   for (const [text, share] of COMMENTS) if ((acc += share) > u) return text;
@@ -97,7 +110,7 @@ export interface PostTotals {
   comments: number;
   shares: number;
   saves: number;
-  commentTexts: Array<{ text: string; at: string }>;
+  commentTexts: Array<{ text: string; at: string; by: string }>;
 }
 
 export class SyntheticAccount {
@@ -110,11 +123,18 @@ export class SyntheticAccount {
   readonly growth: number;
 
   readonly #crises: readonly StagedCrisis[];
+  readonly #pods: readonly StagedPod[];
 
-  constructor(platform: Platform, handle: string, crises: readonly StagedCrisis[] = []) {
+  constructor(
+    platform: Platform,
+    handle: string,
+    crises: readonly StagedCrisis[] = [],
+    pods: readonly StagedPod[] = [],
+  ) {
     this.platform = platform;
     this.handle = handle;
     this.#crises = crises;
+    this.#pods = pods;
     this.#seed = `${platform}|${handle}`;
     this.baseFollowers = 2_000 + Math.floor(unit(`${this.#seed}|base`) * 48_000);
     this.growth = Math.log1p(baselineV2(platform, this.baseFollowers).monthlyGrowth) / 30;
@@ -165,12 +185,26 @@ export class SyntheticAccount {
       id: `${this.numericId}${formatDay(dayNumber(day)).replace(/-/g, '')}${i}`,
       at: `${day}T${String(9 + i * 4).padStart(2, '0')}:00:00Z`,
     }));
+    // The audience's comments come from many different accounts.
     const commentTexts = Array.from({ length: Math.min(comments, texts) }, (_, i) => ({
       text: say(unit(`${k}|t${i}`)),
       at: crisis
         ? `${day}T${String(10 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '45' : '30'}:00Z`
         : `${day}T${String(10 + i * 3).padStart(2, '0')}:30:00Z`,
+      by: String(17_000_000_000 + (hash(`${k}|by${i}`) % 1_000_000_000)),
     }));
+    // A pod's members: a like and a comment each on every post, within minutes of it.
+    const members = this.#pods
+      .filter((p) => day >= p.from && dayNumber(day) < dayNumber(p.from) + p.days)
+      .reduce((t, p) => t + p.members, 0);
+    for (const p of posts)
+      for (let j = 0; j < members; j++)
+        commentTexts.push({
+          text: POD_TEXTS[j % POD_TEXTS.length]!,
+          at: new Date(Date.parse(p.at) + (2 + (j % 40)) * 60_000).toISOString().replace('.000Z', 'Z'),
+          by: String(18_000_000_000 + (hash(`${this.#seed}|pod|${j}`) % 1_000_000_000)),
+        });
+    const podEngagement = members * posts.length;
     const mentions = Array.from({ length: Math.min(mentionCount, texts) }, (_, i) => ({
       id: `${this.numericId}${day.replace(/-/g, '')}9${i}`,
       text: `@${this.handle} ${say(unit(`${k}|m${i}`))}`,
@@ -178,7 +212,18 @@ export class SyntheticAccount {
         ? `${day}T${String(11 + Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '50' : '15'}:00Z`
         : `${day}T${String(11 + i * 2).padStart(2, '0')}:15:00Z`,
     }));
-    return { day, followers, impressions, likes, comments, shares, saves, posts, commentTexts, mentions };
+    return {
+      day,
+      followers,
+      impressions,
+      likes: likes + podEngagement,
+      comments: comments + podEngagement,
+      shares,
+      saves,
+      posts,
+      commentTexts,
+      mentions,
+    };
   }
 
   /**

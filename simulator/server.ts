@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { addDays, DAY_MS, isCalendarDay, utcDay } from '../src/core/days.ts';
 import { PLATFORMS, type Platform } from '../src/core/catalog.ts';
 import { SIMULATOR_CLIENT_SECRET, simulatorClientId } from '../src/platforms/simulator-client.ts';
-import { HISTORY_START, SyntheticAccount, type DayMetrics, type StagedCrisis } from './accounts.ts';
+import {
+  HISTORY_START,
+  SyntheticAccount,
+  type DayMetrics,
+  type StagedCrisis,
+  type StagedPod,
+} from './accounts.ts';
 
 /**
  * The platform simulator: on loopback, an OAuth 2.0 authorization server per platform (authorization
@@ -137,6 +143,11 @@ export interface Simulator {
    * comments and mentions surge and turn negative. Returns the account's staged crises.
    */
   stageCrisis(platform: Platform, handle: string, crisis: StagedCrisis): { crises: StagedCrisis[] };
+  /**
+   * Stages an engagement pod on one Instagram account (simulator/accounts.ts StagedPod): from `from` for
+   * `days` days the same `members` like and comment on every post within minutes. Returns its pods.
+   */
+  stagePod(platform: Platform, handle: string, pod: StagedPod): { pods: StagedPod[] };
   /**
    * Deletes `count` comments from the first post of `day` on one account (Instagram and Facebook): its
    * lifetime comment count reads that much lower from now on. Returns the post and its deleted total.
@@ -378,8 +389,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const crises = new Map<string, StagedCrisis[]>();
   /** Comments deleted per post (`${platform}:${post id}`): POST /_sim/delete-comments. */
   const deletedComments = new Map<string, number>();
+  /** Pods staged per account (`${platform}:${handle}`): POST /_sim/pod. */
+  const pods = new Map<string, StagedPod[]>();
   const account = (platform: Platform, handle: string) =>
-    new SyntheticAccount(platform, handle, crises.get(`${platform}:${handle}`));
+    new SyntheticAccount(
+      platform,
+      handle,
+      crises.get(`${platform}:${handle}`),
+      pods.get(`${platform}:${handle}`),
+    );
 
   /**
    * A token pair for a grant. Meta's tokens come without a refresh token (`refresh: false`): a
@@ -887,15 +905,31 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const texts = at === 0 ? t.commentTexts : [];
       const limit = Math.min(100, Math.max(1, Number(q.get('limit')) || 25));
       const offset = Math.max(0, Number(q.get('after')) || 0);
+      const asked = q.get('fields') ?? '';
       return {
         data: texts
           .slice(offset, offset + limit)
           .map((c) =>
             platform === 'instagram'
-              ? { text: c.text, timestamp: graphTime(c.at) }
+              ? igComment(c, asked)
               : { message: c.text, created_time: graphTime(c.at) },
           ),
-        ...commentsPaging(node, offset, limit, texts.length, platform),
+        ...commentsPaging(node, offset, limit, texts.length, platform, asked),
+      };
+    }
+
+    /**
+     * An IG Comment with the fields asked for besides its text and time: `from` (the commenter's IGSID and
+     * username, https://developers.facebook.com/docs/graph-api/changelog/ooc-changes/oct-20-2021) and
+     * `username` only when named, as Graph returns only the fields asked for.
+     */
+    function igComment(c: { text: string; at: string; by: string }, fields: string): Record<string, unknown> {
+      const named = new Set(fields.split(',').map((f) => f.trim()));
+      return {
+        text: c.text,
+        timestamp: graphTime(c.at),
+        ...(named.has('from') ? { from: { id: c.by, username: `user${c.by.slice(-6)}` } } : {}),
+        ...(named.has('username') ? { username: `user${c.by.slice(-6)}` } : {}),
       };
     }
 
@@ -906,10 +940,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       limit: number,
       total: number,
       on: 'instagram' | 'facebook',
+      fields: string,
     ): { paging?: { cursors: { before: string; after: string }; next?: string } } {
       if (limit === 0) return {};
       const next = new URL(`${root}/${postId}/comments`);
-      next.searchParams.set('fields', on === 'instagram' ? 'text,timestamp' : 'message,created_time');
+      next.searchParams.set(
+        'fields',
+        fields || (on === 'instagram' ? 'text,timestamp' : 'message,created_time'),
+      );
       next.searchParams.set('limit', String(limit));
       next.searchParams.set('after', String(offset + limit));
       return {
@@ -1103,7 +1141,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         const texts = first && wantsCommentTexts ? t.commentTexts : [];
         const postId = platform === 'instagram' ? p.id : `${node}_${p.id}`;
         const take = texts.slice(0, commentLimit);
-        const commentPaging = commentsPaging(postId, 0, commentLimit, texts.length, platform);
+        const commentFields = /comments[^,{]*\{([^}]*)\}/.exec(fields)?.[1] ?? '';
+        const commentPaging = commentsPaging(postId, 0, commentLimit, texts.length, platform, commentFields);
         return platform === 'instagram'
           ? {
               id: p.id,
@@ -1113,7 +1152,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
               ...(wantsCommentTexts
                 ? {
                     comments: {
-                      data: take.map((c) => ({ text: c.text, timestamp: graphTime(c.at) })),
+                      data: take.map((c) => igComment(c, commentFields)),
                       ...commentPaging,
                     },
                   }
@@ -1543,6 +1582,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
           throw new HttpError(422, { error: 'days must be a whole number from 1 to 365' });
         return sim.stageCrisis(platformOf(body.platform), String(body.handle ?? ''), { from, days });
       }
+      case 'POST /_sim/pod': {
+        const from = body.from === undefined ? today() : String(body.from);
+        const days = Number(body.days ?? 14);
+        const members = Number(body.members ?? 20);
+        if (!isCalendarDay(from))
+          throw new HttpError(422, { error: `from must be YYYY-MM-DD, got "${from}"` });
+        if (!Number.isInteger(days) || days < 1 || days > 365)
+          throw new HttpError(422, { error: 'days must be a whole number from 1 to 365' });
+        if (!Number.isInteger(members) || members < 1 || members > 500)
+          throw new HttpError(422, { error: 'members must be a whole number from 1 to 500' });
+        const platform = platformOf(body.platform);
+        if (platform !== 'instagram')
+          throw new HttpError(422, { error: 'pods are staged on instagram accounts (where they live)' });
+        return sim.stagePod(platform, String(body.handle ?? ''), { from, days, members });
+      }
       case 'POST /_sim/delete-comments': {
         const day = String(body.day ?? '');
         const count = Number(body.count);
@@ -1734,6 +1788,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const deleted = (deletedComments.get(key) ?? 0) + count;
       deletedComments.set(key, deleted);
       return { post_id: post.id, deleted };
+    },
+    stagePod(platform, handle, pod) {
+      const key = `${platform}:${handle}`;
+      const list = [...(pods.get(key) ?? []), pod];
+      pods.set(key, list);
+      return { pods: list };
     },
     stageCrisis(platform, handle, crisis) {
       const key = `${platform}:${handle}`;

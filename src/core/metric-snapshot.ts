@@ -30,9 +30,16 @@ interface MetricFieldSpec {
    * connectors that are given counts) need not know it. The row codecs always fill it.
    */
   readonly fallback?: number | string;
+  /** A column this one can never exceed (a part of it): the import refuses a row that breaks it, as does the table. */
+  readonly atMost?: string;
   /** What it counts, for readers of the code and docs. */
   readonly meaning: string;
 }
+
+/** `comments_repeat`: by an account that commented on at least this many of the posts of the 30 days up to the post's. */
+export const REPEAT_COMMENTER_POSTS = 3;
+/** `comments_early`: written within this many minutes of the post. */
+export const EARLY_COMMENT_MINUTES = 60;
 
 export const METRIC_FIELDS = [
   {
@@ -66,6 +73,35 @@ export const METRIC_FIELDS = [
     fallback: 0,
     meaning:
       "comments deleted from the day's posts: the fall of each post's comment count below the highest count seen for it between syncs",
+  },
+  // Who wrote the comments and when, for engagement pods (docs/scoring.md, "Formula v3: authenticity"):
+  // counts over the comments of the day's posts whose author and time the platform gave.
+  {
+    key: 'commentsAttributed',
+    column: 'comments_attributed',
+    sqlType: 'bigint',
+    required: false,
+    fallback: 0,
+    meaning:
+      "comments on the day's posts whose author and time were read (Instagram), the base of the two counts below",
+  },
+  {
+    key: 'commentsRepeat',
+    column: 'comments_repeat',
+    sqlType: 'bigint',
+    required: false,
+    fallback: 0,
+    atMost: 'comments_attributed',
+    meaning: `of those, comments by an account that commented on at least ${REPEAT_COMMENTER_POSTS} of the account's posts of the 30 days up to the post's`,
+  },
+  {
+    key: 'commentsEarly',
+    column: 'comments_early',
+    sqlType: 'bigint',
+    required: false,
+    fallback: 0,
+    atMost: 'comments_attributed',
+    meaning: `of those, comments written within ${EARLY_COMMENT_MINUTES} minutes of their post`,
   },
   { key: 'shares', column: 'shares', sqlType: 'bigint', required: false, meaning: 'shares that day' },
   { key: 'saves', column: 'saves', sqlType: 'bigint', required: false, meaning: 'saves that day' },

@@ -202,6 +202,10 @@ export function validateRecord(values: Record<string, unknown>, today: string): 
     }
   }
 
+  for (const f of METRIC_FIELDS)
+    if ('atMost' in f && Number(row[f.column] ?? 0) > Number(row[f.atMost] ?? 0))
+      return `${f.column} cannot exceed ${f.atMost} (it counts a part of them)`;
+
   const texts: unknown[] =
     values.texts !== undefined
       ? Array.isArray(values.texts)

@@ -17,7 +17,7 @@ import { loadSnapshotsForScoring } from '../scoring/snapshots.ts';
 import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './connectors/index.ts';
 import type { PartialFailure } from './connectors/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
-import { bookDeletedComments } from './post-comments.ts';
+import { bookPostComments } from './post-comments.ts';
 import { lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import { DomainError, type ErrorKind } from '../core/errors.ts';
@@ -246,7 +246,7 @@ export async function syncConnection(
   const scoreChanged = await ctx.db.transaction().execute(async (trx) => {
     await lockWorkspace(trx, workspaceId);
     await recordSync(ctx, trx, connection, { ...result, failures });
-    const deletionDays = await bookDeletedComments(
+    const commentDays = await bookPostComments(
       trx,
       workspaceId,
       platform,
@@ -259,7 +259,7 @@ export async function syncConnection(
           keepFollowersThrough: result.followersEstimatedThrough ?? null,
         }).execute()
       : [];
-    const changedDays = [...changed.map((r) => String(r.day)), ...deletionDays];
+    const changedDays = [...changed.map((r) => String(r.day)), ...commentDays];
     const firstChanged = changedDays.length ? changedDays.reduce((a, b) => (a < b ? a : b)) : undefined;
 
     // The score before, read under the lock and before anything is rescored.

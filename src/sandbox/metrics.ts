@@ -154,9 +154,13 @@ export function generateSnapshots(
     out.platform.push(platform);
     out.day.push(s.day);
     // Typed as every metric: a new metric fails to compile here until the generator gives it.
-    // Generated counts, not classified by any model: no mixed, unscored, confidence or model; no deletion.
+    // Generated counts, not classified by any model: no mixed, unscored, confidence or model; no deletion;
+    // no comment read with its author.
     const values: MetricValues = {
       commentsDeleted: 0,
+      commentsAttributed: 0,
+      commentsRepeat: 0,
+      commentsEarly: 0,
       sentimentMixed: 0,
       sentimentUnscored: 0,
       sentimentConfidence: 0,

@@ -135,6 +135,7 @@ describe('metrics import', () => {
       JSON.stringify({ ...good, day: '2025-02-02', colour: 'red' }),
       JSON.stringify({ ...good, day: '2025-02-03', texts: 'not an array' }),
       JSON.stringify({ ...good, day: '2025-02-04', profile_completeness: 1.5 }),
+      JSON.stringify({ ...good, day: '2025-02-05', comments_attributed: 4, comments_repeat: 5 }),
     ].join('\n');
     const report = await importMetrics(t.ctx, lines, 'jsonl');
     expect(report.rejected).toEqual([
@@ -143,6 +144,7 @@ describe('metrics import', () => {
       { line: 5, reason: 'unknown field colour' },
       { line: 6, reason: 'texts must be an array of strings' },
       { line: 7, reason: 'profile_completeness must be a number from 0 to 1' },
+      { line: 8, reason: 'comments_repeat cannot exceed comments_attributed (it counts a part of them)' },
     ]);
     expect(report.committed).toBe(false);
     const ok = await importMetrics(t.ctx, JSON.stringify(good), 'jsonl');

@@ -42,6 +42,12 @@ function distinctSnapshot(day: string, salt: number): DailySnapshot {
             ? 2_147_000_000 + i * 1_000 + salt
             : (i + salt) / 64 / 2; // exact in a float4 `real`, within [0, 1]
   });
+  // A part of another column stays below it (comments_repeat within comments_attributed).
+  METRIC_FIELDS.forEach((f, i) => {
+    if (!('atMost' in f)) return;
+    const whole = METRIC_FIELDS.find((g) => g.column === f.atMost)!;
+    values[f.key] = Number(values[whole.key]) - 1 - i;
+  });
   return s;
 }
 

@@ -132,7 +132,7 @@ describe('the simulator refuses what Graph refuses (Meta)', () => {
       'instagram_basic,instagram_manage_insights,pages_show_list',
     ).access_token;
     const refused = await graph('instagram', ig, '/ig_nocomments/media', {
-      fields: 'id,timestamp,like_count,comments_count,comments.limit(50){text,timestamp}',
+      fields: 'id,timestamp,like_count,comments_count,comments.limit(50){text,timestamp,from}',
       limit: '100',
     });
     expect(refused.status).toBe(403);

@@ -141,3 +141,30 @@ export function alter(
     return f({ ...s }, k);
   });
 }
+
+/**
+ * Comments whose author and time were read (the Instagram connector's comment-authors.ts), as an honest
+ * audience gives them: every comment of a post day attributed, about `repeat` of them by accounts that
+ * comment on many of its posts and `early` of them within an hour of their post (binomial draws, seeded).
+ */
+export function withAuthors(
+  snaps: readonly DailySnapshot[],
+  seed: number,
+  o: { repeat?: number; early?: number } = {},
+): DailySnapshot[] {
+  const rand = prng(seed * 7919 + 17);
+  const draw = (count: number, p: number) => {
+    let k = 0;
+    for (let i = 0; i < count; i++) if (rand() < p) k++;
+    return k;
+  };
+  return snaps.map((s) => {
+    const attributed = s.posts > 0 ? Math.max(0, Math.round(s.comments)) : 0;
+    return {
+      ...s,
+      commentsAttributed: attributed,
+      commentsRepeat: draw(attributed, o.repeat ?? 0.1),
+      commentsEarly: draw(attributed, o.early ?? 0.3),
+    };
+  });
+}

@@ -13,7 +13,7 @@ import {
 } from '../../src/scoring/engine/v3/index.ts';
 import { scoreWorkspaceV2 } from '../../src/scoring/engine/v2/index.ts';
 import { referencePopulation } from '../../src/scoring/engine/v2/reference-population.ts';
-import { accountSnapshots, alter, postDated } from '../helpers/synthetic.ts';
+import { accountSnapshots, alter, postDated, withAuthors } from '../helpers/synthetic.ts';
 import { addDays } from '../../src/core/days.ts';
 import { PILLARS, PLATFORMS, type Platform } from '../../src/core/catalog.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
@@ -47,6 +47,46 @@ function pod(snaps: DailySnapshot[], multiple: number): DailySnapshot[] {
         }
       : s,
   );
+}
+
+/**
+ * A pod whose comments are read with their authors (the Instagram connector's comment-authors.ts): over
+ * the last 60 days every post gets `multiple` x a median post day's engagement from the pod (likes, and
+ * a tenth as positive comments, each by a member who comments on every post, within minutes of it),
+ * and the feed lifts the posts' views and organic engagement by `viewLift`.
+ */
+function authoredPod(snaps: DailySnapshot[], multiple: number, viewLift = 1): DailySnapshot[] {
+  const start = addDays(LAST, -60);
+  const block =
+    multiple * median(snaps.filter((s) => s.posts > 0 && s.day < start).map((s) => s.likes + s.comments));
+  const lift = (x: number | undefined) => Math.round((x ?? 0) * viewLift);
+  return alter(snaps, start, LAST, (s) => {
+    const lifted = {
+      ...s,
+      impressions: lift(s.impressions),
+      likes: lift(s.likes),
+      comments: lift(s.comments),
+      shares: lift(s.shares),
+      saves: lift(s.saves),
+      sentimentPositive: lift(s.sentimentPositive),
+      sentimentNeutral: lift(s.sentimentNeutral),
+      sentimentNegative: lift(s.sentimentNegative),
+      commentsAttributed: lift(s.commentsAttributed),
+      commentsRepeat: lift(s.commentsRepeat),
+      commentsEarly: lift(s.commentsEarly),
+    };
+    if (!(s.posts > 0)) return lifted;
+    const c = Math.round(0.1 * block);
+    return {
+      ...lifted,
+      likes: lifted.likes + Math.round(0.9 * block),
+      comments: lifted.comments + c,
+      sentimentPositive: lifted.sentimentPositive + c,
+      commentsAttributed: lifted.commentsAttributed + c,
+      commentsRepeat: lifted.commentsRepeat + c,
+      commentsEarly: lifted.commentsEarly + c,
+    };
+  });
 }
 
 const MANIPULATIONS: {
@@ -143,6 +183,47 @@ describe('formula v3: authenticity', () => {
     }
   });
 
+  // Pods too small for engagement per view alone (under 1.4x its history), or lifting the posts' views
+  // with them, are found by who wrote the comments and when.
+  for (const [multiple, viewLift] of [
+    [0.1, 1],
+    [0.2, 1],
+    [0.3, 1.3],
+    [0.5, 1.3],
+  ] as const)
+    it(`a pod of ${multiple} post days${viewLift > 1 ? ` lifting views ${Math.round(100 * (viewLift - 1))}%` : ''}, its comments read with their authors: at most +1 against the honest twin, and flagged with the comments' evidence`, () => {
+      for (const seed of SEEDS) {
+        const honest = withAuthors(postDated(account(80_000, seed)), seed);
+        const gamed = authoredPod(honest, multiple, viewLift);
+        const a = score(honest);
+        const b = score(gamed);
+        expect(b.score - a.score, `seed ${seed}`).toBeLessThanOrEqual(1);
+        expect(a.authenticityFlags, `seed ${seed}`).toEqual([]);
+        const flag = b.authenticityFlags.find((f) => f.code === 'engagement_pod');
+        expect(flag?.detail, `seed ${seed}`).toMatch(
+          /while \d+% of its comments came from accounts commenting on at least 3 of its posts \(history \d+%\) and \d+% within an hour/,
+        );
+        // Without the authors the same pod is paid for (what reading them closes).
+        const unread = (x: DailySnapshot[]) =>
+          x.map((d) => ({ ...d, commentsAttributed: 0, commentsRepeat: 0, commentsEarly: 0 }));
+        expect(score(unread(gamed)).score, `seed ${seed}`).toBeGreaterThan(score(unread(honest)).score + 1);
+      }
+    });
+
+  it('an honest account whose comments are read with their authors is not taken for a pod, nor when its views rise 30%', () => {
+    for (const seed of SEEDS) {
+      const honest = withAuthors(postDated(account(80_000, seed)), seed);
+      // A loyal community: many comments by regulars, many early.
+      const community = withAuthors(postDated(account(80_000, seed)), seed, { repeat: 0.5, early: 0.6 });
+      const hit = authoredPod(honest, 0, 1.3);
+      for (const x of [honest, community, hit])
+        expect(
+          score(x).authenticityFlags.map((f) => f.code),
+          `seed ${seed}`,
+        ).toEqual([]);
+    }
+  });
+
   it('honest accounts are rarely flagged: at most 2% of 300 reference accounts carry a v3 flag', () => {
     const pop = referencePopulation({ seed: 424242, n: 300, from: FROM, days: DAYS, baseline: baselineV3 });
     const flagged = pop.filter((a) =>
@@ -151,6 +232,14 @@ describe('formula v3: authenticity', () => {
       ),
     ).length;
     expect(flagged / pop.length).toBeLessThanOrEqual(0.02);
+    // Read with their comments' authors (an honest audience's), no more of them are taken for pods.
+    const pods = (withAuthorsRead: boolean) =>
+      pop.filter((a, i) =>
+        score(withAuthorsRead ? withAuthors(a.snapshots, i + 1) : a.snapshots).authenticityFlags.some(
+          (f) => f.code === 'engagement_pod',
+        ),
+      ).length;
+    expect(pods(true)).toBeLessThanOrEqual(pods(false));
   });
 });
 

@@ -85,12 +85,17 @@ export class DayBook {
    * A post's lifetime comment count, booked on its day like `add(day, 'comments', n)`, and kept per post
    * so the sync can see it fall below what an earlier sync read (comments deleted).
    */
-  addPostComments(postId: unknown, day: string | null, value: unknown): void {
+  addPostComments(
+    postId: unknown,
+    day: string | null,
+    value: unknown,
+    authors?: Pick<PostComments, 'attributed' | 'repeat' | 'early'>,
+  ): void {
     this.add(day, 'comments', value);
     // Posts before the range too (a sync reads the posts of COMMENT_WINDOW_DAYS for their comments):
     // a deletion on an older post is seen while the post is read.
     if (day && isCalendarDay(day) && typeof postId === 'string' && postId && postId.length <= 200) {
-      this.#posts.push({ id: postId, day, comments: count(value) });
+      this.#posts.push({ id: postId, day, comments: count(value), ...authors });
     }
   }
 

@@ -11,6 +11,7 @@ import {
   type GraphInsights,
 } from './graph.ts';
 import { ConnectorError, partial, type ApiClient } from './http.ts';
+import { commentAuthors } from './comment-authors.ts';
 import type { PartialFailure, PlatformConnector } from './types.ts';
 import { addDays } from '../../core/days.ts';
 
@@ -30,7 +31,18 @@ interface IgMedia {
   timestamp?: string;
   like_count?: number;
   comments_count?: number;
-  comments?: GraphCommentEdge<{ text?: string; timestamp?: string }>;
+  comments?: GraphCommentEdge<IgComment>;
+}
+
+/**
+ * An IG Comment as read: `from` is the IGSID and username of the commenter (Graph API changelog,
+ * out-of-cycle changes of 2021-10-20: https://developers.facebook.com/docs/graph-api/changelog/ooc-changes/oct-20-2021;
+ * https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-comment).
+ */
+interface IgComment {
+  text?: string;
+  timestamp?: string;
+  from?: { id?: unknown; username?: unknown };
 }
 
 interface IgMediaPage {
@@ -56,9 +68,10 @@ export const IG_MEDIA_INSIGHTS_MAX = 40;
 const MEDIA_FIELDS = 'id,timestamp,like_count,comments_count';
 /**
  * Comment texts need instagram_manage_comments (and pages_read_engagement). The first 50 come with
- * each post; the rest are paged (allComments, GRAPH_COMMENT_PAGES_MAX).
+ * each post; the rest are paged (allComments, GRAPH_COMMENT_PAGES_MAX). `from` (who wrote it) and
+ * `timestamp` are for engagement pods (comment-authors.ts).
  */
-const MEDIA_FIELDS_WITH_COMMENTS = `${MEDIA_FIELDS},comments.limit(50){text,timestamp}`;
+const MEDIA_FIELDS_WITH_COMMENTS = `${MEDIA_FIELDS},comments.limit(50){text,timestamp,from}`;
 
 /**
  * Instagram API with Facebook Login (professional accounts): the account node (followers_count),
@@ -169,13 +182,6 @@ export const instagramConnector: PlatformConnector = {
       page =
         !reachedStart && page.paging?.next ? await api.follow<IgMediaPage>('graph', page.paging.next) : null;
     }
-    // Posts before the range: only their comment counts, to see comments deleted from them.
-    for (const m of earlier) book.addPostComments(m.id, m.day, m.comments_count);
-    for (const m of media) {
-      book.add(m.day, 'posts', 1);
-      book.add(m.day, 'likes', m.like_count);
-      book.addPostComments(m.id, m.day, m.comments_count);
-    }
     const commented = await allComments(
       api,
       failures,
@@ -185,6 +191,23 @@ export const instagramConnector: PlatformConnector = {
     );
     for (const { post: m, comments } of commented)
       for (const c of comments) book.addComment(m.day, dayOf(c.timestamp), c.text);
+    // Who commented when, over every post read; the account's own answers are not its audience's.
+    const authors = commentAuthors(
+      commented.map(({ post, comments }) => ({
+        id: post.id,
+        day: post.day,
+        timestamp: post.timestamp,
+        comments: comments.map((c) => ({ author: commenter(c, user), timestamp: c.timestamp })),
+      })),
+      range.since,
+    );
+    // Posts before the range: only their comment counts (to see comments deleted from them) and authors.
+    for (const m of earlier) book.addPostComments(m.id, m.day, m.comments_count, authors.get(m.id));
+    for (const m of media) {
+      book.add(m.day, 'posts', 1);
+      book.add(m.day, 'likes', m.like_count);
+      book.addPostComments(m.id, m.day, m.comments_count, authors.get(m.id));
+    }
 
     // Media insights for the newest posts: lifetime saves and shares on the post's day, like likes;
     // the post's views count for its day only where the account's daily views are out of Graph's reach.
@@ -225,6 +248,13 @@ export const instagramConnector: PlatformConnector = {
     };
   },
 };
+
+/** The commenter's IGSID; null when Graph gave none or the comment is the account's own. */
+function commenter(c: IgComment, self: IgUser): string | null {
+  const id = typeof c.from?.id === 'string' || typeof c.from?.id === 'number' ? String(c.from.id) : null;
+  if (!id || id === self.id || (self.username && c.from?.username === self.username)) return null;
+  return id;
+}
 
 /**
  * A connection without a stored account id (made before ids were stored, or by handle for the CLI):

@@ -3,11 +3,17 @@ export type { PartialFailure } from './http.ts';
 import type { Platform } from '../../core/catalog.ts';
 import type { DailySnapshot } from '../../core/metric-snapshot.ts';
 
-/** One post's lifetime comment count as a sync read it. */
+/** One post's lifetime comment count as a sync read it, and who wrote its comments when the platform says. */
 export interface PostComments {
   id: string;
   day: string;
   comments: number;
+  /** Comments read with their author and time (Instagram), and of those... */
+  attributed?: number;
+  /** ...by an account that commented on at least REPEAT_COMMENTER_POSTS (core/metric-snapshot.ts) of the posts of the 30 days up to this one's... */
+  repeat?: number;
+  /** ...and written within EARLY_COMMENT_MINUTES of the post. */
+  early?: number;
 }
 
 /** Inclusive UTC day range, YYYY-MM-DD. */

@@ -35,6 +35,7 @@ import * as m0083 from './0083_audit_log_detail.ts';
 import * as m0084 from './0084_sso.ts';
 import * as m0085 from './0085_comments_deleted.ts';
 import * as m0086 from './0086_post_comment_counts.ts';
+import * as m0087 from './0087_comment_authors.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '0084_sso': m0084,
   '0085_comments_deleted': m0085,
   '0086_post_comment_counts': m0086,
+  '0087_comment_authors': m0087,
 };

@@ -8,7 +8,7 @@
  * has run for more than about half of REFERENCE_DAYS becomes the account's history: the screen then
  * stops seeing it (a documented limit).
  */
-import type { DailySnapshot } from '../../../core/metric-snapshot.ts';
+import { REPEAT_COMMENTER_POSTS, type DailySnapshot } from '../../../core/metric-snapshot.ts';
 import type { Platform } from '../../../core/catalog.ts';
 import { formatDay, parseDay, requireDay } from '../../../core/days.ts';
 import { selectK } from '../v2/stats.ts';
@@ -33,6 +33,22 @@ export const ENGAGEMENT_MIN_Z = 3;
 export const VIEW_RISE_LIMIT = 1.15;
 /** Likes per comment above this multiple of the reference make a suspect week bought likes, not a pod. */
 export const LIKE_COMMENT_LIMIT = 1.3;
+/**
+ * Per-post pod evidence (comments whose author and time were read): a week whose share of comments by
+ * repeat commenters, or written within an hour of their post, is this much above the account's own
+ * history (absolute)...
+ */
+export const POD_SHARE_RISE = 0.15;
+/** ...and this many binomial standard deviations above it... */
+export const POD_SHARE_MIN_Z = 4;
+/** ...over at least this many comments in the week, against at least POD_REFERENCE_WEEKS weeks with some. */
+export const POD_MIN_COMMENTS = 10;
+export const POD_REFERENCE_WEEKS = 4;
+/**
+ * With that evidence a week is a pod's when its engagement per view is above its history by any margin
+ * beyond chance (ENGAGEMENT_MIN_Z), even when its views rose: a pod's engagement lifts the posts' reach.
+ */
+export const POD_EVIDENCE_RATIO_LIMIT = 1;
 /** Posts per week above this multiple of the reference (plus one) are screened for filler. */
 export const FILLER_POST_RATIO = 1.5;
 /** ...and this many Poisson standard deviations (plus two posts) above it. */
@@ -269,6 +285,10 @@ interface Week {
   engagement: number;
   posts: number;
   followers: number;
+  /** Comments whose author and time were read, and of those by repeat commenters and early ones. */
+  attributed: number;
+  repeat: number;
+  early: number;
 }
 
 function weekOf(days: Day[], from: number, to: number): Week {
@@ -282,6 +302,9 @@ function weekOf(days: Day[], from: number, to: number): Week {
     engagement: 0,
     posts: 0,
     followers: 0,
+    attributed: 0,
+    repeat: 0,
+    early: 0,
   };
   for (let i = firstOnOrAfter(days, from); i < days.length && days[i]!.n <= to; i++) {
     const d = days[i]!;
@@ -294,6 +317,10 @@ function weekOf(days: Day[], from: number, to: number): Week {
       n(d.s.likes) + Math.max(0, n(d.s.comments) - n(d.s.sentimentNegative)) + n(d.s.shares) + n(d.s.saves);
     w.posts += n(d.s.posts);
     w.followers = Math.max(w.followers, n(d.s.followers));
+    const attributed = n(d.s.commentsAttributed);
+    w.attributed += attributed;
+    w.repeat += Math.min(attributed, n(d.s.commentsRepeat));
+    w.early += Math.min(attributed, n(d.s.commentsEarly));
   }
   return w;
 }
@@ -331,6 +358,53 @@ function lowerQuartile(xs: number[]): number {
   return s[lo]! + (s[Math.min(s.length - 1, lo + 1)]! - s[lo]!) * (h - lo);
 }
 
+/** A week's share of comments by repeat commenters and of early ones, against its reference weeks'. */
+interface PodEvidence {
+  repeat: number;
+  refRepeat: number;
+  early: number;
+  refEarly: number;
+  /** How far the stronger of the two rose, in binomial standard deviations. */
+  z: number;
+}
+
+/**
+ * Pod evidence from who wrote a week's comments and when: either share at least POD_SHARE_RISE above
+ * the pooled share of the reference weeks and POD_SHARE_MIN_Z binomial sd above it. Null when the week
+ * or its reference has too few comments with authors read (connections that give none, or history
+ * stored before they were read).
+ */
+function podEvidence(week: Week, ref: readonly Week[]): PodEvidence | null {
+  if (week.attributed < POD_MIN_COMMENTS) return null;
+  let attributed = 0;
+  let repeat = 0;
+  let early = 0;
+  let weeks = 0;
+  for (const r of ref) {
+    if (r.attributed <= 0) continue;
+    weeks++;
+    attributed += r.attributed;
+    repeat += r.repeat;
+    early += r.early;
+  }
+  if (weeks < POD_REFERENCE_WEEKS || attributed < POD_MIN_COMMENTS) return null;
+  const e: PodEvidence = {
+    repeat: week.repeat / week.attributed,
+    refRepeat: repeat / attributed,
+    early: week.early / week.attributed,
+    refEarly: early / attributed,
+    z: 0,
+  };
+  const rise = (share: number, refShare: number): number => {
+    if (share - refShare < POD_SHARE_RISE) return 0;
+    // The reference share floored at 1%, so an account with no repeat commenters before is not infinitely sure.
+    const p = Math.min(0.99, Math.max(0.01, refShare));
+    return (share - refShare) / Math.sqrt((p * (1 - p)) / week.attributed);
+  };
+  e.z = Math.max(rise(e.repeat, e.refRepeat), rise(e.early, e.refEarly));
+  return e.z >= POD_SHARE_MIN_Z ? e : null;
+}
+
 /**
  * Bought likes and pods: a week whose engagement per view (or likes per view) is above the account's
  * own history while its views per follower are not. Likes per comment up as well: bought likes (the
@@ -361,9 +435,14 @@ function screenEngagement(
       code: 'engagement_pod',
       platform,
       day: formatDay(done.pod.day),
-      detail: `Engagement per view reached ${done.pod.ratio.toFixed(1)}x the account's own history with no rise in views per follower; ${Math.round(done.pod.removed)} engagements and ${Math.round(done.pod.applause)} positive or neutral comments above the historical rate are not credited.`,
+      detail: `Engagement per view reached ${done.pod.ratio.toFixed(1)}x the account's own history ${found.pod?.evidence ? evidenceText(found.pod.evidence) : 'with no rise in views per follower'}; ${Math.round(done.pod.removed)} engagements and ${Math.round(done.pod.applause)} positive or neutral comments above the historical rate${done.pod.viewsRemoved >= 0.5 ? `, and ${Math.round(done.pod.viewsRemoved)} views above its views per follower,` : ''} are not credited.`,
     });
   return true;
+}
+
+function evidenceText(e: PodEvidence): string {
+  const share = (x: number) => `${Math.round(100 * x)}%`;
+  return `while ${share(e.repeat)} of its comments came from accounts commenting on at least ${REPEAT_COMMENTER_POSTS} of its posts (history ${share(e.refRepeat)}) and ${share(e.early)} within an hour of their post (history ${share(e.refEarly)})`;
 }
 
 /** Once a week is clearly inflated, every week of the window above its lower-quartile history by this multiple... */
@@ -376,6 +455,10 @@ interface Finding {
   ratio: number;
   removed: number;
   applause: number;
+  /** Views above the history's views per follower in a pod's weeks, not credited. */
+  viewsRemoved: number;
+  /** The strongest per-post evidence of a pod found in its weeks. */
+  evidence?: PodEvidence;
 }
 
 function engagementPass(
@@ -390,7 +473,7 @@ function engagementPass(
   let likesFlag: Finding | null = null;
   let podFlag: Finding | null = null;
   const note = (f: Finding | null, day: number, ratio: number): Finding => {
-    const g = f ?? { day, ratio, removed: 0, applause: 0 };
+    const g = f ?? { day, ratio, removed: 0, applause: 0, viewsRemoved: 0 };
     if (day < g.day) g.day = day;
     g.ratio = Math.max(g.ratio, ratio);
     return g;
@@ -407,14 +490,26 @@ function engagementPass(
     const refVF = finiteMedian(ref.map((r) => per(r.views, r.followers)));
     if (!(refEV > 0) || !(refLV > 0)) continue;
     const vf = per(week.views, week.followers);
-    // Detection spares weeks whose views rose (a hit brings engagement with it); once a manipulation
-    // is found, every week is held to the historical rate per view.
-    if (kinds === undefined && Number.isFinite(refVF) && refVF > 0 && vf > VIEW_RISE_LIMIT * refVF) continue;
+    // Who wrote the week's comments and when: a pod's own signature, found in detection only.
+    const evidence = kinds === undefined ? podEvidence(week, ref) : null;
+    // Detection spares weeks whose views rose (a hit brings engagement with it) unless the comments show
+    // a pod; once a manipulation is found, every week is held to the historical rate per view.
+    if (
+      kinds === undefined &&
+      !evidence &&
+      Number.isFinite(refVF) &&
+      refVF > 0 &&
+      vf > VIEW_RISE_LIMIT * refVF
+    )
+      continue;
     const lc = per(week.likes, week.comments);
     const likesUp =
       kinds !== undefined
         ? kinds.likes !== null && (kinds.pod === null || !Number.isFinite(lc) || lc > refLC)
-        : Number.isFinite(refLC) && refLC > 0 && (!Number.isFinite(lc) || lc > LIKE_COMMENT_LIMIT * refLC);
+        : !evidence &&
+          Number.isFinite(refLC) &&
+          refLC > 0 &&
+          (!Number.isFinite(lc) || lc > LIKE_COMMENT_LIMIT * refLC);
     if (likesUp) {
       const expected = refLV * week.views;
       if (!(week.likes > limit * expected)) continue;
@@ -425,10 +520,27 @@ function engagementPass(
       for (const d of week.items) d.s.likes = n(d.s.likes) * k;
       likesFlag.removed += week.likes - expected;
     } else {
+      // A pod's engagement lifts its posts' reach: once a pod is found, a week whose comments show one
+      // keeps no more views per follower than its history's median.
+      if (
+        apply &&
+        Number.isFinite(refVF) &&
+        refVF > 0 &&
+        vf > VIEW_RISE_LIMIT * refVF &&
+        podEvidence(week, ref)
+      ) {
+        const kv = refVF / vf;
+        for (const d of week.items) d.s.impressions = Math.round(n(d.s.impressions) * kv);
+        podFlag = note(podFlag, week.from, 1);
+        podFlag.viewsRemoved += week.views * (1 - kv);
+        week.views *= kv;
+      }
       const expected = refEV * week.views;
-      if (!(week.engagement > limit * expected)) continue;
+      if (!(week.engagement > (evidence ? Math.min(limit, POD_EVIDENCE_RATIO_LIMIT) : limit) * expected))
+        continue;
       if ((week.engagement - expected) / Math.sqrt(Math.max(1, expected)) < minZ) continue;
       podFlag = note(podFlag, week.from, week.engagement / expected);
+      if (evidence && (!podFlag.evidence || evidence.z > podFlag.evidence.z)) podFlag.evidence = evidence;
       if (!apply) continue;
       const k = expected / week.engagement;
       // The pod's comments are applause: the comments above the historical rate leave the positive

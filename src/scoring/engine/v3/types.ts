@@ -17,7 +17,9 @@ export type FormulaVersionV3 = typeof FORMULA_VERSION_V3;
  * - bought_likes: likes per view and likes per comment both above the account's own history while
  *   views per follower are not; likes above the historical ratio are not credited.
  * - engagement_pod: (v2's code, on every platform in v3) engagement per view above the account's own
- *   history with comments rising as much as likes and no rise in views; the excess is not credited.
+ *   history with comments rising as much as likes and no rise in views, or, where the comments'
+ *   authors were read, with the share by repeat commenters or written within the hour of their post
+ *   well above its history (views then no reason to spare it); the excess is not credited.
  * - filler_posts: posts per week above the account's own history without the views per post to carry
  *   them; only the posts its views carry count for presence.
  * - comments_deleted: a post's comment count fell below the highest count seen for it between
