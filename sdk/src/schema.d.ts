@@ -1854,44 +1854,57 @@ export interface components {
              * @enum {unknown}
              */
             source: "audit" | "realtime";
-            /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+            /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
             interval?: {
                 /** @description lower bound, 0-100 */
                 low: number;
                 /** @description upper bound, 0-100 */
                 high: number;
             };
+            /** @description extension (formula v2): the grades of the 90% interval's low and high ends, by the bands alone (no hysteresis); the score's grade may be any band between them, so two different grades mean the grade itself is uncertain */
+            grade_range?: {
+                /**
+                 * @description composite grade: elite, strong, moderate, weak or critical
+                 * @enum {unknown}
+                 */
+                low: "elite" | "strong" | "moderate" | "weak" | "critical";
+                /**
+                 * @description composite grade: elite, strong, moderate, weak or critical
+                 * @enum {unknown}
+                 */
+                high: "elite" | "strong" | "moderate" | "weak" | "critical";
+            };
             /** @description extension (formula v2): 90% interval of each pillar */
             pillar_intervals?: {
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                 presence: {
                     /** @description lower bound, 0-100 */
                     low: number;
                     /** @description upper bound, 0-100 */
                     high: number;
                 };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                 reach: {
                     /** @description lower bound, 0-100 */
                     low: number;
                     /** @description upper bound, 0-100 */
                     high: number;
                 };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                 impact: {
                     /** @description lower bound, 0-100 */
                     low: number;
                     /** @description upper bound, 0-100 */
                     high: number;
                 };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                 sentiment: {
                     /** @description lower bound, 0-100 */
                     low: number;
                     /** @description upper bound, 0-100 */
                     high: number;
                 };
-                /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                 momentum: {
                     /** @description lower bound, 0-100 */
                     low: number;
@@ -2361,12 +2374,25 @@ export interface components {
             grade: "elite" | "strong" | "moderate" | "weak" | "critical";
             /** @description v3 for new audits; earlier audits keep the formula they were scored with */
             formula_version: string;
-            /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+            /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
             interval?: {
                 /** @description lower bound, 0-100 */
                 low: number;
                 /** @description upper bound, 0-100 */
                 high: number;
+            };
+            /** @description extension (formula v2): the grades of the 90% interval's low and high ends, by the bands alone (no hysteresis); the score's grade may be any band between them, so two different grades mean the grade itself is uncertain */
+            grade_range?: {
+                /**
+                 * @description composite grade: elite, strong, moderate, weak or critical
+                 * @enum {unknown}
+                 */
+                low: "elite" | "strong" | "moderate" | "weak" | "critical";
+                /**
+                 * @description composite grade: elite, strong, moderate, weak or critical
+                 * @enum {unknown}
+                 */
+                high: "elite" | "strong" | "moderate" | "weak" | "critical";
             };
             /** @description extension (formula v2): the latest snapshot is more than 3 days old (see latest_data_day) */
             stale?: boolean;
@@ -2425,7 +2451,7 @@ export interface components {
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
-                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                     interval?: {
                         /** @description lower bound, 0-100 */
                         low: number;
@@ -2444,7 +2470,7 @@ export interface components {
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
-                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                     interval?: {
                         /** @description lower bound, 0-100 */
                         low: number;
@@ -2463,7 +2489,7 @@ export interface components {
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
-                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                     interval?: {
                         /** @description lower bound, 0-100 */
                         low: number;
@@ -2482,7 +2508,7 @@ export interface components {
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
-                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                     interval?: {
                         /** @description lower bound, 0-100 */
                         low: number;
@@ -2501,7 +2527,7 @@ export interface components {
                      * @enum {unknown}
                      */
                     grade: "green" | "yellow" | "red";
-                    /** @description extension (formula v2): 90% interval, a delete-a-block jackknife over the window's days (docs/scoring.md "Formula v2 in the API") */
+                    /** @description extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all) */
                     interval?: {
                         /** @description lower bound, 0-100 */
                         low: number;
@@ -4498,6 +4524,10 @@ export interface operations {
                      *       "interval": {
                      *         "low": 55.9,
                      *         "high": 60.8
+                     *       },
+                     *       "grade_range": {
+                     *         "low": "strong",
+                     *         "high": "elite"
                      *       },
                      *       "pillar_intervals": {
                      *         "presence": {
@@ -8477,6 +8507,10 @@ export interface operations {
                      *       "interval": {
                      *         "low": 55.9,
                      *         "high": 60.8
+                     *       },
+                     *       "grade_range": {
+                     *         "low": "strong",
+                     *         "high": "elite"
                      *       },
                      *       "stale": false,
                      *       "latest_data_day": "2026-11-19",

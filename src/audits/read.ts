@@ -1,4 +1,5 @@
 import { v3ScoreFields } from '../scoring/v3-fields.ts';
+import { gradeRange } from '../scoring/grading.ts';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { AuditList, AuditListItem, CompletedAudit, FailedAudit } from './schemas.ts';
@@ -73,6 +74,7 @@ export async function readAudit(
     audit.score_low !== null && audit.score_high !== null
       ? {
           interval: { low: audit.score_low, high: audit.score_high },
+          grade_range: gradeRange({ low: audit.score_low, high: audit.score_high }),
           stale: audit.stale ?? false,
           latest_data_day: audit.latest_data_day,
           authenticity_flags: (audit.authenticity_flags as AuthenticityFlagV3[] | null) ?? [],

@@ -15,6 +15,7 @@ import {
   DRIVERS_EXAMPLE,
   LatestDataDay,
   ScoreInterval,
+  GradeRange,
   Stale,
 } from '../scoring/schemas.ts';
 import { CrisisData } from '../infra/http/schemas.ts';
@@ -142,6 +143,7 @@ export const CompletedAudit = Type.Object(
       description: 'v3 for new audits; earlier audits keep the formula they were scored with',
     }),
     interval: Type.Optional(ScoreInterval),
+    grade_range: Type.Optional(GradeRange),
     stale: Type.Optional(Stale),
     latest_data_day: Type.Optional(LatestDataDay),
     authenticity_flags: Type.Optional(AuthenticityFlags),
@@ -300,6 +302,7 @@ export const COMPLETED_AUDIT_EXAMPLE: Static<typeof CompletedAudit> = {
     momentum: pillar(50, '+0.3', 'yellow'),
   },
   interval: { low: 55.9, high: 60.8 },
+  grade_range: { low: 'strong', high: 'elite' },
   stale: false,
   latest_data_day: '2026-11-19',
   authenticity_flags: [],

@@ -2,6 +2,7 @@
 // rule, built from the engine's constants so the dashboard's legend and the docs never hold a copy.
 import { COMPOSITE_GRADES, type CompositeGrade } from '../core/catalog.ts';
 import {
+  compositeGradeV2,
   COMPOSITE_GRADE_CUTOFFS_V2,
   GRADE_HYSTERESIS,
   GRADE_POPULATION_SHARES_V2,
@@ -26,3 +27,18 @@ export const GRADING: GradingView = {
   })),
   hysteresis: GRADE_HYSTERESIS,
 };
+
+/**
+ * The grades of a 90% interval's two ends, by the bands alone (no hysteresis): the score's true grade
+ * may be any band between them. With bands 8 points wide around the median and intervals of several
+ * points, most scores span two (docs/scoring.md "Grades").
+ */
+export function gradeRange(interval: { low: number; high: number }): {
+  low: CompositeGrade;
+  high: CompositeGrade;
+} {
+  return {
+    low: compositeGradeV2(interval.low) as CompositeGrade,
+    high: compositeGradeV2(interval.high) as CompositeGrade,
+  };
+}

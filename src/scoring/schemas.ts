@@ -25,7 +25,7 @@ export const ScoreInterval = Type.Object(
   },
   {
     description:
-      'extension (formula v2): 90% interval, a delete-a-block jackknife over the window\'s days (docs/scoring.md "Formula v2 in the API")',
+      'extension (formula v2): 90% interval (docs/scoring.md: formula v3 combines sampling-noise intervals of sentiment and momentum with a delete-a-block jackknife of the other pillars; v2 jackknifes all)',
   },
 );
 
@@ -173,9 +173,21 @@ export const DRIVERS_EXAMPLE: Static<typeof Drivers> = [
   },
 ];
 
+export const GradeRange = Type.Object(
+  {
+    low: Grade,
+    high: Grade,
+  },
+  {
+    description:
+      "extension (formula v2): the grades of the 90% interval's low and high ends, by the bands alone (no hysteresis); the score's grade may be any band between them, so two different grades mean the grade itself is uncertain",
+  },
+);
+
 /** Extension fields of a v2 or v3 score (absent on v1 scores; crisis, baseline and drivers on v3 only). */
 export const V2ScoreFields = {
   interval: Type.Optional(ScoreInterval),
+  grade_range: Type.Optional(GradeRange),
   pillar_intervals: Type.Optional(
     Type.Object(
       {
@@ -322,6 +334,7 @@ export const SCORE_EXAMPLE: Static<typeof Score> = {
   tier: 'pro',
   source: 'audit',
   interval: { low: 55.9, high: 60.8 },
+  grade_range: { low: 'strong', high: 'elite' },
   pillar_intervals: {
     presence: { low: 58.7, high: 65.2 },
     reach: { low: 53.1, high: 60.4 },

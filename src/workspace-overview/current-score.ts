@@ -20,7 +20,7 @@ import { daysBetween, utcDay } from '../core/days.ts';
 import { type Pillar, PILLARS, type PillarScores, type Plan, planAtLeast } from '../core/catalog.ts';
 import type { CompositeGrade } from '../scoring/engine/types.ts';
 import { connectedPlatforms } from '../platforms/queries.ts';
-import { GRADING } from '../scoring/grading.ts';
+import { GRADING, gradeRange } from '../scoring/grading.ts';
 
 /** GET /v1/score's answer: the route's response schema, so the two cannot drift. */
 export type ScoreView = Static<typeof Score>;
@@ -240,6 +240,7 @@ export async function currentScore(
     ...(found.v2
       ? {
           interval: found.v2.interval,
+          grade_range: gradeRange(found.v2.interval),
           ...(includePillars && found.v2.pillar_intervals
             ? { pillar_intervals: found.v2.pillar_intervals }
             : {}),

@@ -172,6 +172,12 @@ describe('GET /v1/score under the current formula (v3)', () => {
       }
       expect(live.interval.low).toBeLessThanOrEqual(live.score);
       expect(live.interval.high).toBeGreaterThanOrEqual(live.score);
+      // The grades the interval spans, read from the served bands: where the grade itself is uncertain.
+      const bandOf = (x: number) =>
+        (live.grading.grades as { grade: string; min: number | null }[]).find(
+          (b) => b.min === null || x >= b.min,
+        )!.grade;
+      expect(live.grade_range).toEqual({ low: bandOf(live.interval.low), high: bandOf(live.interval.high) });
       for (const [k, v] of Object.entries<number>(live.pillars)) {
         expect(live.pillar_intervals[k].low).toBeLessThanOrEqual(v);
         expect(live.pillar_intervals[k].high).toBeGreaterThanOrEqual(v);
@@ -415,6 +421,10 @@ describe("an audit's stored daily score", () => {
       const started = await t.request({ method: 'POST', url: '/v1/audit/run', key, payload: {} });
       expect(await runJob(t.ctx, started.json().audit_id)).toBe('completed');
       const audit = (await get(key, `/v1/audit/${started.json().audit_id}`)).json();
+      expect(audit.grade_range).toEqual({
+        low: compositeGradeV2(audit.interval.low),
+        high: compositeGradeV2(audit.interval.high),
+      });
       const row = () =>
         t.db
           .selectFrom('daily_scores')

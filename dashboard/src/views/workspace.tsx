@@ -74,6 +74,9 @@ function ScoreLegend({ score, benchmark }: { score: Score; benchmark: Benchmark 
           <strong>Interval:</strong> with 90% confidence the score lies between{' '}
           {score.interval.low.toFixed(1)} and {score.interval.high.toFixed(1)}. A change smaller than that is
           within the data's day-to-day noise.
+          {score.grade_range && score.grade_range.low !== score.grade_range.high
+            ? ` The interval spans more than one grade: the score could be anywhere from ${score.grade_range.low} to ${score.grade_range.high}.`
+            : ''}
         </p>
       )}
       {score.lookback_days && (
