@@ -4,10 +4,10 @@
 // the early ones, and the score's authenticity flags name the pod with that evidence (docs/scoring.md,
 // "Formula v3: authenticity"). No commenter id is stored.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
-import { liveConnection } from '../helpers/simulator-oauth.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { closeSimulatedService, liveConnection, startSimulatedService } from '../helpers/simulator-oauth.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let sim: Simulator;
 let t: TestService;
@@ -15,14 +15,9 @@ const NOW = new Date();
 const TODAY = utcDay(NOW);
 
 beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: TODAY });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url });
-  t.setNow(NOW);
+  ({ sim, t } = await startSimulatedService(NOW));
 });
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+afterAll(() => closeSimulatedService({ sim, t }));
 
 it('a pod commenting on every post within minutes is counted per post day and flagged with that evidence', async () => {
   const { key, workspace, sync } = await liveConnection(t, 'instagram', 'podbrand', NOW);

@@ -3,10 +3,10 @@
 // comments (POST /_sim/delete-comments), a sync books the fall on the post's day as comments_deleted,
 // and the score's authenticity flags say so (docs/scoring.md, "Formula v3: authenticity").
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
 import { addDays, utcDay } from '../../src/core/days.ts';
-import { liveConnection } from '../helpers/simulator-oauth.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { closeSimulatedService, liveConnection, startSimulatedService } from '../helpers/simulator-oauth.ts';
+import type { TestService } from '../helpers/service.ts';
 
 let sim: Simulator;
 let t: TestService;
@@ -14,14 +14,9 @@ const NOW = new Date();
 const TODAY = utcDay(NOW);
 
 beforeAll(async () => {
-  sim = await startSimulator({ speed: 0, startDay: TODAY });
-  t = await startTestService({}, { SIMULATOR_URL: sim.url });
-  t.setNow(NOW);
+  ({ sim, t } = await startSimulatedService(NOW));
 });
-afterAll(async () => {
-  await t?.close();
-  await sim?.close();
-});
+afterAll(() => closeSimulatedService({ sim, t }));
 
 it('a fall in a post comment count between syncs is booked as deleted comments and flagged', async () => {
   const { key, workspace, sync } = await liveConnection(t, 'instagram', 'tidybrand', NOW);
