@@ -1952,7 +1952,7 @@ export interface components {
                  * @enum {unknown}
                  */
                 reference: "modelled" | "measured";
-                /** @description industry of the published figures, or "all" */
+                /** @description the benchmark industry of the workspace's sector (e.g. "sports-teams"), whose published figures are used where there are any (TikTok engagement per view), or "all" */
                 industry: string;
             };
             /** @description extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them */
@@ -2434,7 +2434,7 @@ export interface components {
                  * @enum {unknown}
                  */
                 reference: "modelled" | "measured";
-                /** @description industry of the published figures, or "all" */
+                /** @description the benchmark industry of the workspace's sector (e.g. "sports-teams"), whose published figures are used where there are any (TikTok engagement per view), or "all" */
                 industry: string;
             };
             /** @description extension (formula v3): why the score is what it is: every measured input against the median account of its platform and size, with the points it puts the score above or below 50 and a sentence (docs/scoring.md "Why the score is what it is"); null on a v3 score stored without them */

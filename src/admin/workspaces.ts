@@ -3,7 +3,14 @@ import type { DB, Workspace } from '../infra/db/types.ts';
 import { newId } from '../infra/ids.ts';
 import { DomainError, invalidParameter } from '../core/errors.ts';
 import { isCalendarDay } from '../core/days.ts';
-import type { AccountType, BillingPeriod, OrgType, Plan } from '../core/catalog.ts';
+import {
+  BENCHMARK_INDUSTRIES,
+  type AccountType,
+  type BenchmarkIndustry,
+  type BillingPeriod,
+  type OrgType,
+  type Plan,
+} from '../core/catalog.ts';
 import { firstChangeableDay, lockPublications, publishedPeriodFrom } from '../tacsi/ledger-store.ts';
 
 export interface CreateWorkspaceInput {
@@ -129,11 +136,18 @@ export async function setParent(db: Kysely<DB>, workspaceId: string, parentId: s
   if (!result.numUpdatedRows) throw new DomainError('not_found', `workspace ${workspaceId} does not exist`);
 }
 
+/**
+ * Creates or updates a sector. `benchmarkIndustry` maps it to an industry of the published benchmarks
+ * its brands' scores are judged against (docs/scoring.md, "Formula v3: the scale"): an industry of
+ * BENCHMARK_INDUSTRIES, or 'all' for none; left out, an existing sector keeps its own. Scores computed
+ * from then on use it; stored ones keep the baseline they were computed with until recomputed.
+ */
 export async function createSector(
   db: Kysely<DB>,
   slug: string,
   name: string,
   isConsumer = true,
+  benchmarkIndustry?: string,
 ): Promise<void> {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) || slug === 'headline') {
     throw invalidParameter(
@@ -141,10 +155,30 @@ export async function createSector(
       `sector slug "${slug}" must be lower-case words joined by hyphens (and not "headline")`,
     );
   }
+  if (
+    benchmarkIndustry !== undefined &&
+    benchmarkIndustry !== 'all' &&
+    !(BENCHMARK_INDUSTRIES as readonly string[]).includes(benchmarkIndustry)
+  ) {
+    throw invalidParameter(
+      'benchmark_industry',
+      `benchmark industry "${benchmarkIndustry}" must be all or one of ${BENCHMARK_INDUSTRIES.join(', ')}`,
+    );
+  }
+  const industry =
+    benchmarkIndustry === undefined || benchmarkIndustry === 'all'
+      ? null
+      : (benchmarkIndustry as BenchmarkIndustry);
   await db
     .insertInto('sectors')
-    .values({ slug, name, is_consumer: isConsumer })
-    .onConflict((oc) => oc.column('slug').doUpdateSet({ name, is_consumer: isConsumer }))
+    .values({ slug, name, is_consumer: isConsumer, benchmark_industry: industry })
+    .onConflict((oc) =>
+      oc.column('slug').doUpdateSet({
+        name,
+        is_consumer: isConsumer,
+        ...(benchmarkIndustry !== undefined ? { benchmark_industry: industry } : {}),
+      }),
+    )
     .execute();
 }
 

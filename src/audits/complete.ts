@@ -1,3 +1,4 @@
+import { benchmarkIndustryOf } from '../workspaces/queries.ts';
 import type { AppContext } from '../context.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import {
@@ -104,7 +105,7 @@ export async function completeAudit(
     to: asOf,
   });
   // Independent reads: in flight together on PostgreSQL (PGlite runs them one after the other).
-  const [previous, dailyGrades] = await Promise.all([
+  const [previous, dailyGrades, industry] = await Promise.all([
     // The score this one follows: the current score's audit (this one is still processing).
     db
       .selectFrom('workspaces')
@@ -129,6 +130,7 @@ export async function completeAudit(
       .where('workspaces.id', '=', ws.id)
       .executeTakeFirst(),
     storedGradesBefore(db, ws.id, asOf),
+    benchmarkIndustryOf(db, ws.id),
   ]);
   const result = scoreCurrent({
     snapshots,
@@ -136,6 +138,7 @@ export async function completeAudit(
     asOf,
     lookbackDays: audit.lookback_days,
     today: asOf,
+    industry,
     // Hysteresis against the previous audit's grade when it was scored the same way.
     previousGrade:
       previous?.formula_version === CURRENT_FORMULA && previous.lookback_days === audit.lookback_days
@@ -165,7 +168,7 @@ export async function completeAudit(
           dailyRowOf(ws.id, result, dailyGrades.previousGrade ?? null),
           ...indexRows(ws.id, snapshots, asOf, asOf, dailyGrades.previousIndexGrade ?? null),
         ]
-      : computeDailyScores(ws.id, snapshots, asOf, asOf, dailyGrades);
+      : computeDailyScores(ws.id, snapshots, asOf, asOf, { ...dailyGrades, industry });
 
   return db.transaction().execute(async (trx) => {
     const updated = await trx

@@ -16,6 +16,7 @@ import { generateKeyEntry } from '../infra/crypto/keyring.ts';
 import { resealAll, sealedCounts } from '../infra/crypto/sealed-columns.ts';
 import {
   ACCOUNT_TYPES,
+  BENCHMARK_INDUSTRIES,
   BILLING_PERIODS,
   ORG_TYPES,
   PILLARS,
@@ -197,16 +198,25 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     .argument('<slug>', 'lower-case words joined by hyphens')
     .requiredOption('--name <name>', 'display name')
     .option('--not-consumer', 'exclude from the consumer index')
+    .option(
+      '--benchmark-industry <industry>',
+      `published benchmark industry its brands are judged against: all, or one of ${BENCHMARK_INDUSTRIES.join(', ')}`,
+    )
     .action(async (slug, o) =>
       withContext(async (ctx) => {
-        await createSector(ctx.db, slug, o.name, !o.notConsumer);
-        output.result({ slug, name: o.name, is_consumer: !o.notConsumer }, () => `sector ${slug} saved`);
+        await createSector(ctx.db, slug, o.name, !o.notConsumer, o.benchmarkIndustry);
+        const saved = await ctx.db
+          .selectFrom('sectors')
+          .select(['slug', 'name', 'is_consumer', 'benchmark_industry'])
+          .where('slug', '=', slug)
+          .executeTakeFirstOrThrow();
+        output.result(saved, () => `sector ${slug} saved`);
       }),
     );
   sector.command('list').action(async () =>
     withContext(async (ctx) => {
       const rows = await ctx.db.selectFrom('sectors').selectAll().orderBy('slug').execute();
-      output.result(rows, () => table(rows, ['slug', 'name', 'is_consumer']));
+      output.result(rows, () => table(rows, ['slug', 'name', 'is_consumer', 'benchmark_industry']));
     }),
   );
 

@@ -62,6 +62,29 @@ export const DRIVER_METRICS = [
 export type DriverMetric = (typeof DRIVER_METRICS)[number];
 
 /** How a platform is named in sentences (explanations, advice). */
+/**
+ * The industries of Rival IQ's Social Media Industry Benchmark Reports, which a sector can be mapped to
+ * (`sectors.benchmark_industry`) so its brands' scores use that industry's published figures where there
+ * are any (docs/scoring.md, "Formula v3: the scale").
+ */
+export const BENCHMARK_INDUSTRIES = [
+  'alcohol',
+  'fashion',
+  'financial-services',
+  'food-beverage',
+  'health-beauty',
+  'higher-education',
+  'home-decor',
+  'influencers',
+  'media',
+  'nonprofits',
+  'retail',
+  'sports-teams',
+  'tech-software',
+  'travel',
+] as const;
+export type BenchmarkIndustry = (typeof BENCHMARK_INDUSTRIES)[number];
+
 export const PLATFORM_NAMES: Record<Platform, string> = {
   instagram: 'Instagram',
   tiktok: 'TikTok',

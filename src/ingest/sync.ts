@@ -18,7 +18,7 @@ import { ApiClient, CONNECTORS, ConnectorError, type PlatformAnswer } from './co
 import type { PartialFailure } from './connectors/types.ts';
 import { snapshotRow, upsertSnapshotsQuery } from './store.ts';
 import { bookPostComments } from './post-comments.ts';
-import { lockWorkspace } from '../workspaces/queries.ts';
+import { benchmarkIndustryOf, lockWorkspace } from '../workspaces/queries.ts';
 import { addDays, daysBetween, isCalendarDay, utcDay } from '../core/days.ts';
 import { DomainError, type ErrorKind } from '../core/errors.ts';
 import type { Platform } from '../core/catalog.ts';
@@ -271,8 +271,14 @@ export async function syncConnection(
       to,
     });
     // Grade hysteresis carries over from the stored day before fromDay.
-    const grades = await storedGradesBefore(trx, workspaceId, fromDay);
-    await writeDailyScores(trx, computeDailyScores(workspaceId, snapshots, fromDay, to, grades));
+    const [grades, industry] = await Promise.all([
+      storedGradesBefore(trx, workspaceId, fromDay),
+      benchmarkIndustryOf(trx, workspaceId),
+    ]);
+    await writeDailyScores(
+      trx,
+      computeDailyScores(workspaceId, snapshots, fromDay, to, { ...grades, industry }),
+    );
     const after = await latestDailyScore(trx, workspaceId, today);
     if (after) {
       await ctx.workspaceChanged(trx, {

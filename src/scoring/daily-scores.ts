@@ -2,7 +2,8 @@ import type { Insertable, Kysely, QueryCreator } from 'kysely';
 import { sql } from 'kysely';
 import type { DailyScoresTable, DB } from '../infra/db/types.ts';
 import {
-  BASELINE_SET_V3,
+  baselineSetFor,
+  storedBaseline,
   dailyScoreSeriesV2,
   dailyScoreSeriesV3,
   FORMULA_VERSION_V2,
@@ -20,7 +21,8 @@ import { loadSnapshots } from './snapshots.ts';
 import { storedDrivers } from './explanations.ts';
 import { addDays } from '../core/days.ts';
 import type { DailySnapshot } from '../core/metric-snapshot.ts';
-import { pillarScoresOf, type PillarScores } from '../core/catalog.ts';
+import { pillarScoresOf, type BenchmarkIndustry, type PillarScores } from '../core/catalog.ts';
+import { benchmarkIndustryOf } from '../workspaces/queries.ts';
 
 /**
  * A stored daily score is the workspace's score as of that day over the same 90-day window an
@@ -81,6 +83,8 @@ export interface ComputeDailyOptions {
   previousIndexGrade?: CompositeGrade | null;
   /** Give the last row its 90% interval (default true; false for a batch that is not the last). */
   lastInterval?: boolean;
+  /** The workspace's benchmark industry (benchmarkIndustryOf); null or absent: all industries. */
+  industry?: BenchmarkIndustry | null;
 }
 
 /**
@@ -104,7 +108,9 @@ export function computeDailyScores(
     windowDays: DAILY_WINDOW_DAYS,
     previousGrade: options.previousGrade ?? null,
     intervals: false,
+    industry: options.industry ?? null,
   });
+  const baseline = storedBaseline(baselineSetFor(options.industry));
   const rows: DailyScoreRow[] = [];
   for (const p of points) {
     if (!(p.coverage > 0)) continue;
@@ -118,7 +124,7 @@ export function computeDailyScores(
       score_high: null,
       grade: p.grade,
       crisis: crisisColumn(p.crisis),
-      baseline_version: BASELINE_SET_V3.version,
+      baseline_version: baseline,
       drivers: null,
     });
   }
@@ -129,6 +135,7 @@ export function computeDailyScores(
       platforms: [],
       asOf: last.day,
       lookbackDays: DAILY_WINDOW_DAYS,
+      industry: options.industry ?? null,
     });
     last.score_low = scored.scoreInterval.low;
     last.score_high = scored.scoreInterval.high;
@@ -323,11 +330,12 @@ export async function recomputeDailyScores(
   if (options.fromDay === null) return 0;
   if (options.fromDay !== undefined && options.fromDay > from) from = options.fromDay;
   if (from > to) return 0;
-  const [snapshots, grades] = await Promise.all([
+  const [snapshots, grades, industry] = await Promise.all([
     loadSnapshots(db, workspaceId, { from: scoreInputFrom(from), to }),
     storedGradesBefore(db, workspaceId, from),
+    benchmarkIndustryOf(db, workspaceId),
   ]);
-  const rows = computeDailyScores(workspaceId, snapshots, from, to, grades);
+  const rows = computeDailyScores(workspaceId, snapshots, from, to, { ...grades, industry });
   await writeDailyScores(db, rows);
   return currentRows(rows);
 }

@@ -2,6 +2,7 @@
 // batches (docs/operations.md "Recomputing daily scores"). Idempotent (upserts of the current
 // formula's rows; other formulas' rows are never touched) and resumable (progress per run and
 // workspace, moved in the transaction that writes each batch).
+import { benchmarkIndustryOf } from '../workspaces/queries.ts';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import {
@@ -109,13 +110,15 @@ export async function recomputeScores(
       const end = addDays(from, RECOMPUTE_BATCH_DAYS - 1) < to ? addDays(from, RECOMPUTE_BATCH_DAYS - 1) : to;
       const batchFrom = from;
       days += await ctx.db.transaction().execute(async (trx) => {
-        const [snapshots, grades] = await Promise.all([
+        const [snapshots, grades, industry] = await Promise.all([
           loadSnapshots(trx, ws.id, { from: scoreInputFrom(batchFrom), to: end }),
           storedGradesBefore(trx, ws.id, batchFrom),
+          benchmarkIndustryOf(trx, ws.id),
         ]);
         // Only the run's last day gets an interval, so the rows do not depend on where batches end.
         const rows = computeDailyScores(ws.id, snapshots, batchFrom, end, {
           ...grades,
+          industry,
           lastInterval: end === to,
         });
         await writeDailyScores(trx, rows);

@@ -78,7 +78,11 @@ export const Baseline = Type.Object(
       description:
         'modelled: 50 is the median of a population generated from published benchmarks, not of measured accounts',
     }),
-    industry: Type.String({ maxLength: 64, description: 'industry of the published figures, or "all"' }),
+    industry: Type.String({
+      maxLength: 64,
+      description:
+        'the benchmark industry of the workspace\'s sector (e.g. "sports-teams"), whose published figures are used where there are any (TikTok engagement per view), or "all"',
+    }),
   },
   {
     description:

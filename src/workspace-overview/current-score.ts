@@ -1,3 +1,4 @@
+import { benchmarkIndustryOf } from '../workspaces/queries.ts';
 import type { Kysely, Transaction } from 'kysely';
 import type { Static } from 'typebox';
 import type { Score } from '../scoring/schemas.ts';
@@ -50,9 +51,10 @@ type Db = Kysely<DB> | Transaction<DB>;
 /** Live score from the snapshots as of `at`: the default audit window over the connected platforms. */
 async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundScore | null> {
   const asOf = utcDay(at);
-  const [platforms, previousGrade] = await Promise.all([
+  const [platforms, previousGrade, industry] = await Promise.all([
     connectedPlatforms(db, workspaceId),
     storedGradeBefore(db, workspaceId, asOf),
+    benchmarkIndustryOf(db, workspaceId),
   ]);
   const snapshots = await loadSnapshotsForScoring(db, workspaceId, {
     from: scoreInputFrom(asOf, DEFAULT_LOOKBACK_DAYS),
@@ -65,6 +67,7 @@ async function liveScore(db: Db, workspaceId: string, at: Date): Promise<FoundSc
     asOf,
     today: asOf,
     lookbackDays: DEFAULT_LOOKBACK_DAYS,
+    industry,
     // Hysteresis against the stored daily grade (the history's last point) rather than flickering per request.
     previousGrade,
   });

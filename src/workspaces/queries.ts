@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../infra/db/types.ts';
 import { currentAuditPeriod } from './billing.ts';
+import type { BenchmarkIndustry } from '../core/catalog.ts';
 
 /** Audits that count against the quota: every audit started this period except failed ones. */
 export async function auditsUsed(db: Kysely<DB>, workspaceId: string, now: Date): Promise<number> {
@@ -71,4 +72,21 @@ export async function parentOf(
     .where('id', '=', workspaceId)
     .executeTakeFirst();
   return row ? row.parent_id : undefined;
+}
+
+/**
+ * The benchmark industry a workspace's scores are judged against: its sector's (docs/scoring.md,
+ * "Formula v3: the scale"); null without a sector or when the sector has none (all industries).
+ */
+export async function benchmarkIndustryOf(
+  db: Kysely<DB>,
+  workspaceId: string,
+): Promise<BenchmarkIndustry | null> {
+  const row = await db
+    .selectFrom('workspaces as w')
+    .innerJoin('sectors as s', 's.slug', 'w.sector_slug')
+    .select('s.benchmark_industry')
+    .where('w.id', '=', workspaceId)
+    .executeTakeFirst();
+  return row?.benchmark_industry ?? null;
 }

@@ -581,3 +581,65 @@ describe('a crisis under formula v3', () => {
     }
   });
 });
+
+describe("a sector's benchmark industry", () => {
+  it('is set with the sector, judges its brands against the industry where a figure is published, and is stored with the score', async () => {
+    // Refused in words: an industry the benchmarks do not have.
+    const bad = await cli(
+      'sector',
+      'create',
+      'esports',
+      '--name',
+      'Esports',
+      '--benchmark-industry',
+      'gaming',
+    );
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/benchmark industry "gaming" must be all or one of alcohol, fashion/);
+    const made = await cli(
+      'sector',
+      'create',
+      'pro-sports',
+      '--name',
+      'Pro sports',
+      '--benchmark-industry',
+      'sports-teams',
+      '--json',
+    );
+    expect(made.code, made.err).toBe(0);
+    expect(JSON.parse(made.out)).toMatchObject({ slug: 'pro-sports', benchmark_industry: 'sports-teams' });
+    // Saved again without the option: the sector keeps its industry.
+    const again = await cli('sector', 'create', 'pro-sports', '--name', 'Pro sports', '--json');
+    expect(JSON.parse(again.out)).toMatchObject({ benchmark_industry: 'sports-teams' });
+
+    const audit = async (sector: string | null) => {
+      const { key, workspace } = await workspaceWithKey(
+        t.db,
+        { plan: 'pro', sector },
+        { platforms: [{ platform: 'tiktok' }] },
+      );
+      await seedMetrics(t.db, workspace.id, { platforms: ['tiktok'], seed: 31, asOf: TODAY });
+      const started = await t.request({ method: 'POST', url: '/v1/audit/run', key, payload: {} });
+      expect(await runJob(t.ctx, started.json().audit_id)).toBe('completed');
+      return (await get(key, `/v1/audit/${started.json().audit_id}`)).json();
+    };
+    t.setNow(at(TODAY));
+    try {
+      const sports = await audit('pro-sports');
+      const all = await audit(null);
+      expect(sports.baseline).toMatchObject({ version: '2025.1', industry: 'sports-teams' });
+      expect(all.baseline).toMatchObject({ version: '2025.1', industry: 'all' });
+      // The same account against Sports Teams' engagement per view on TikTok (2.7x all industries'):
+      // its impact is judged lower.
+      expect(sports.pillars.impact.score).toBeLessThan(all.pillars.impact.score);
+      const stored = await t.db
+        .selectFrom('audits')
+        .select('baseline_version')
+        .where('id', '=', sports.audit_id)
+        .executeTakeFirstOrThrow();
+      expect(stored.baseline_version).toBe('2025.1/sports-teams');
+    } finally {
+      t.setNow(undefined);
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BASELINE_SET_V3,
   baselineV3,
+  INDUSTRY_ENGAGEMENT,
   dailyScoreSeriesV3,
   scoreWorkspaceV3,
 } from '../../src/scoring/engine/v3/index.ts';
@@ -15,7 +16,13 @@ import { scoreWorkspaceV2 } from '../../src/scoring/engine/v2/index.ts';
 import { referencePopulation } from '../../src/scoring/engine/v2/reference-population.ts';
 import { accountSnapshots, alter, postDated, withAuthors } from '../helpers/synthetic.ts';
 import { addDays } from '../../src/core/days.ts';
-import { PILLARS, PLATFORMS, type Platform } from '../../src/core/catalog.ts';
+import {
+  BENCHMARK_INDUSTRIES,
+  PILLARS,
+  PLATFORMS,
+  type BenchmarkIndustry,
+  type Platform,
+} from '../../src/core/catalog.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
 const SEEDS = [1, 2, 3];
@@ -420,6 +427,50 @@ describe('formula v3: the properties of v2', () => {
           ).toBeLessThanOrEqual(tolerance);
         expect(Math.abs(median(rs.map((r) => r.score)) - 50)).toBeLessThanOrEqual(3);
       }
+  });
+
+  it("per industry: an industry's median TikTok account scores 50 +/- 3 against its industry, the all-industries median scores by the industry's distance, other platforms keep all industries", () => {
+    const scored = (
+      platform: Platform,
+      industry: BenchmarkIndustry | null,
+      baseline: (p: Platform, f: number) => ReturnType<typeof baselineV3>,
+    ) =>
+      [1, 2, 3, 4, 5, 6, 7].map((seed) =>
+        scoreWorkspaceV3({
+          snapshots: accountSnapshots({
+            seed,
+            platform,
+            from: FROM,
+            days: DAYS,
+            followers: 300_000,
+            baseline,
+          }),
+          platforms: [],
+          asOf: LAST,
+          lookbackDays: 90,
+          industry,
+        }),
+      );
+    for (const industry of BENCHMARK_INDUSTRIES) {
+      const factor = INDUSTRY_ENGAGEMENT[industry].tiktok;
+      if (factor === undefined) continue;
+      const own = scored('tiktok', industry, (p, f) => baselineV3(p, f, industry));
+      expect(Math.abs(median(own.map((r) => r.pillars.impact)) - 50), industry).toBeLessThanOrEqual(3);
+      expect(Math.abs(median(own.map((r) => r.score)) - 50), industry).toBeLessThanOrEqual(3);
+      expect(own[0]!.baseline).toMatchObject({ version: BASELINE_SET_V3.version, industry });
+      expect(own[0]!.baselineVersion).toBe(`${BASELINE_SET_V3.version}/${industry}`);
+      // The all-industries median account, judged against its industry: below 50 where the industry
+      // engages more, above where it engages less.
+      const typical = median(scored('tiktok', industry, baselineV3).map((r) => r.pillars.impact));
+      if (factor > 1.1) expect(typical, industry).toBeLessThan(49);
+      if (factor < 0.9) expect(typical, industry).toBeGreaterThan(51);
+    }
+    // No published industry figure on Instagram: the industry changes nothing but the label.
+    const ig = scored('instagram', 'sports-teams', baselineV3);
+    const igAll = scored('instagram', null, baselineV3);
+    expect(ig.map((r) => r.score)).toEqual(igAll.map((r) => r.score));
+    expect(igAll[0]!.baseline.industry).toBe('all');
+    expect(igAll[0]!.baselineVersion).toBe(BASELINE_SET_V3.version);
   });
 
   it('calibration: the reference population has its median at 50 +/- 3 and grades at the published shares', () => {

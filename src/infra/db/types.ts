@@ -7,6 +7,7 @@ import type {
 } from '../../core/metric-snapshot.ts';
 import type {
   AccountType,
+  BenchmarkIndustry,
   BillingPeriod,
   CampaignStatus,
   EventType,
@@ -31,6 +32,11 @@ export interface SectorsTable {
   slug: string;
   name: string;
   is_consumer: Generated<boolean>;
+  benchmark_industry: ColumnType<
+    BenchmarkIndustry | null,
+    BenchmarkIndustry | null | undefined,
+    BenchmarkIndustry | null
+  >;
   created_at: CreatedAt;
 }
 

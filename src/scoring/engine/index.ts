@@ -52,6 +52,8 @@ export {
   FORMULA_VERSION_V3,
   BASELINE_SET_V3,
   baselineOf,
+  baselineSetFor,
+  storedBaseline,
   type WorkspaceScoreV3,
   type DailyScorePointV3,
   type CrisisSignal,

@@ -36,6 +36,7 @@ import * as m0084 from './0084_sso.ts';
 import * as m0085 from './0085_comments_deleted.ts';
 import * as m0086 from './0086_post_comment_counts.ts';
 import * as m0087 from './0087_comment_authors.ts';
+import * as m0088 from './0088_sector_benchmark_industry.ts';
 
 /** Every migration, in order. Names sort lexically; add new ones at the end. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0085_comments_deleted': m0085,
   '0086_post_comment_counts': m0086,
   '0087_comment_authors': m0087,
+  '0088_sector_benchmark_industry': m0088,
 };

@@ -10,6 +10,14 @@ export {
 } from './score.ts';
 export { crisisSignal, CRISIS_RECENT_DAYS, CRISIS_BASELINE_DAYS } from './crisis.ts';
 export { screenSnapshots } from './screen.ts';
-export { BASELINE_SET_V3, baselineOf, baselineV3, ENGAGEMENT_DRIFT_2025 } from './baselines.ts';
+export {
+  BASELINE_SET_V3,
+  baselineOf,
+  baselineSetFor,
+  baselineV3,
+  ENGAGEMENT_DRIFT_2025,
+  INDUSTRY_ENGAGEMENT,
+  storedBaseline,
+} from './baselines.ts';
 export { scoreDrivers, explainChange } from './explain.ts';
 export { recommendV3, MIN_TREND_NAMED } from './recommend.ts';

@@ -34,7 +34,7 @@ import {
   scoreWorkspaceEvaluated,
 } from '../v2/score.ts';
 import type { Interval, PlatformScoreRowV2 } from '../v2/types.ts';
-import { BASELINE_SET_V3, baselineV3 } from './baselines.ts';
+import { baselineSetFor, baselineV3, storedBaseline } from './baselines.ts';
 import { MOMENTUM_WEIGHTS, SENTIMENT_BAND } from './constants.ts';
 import { crisisSignal } from './crisis.ts';
 import { neutralOf } from './counts.ts';
@@ -236,7 +236,9 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
   const screen = screenSnapshots(inputOf(input.snapshots ?? [], start, end), input.asOf, formatDay(start));
   const evaluated = scoreWorkspaceEvaluated(
     { ...input, snapshots: screen.snapshots },
-    new Scratch(baselineV3),
+    new Scratch(
+      input.industry ? (platform, followers) => baselineV3(platform, followers, input.industry) : baselineV3,
+    ),
   );
   const v2 = evaluated.result;
   const byPlatform = daysByPlatform(screen.snapshots);
@@ -342,8 +344,8 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
       ),
     ],
     crisis,
-    baseline: { ...BASELINE_SET_V3 },
-    baselineVersion: BASELINE_SET_V3.version,
+    baseline: baselineSetFor(input.industry),
+    baselineVersion: storedBaseline(baselineSetFor(input.industry)),
     screened: screen.screened,
   };
 }
@@ -388,6 +390,7 @@ export function dailyScoreSeriesV3(input: DailyScoreSeriesV3Input): DailyScorePo
       asOf: formatDay(day),
       lookbackDays: windowDays,
       previousGrade: grade,
+      industry: input.industry ?? null,
     });
     grade = s.grade;
     const point = input.intervals === false;

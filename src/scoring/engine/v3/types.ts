@@ -4,7 +4,7 @@
  * remain reproducible.
  */
 import type { AuthenticityFlag, Interval, WorkspaceScoreV2, ScoreWorkspaceV2Input } from '../v2/types.ts';
-import type { DriverMetric, Pillar, Platform } from '../../../core/catalog.ts';
+import type { BenchmarkIndustry, DriverMetric, Pillar, Platform } from '../../../core/catalog.ts';
 import type { Recommendation } from '../types.ts';
 
 export const FORMULA_VERSION_V3 = 'v3';
@@ -133,7 +133,14 @@ export interface RecommendationV3 extends Recommendation {
   gain: number;
 }
 
-export type ScoreWorkspaceV3Input = ScoreWorkspaceV2Input;
+export interface ScoreWorkspaceV3Input extends ScoreWorkspaceV2Input {
+  /**
+   * The brand's industry (its sector's benchmark industry): engagement is judged against that
+   * industry's published median where there is one (baselines.ts INDUSTRY_ENGAGEMENT); absent or null,
+   * against all industries'.
+   */
+  industry?: BenchmarkIndustry | null;
+}
 
 export interface WorkspaceScoreV3 extends Omit<
   WorkspaceScoreV2,
@@ -162,6 +169,7 @@ export interface DailyScoreSeriesV3Input {
   windowDays?: number;
   previousGrade?: WorkspaceScoreV2['grade'] | null;
   intervals?: boolean;
+  industry?: ScoreWorkspaceV3Input['industry'];
 }
 
 export interface DailyScorePointV3 {
