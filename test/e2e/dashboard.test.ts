@@ -187,6 +187,9 @@ describe.runIf(browserAvailable)('the web dashboard in a real browser', () => {
       `weak ${c.weak} up to ${c.moderate} 20%`,
       `critical below ${c.weak} 5%`,
     ]);
+    expect(await page.getByTestId('legend-baseline').innerText()).toMatch(
+      /Benchmarks: version \d{4}\.\d+ \(\d{4}-\d{2}-\d{2}\), all industries; the reference population is modelled/,
+    );
     expect(await page.getByTestId('legend-interval').innerText()).toMatch(
       /with 90% confidence the score lies between \d+\.\d and \d+\.\d/,
     );

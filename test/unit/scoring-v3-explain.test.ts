@@ -17,7 +17,7 @@ import { referencePopulation } from '../../src/scoring/engine/v2/reference-popul
 import { alter, syntheticSnapshots } from '../helpers/synthetic.ts';
 import { edgeCases, workspaces } from '../helpers/engine-golden.ts';
 import { addDays } from '../../src/core/days.ts';
-import { PILLARS, PLATFORMS } from '../../src/core/catalog.ts';
+import { PILLARS, PLATFORM_NAMES, PLATFORMS } from '../../src/core/catalog.ts';
 import type { DailySnapshot } from '../../src/core/metric-snapshot.ts';
 
 const v2Actions = (snapshots: readonly DailySnapshot[], asOf = LAST, lookbackDays = 90) =>
@@ -262,7 +262,8 @@ describe('formula v3: recommendations never contradict the data (each case misle
         expect(r.pillarIntervals[rec.pillar].high < 50 || r.crisis.active).toBe(true);
         const d = r.drivers.find((x) => x.pillar === rec.pillar && x.platform === rec.platform)!;
         expect(d.readings.find((x) => x.metric === rec.metric)?.value).toBe(rec.value);
-        expect(rec.action).toContain(rec.platform);
+        // The platform by the name the drivers and the dashboard use (PLATFORM_NAMES), not its key.
+        expect(rec.action).toContain(PLATFORM_NAMES[rec.platform]);
         // The printed figures: the value rounded down, the median rounded up, so never "at the median".
         const figures = [...rec.action.matchAll(/[+-]?\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
         expect(figures.length).toBeGreaterThanOrEqual(1);

@@ -55,6 +55,19 @@ function ScoreLegend({ score, benchmark }: { score: Score; benchmark: Benchmark 
         <strong>{g.median}</strong> is the median account: half of the reference population of brand accounts
         scores above it, half below. Each grade is a share of that population:
       </p>
+      {score.baseline && (
+        <p data-testid="legend-baseline">
+          <strong>Benchmarks:</strong> version {score.baseline.version}
+          {score.baseline.dated ? ` (${score.baseline.dated})` : ''},{' '}
+          {score.baseline.industry === 'all'
+            ? 'all industries'
+            : `the ${score.baseline.industry} industry where its figures are published, all industries elsewhere`}
+          ;{' '}
+          {score.baseline.reference === 'modelled'
+            ? 'the reference population is modelled from published benchmarks, not measured accounts.'
+            : 'the reference population is measured accounts.'}
+        </p>
+      )}
       <table data-testid="grade-bands">
         <TableHead cols={['Grade', 'Score', 'Share of accounts']} />
         <tbody>

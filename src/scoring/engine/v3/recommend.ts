@@ -11,7 +11,7 @@
  * - during a crisis the sentiment advice comes first, with the crisis figures, and no impact advice is
  *   given (engagement per view falls because the talk turned).
  */
-import { METRIC_NAMES, PILLARS, type Pillar, type Platform } from '../../../core/catalog.ts';
+import { METRIC_NAMES, PILLARS, PLATFORM_NAMES, type Pillar, type Platform } from '../../../core/catalog.ts';
 import { PILLAR_WEIGHTS } from '../pillars.ts';
 import type { Interval } from '../v2/types.ts';
 import { modelOf, type Term } from './explain.ts';
@@ -28,7 +28,8 @@ const up = (x: number, d: number) => (Math.ceil(x * 10 ** d - 1e-9) / 10 ** d).t
 const signed = (s: string) => (s.startsWith('-') ? s : `+${s}`);
 
 /** The advice for one reading below the median account's value. */
-function actionOf(metric: DriverMetric, p: Platform, value: number, median: number): string {
+function actionOf(metric: DriverMetric, platform: Platform, value: number, median: number): string {
+  const p = PLATFORM_NAMES[platform];
   const size = 'the median account of its size';
   switch (metric) {
     case 'posts_per_week':
@@ -60,7 +61,8 @@ function actionOf(metric: DriverMetric, p: Platform, value: number, median: numb
   }
 }
 
-function crisisAction(p: Platform, crisis: CrisisSignal, value: number, median: number): string {
+function crisisAction(platform: Platform, crisis: CrisisSignal, value: number, median: number): string {
+  const p = PLATFORM_NAMES[platform];
   return `Address the negative conversation on ${p} first: ${Math.round(100 * crisis.negative_share)}% of the last week's comments and mentions across platforms are negative against ${Math.round(100 * crisis.baseline_negative_share)}% over the 90 days before${crisis.since ? ` (since ${crisis.since})` : ''}; net sentiment on ${p} is ${signed(down(value, 2))} against ${signed(up(median, 2))} for the median account`;
 }
 
