@@ -148,7 +148,12 @@ export async function createSector(
   name: string,
   isConsumer = true,
   benchmarkIndustry?: string,
-): Promise<void> {
+): Promise<{
+  slug: string;
+  name: string;
+  is_consumer: boolean;
+  benchmark_industry: BenchmarkIndustry | null;
+}> {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(slug) || slug === 'headline') {
     throw invalidParameter(
       'slug',
@@ -169,7 +174,7 @@ export async function createSector(
     benchmarkIndustry === undefined || benchmarkIndustry === 'all'
       ? null
       : (benchmarkIndustry as BenchmarkIndustry);
-  await db
+  return db
     .insertInto('sectors')
     .values({ slug, name, is_consumer: isConsumer, benchmark_industry: industry })
     .onConflict((oc) =>
@@ -179,7 +184,8 @@ export async function createSector(
         ...(benchmarkIndustry !== undefined ? { benchmark_industry: industry } : {}),
       }),
     )
-    .execute();
+    .returning(['slug', 'name', 'is_consumer', 'benchmark_industry'])
+    .executeTakeFirstOrThrow();
 }
 
 /**

@@ -204,12 +204,7 @@ export function buildProgram(io: CliIo, withContext: WithContext): Command {
     )
     .action(async (slug, o) =>
       withContext(async (ctx) => {
-        await createSector(ctx.db, slug, o.name, !o.notConsumer, o.benchmarkIndustry);
-        const saved = await ctx.db
-          .selectFrom('sectors')
-          .select(['slug', 'name', 'is_consumer', 'benchmark_industry'])
-          .where('slug', '=', slug)
-          .executeTakeFirstOrThrow();
+        const saved = await createSector(ctx.db, slug, o.name, !o.notConsumer, o.benchmarkIndustry);
         output.result(saved, () => `sector ${slug} saved`);
       }),
     );

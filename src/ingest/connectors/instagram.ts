@@ -191,7 +191,8 @@ export const instagramConnector: PlatformConnector = {
     );
     for (const { post: m, comments } of commented)
       for (const c of comments) book.addComment(m.day, dayOf(c.timestamp), c.text);
-    // Who commented when, over every post read; the account's own answers are not its audience's.
+    // Who commented when on the range's posts, over every post read; the account's own answers are not
+    // its audience's.
     const authors = commentAuthors(
       commented.map(({ post, comments }) => ({
         id: post.id,
@@ -201,8 +202,9 @@ export const instagramConnector: PlatformConnector = {
       })),
       range.since,
     );
-    // Posts before the range: only their comment counts (to see comments deleted from them) and authors.
-    for (const m of earlier) book.addPostComments(m.id, m.day, m.comments_count, authors.get(m.id));
+    // Posts before the range: only their comment counts, to see comments deleted from them (their
+    // authors were counted while they were in a range: commentAuthors gives none for them).
+    for (const m of earlier) book.addPostComments(m.id, m.day, m.comments_count);
     for (const m of media) {
       book.add(m.day, 'posts', 1);
       book.add(m.day, 'likes', m.like_count);

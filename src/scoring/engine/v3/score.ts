@@ -241,6 +241,7 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
     ),
   );
   const v2 = evaluated.result;
+  const baseline = baselineSetFor(input.industry);
   const byPlatform = daysByPlatform(screen.snapshots);
   const crisis = crisisSignal(screen.snapshots, input.asOf);
   const pillars: PillarScores = { ...v2.pillars };
@@ -344,8 +345,8 @@ export function scoreWorkspaceV3(input: ScoreWorkspaceV3Input): WorkspaceScoreV3
       ),
     ],
     crisis,
-    baseline: baselineSetFor(input.industry),
-    baselineVersion: storedBaseline(baselineSetFor(input.industry)),
+    baseline,
+    baselineVersion: storedBaseline(baseline),
     screened: screen.screened,
   };
 }
